@@ -1,0 +1,137 @@
+"""The derived files — artifact and manifest — and the check that they are not stale.
+
+The artifact is what retrieval evaluation reads, the manifest is its provenance; both must be
+byte-reproducible from the questions file and corpus (SPEC §6) so that CI can rebuild them in
+memory and fail when the committed copies differ. Writing is all-or-nothing: both files are
+written to temporary siblings and renamed into place only after both are complete.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .analysis import Analysis
+from .canon import CANONICAL_VERSION
+from .chunker import CHUNKER_VERSION
+from .corpus import Corpus
+from .diagnostics import Diagnostic, Range
+from .scoring import HitRule
+
+
+def corpus_commit(root: Path) -> str:
+    """``git rev-parse HEAD`` in the corpus root, or "unknown" (no git, no repo, no commit)."""
+    try:
+        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return proc.stdout.strip() if proc.returncode == 0 else "unknown"
+
+
+def manifest(corpus: Corpus, n_records: int, hit_rule: HitRule, commit: str) -> dict:
+    return {
+        "n_records": n_records,
+        "n_chunks": corpus.n_chunks,
+        "n_docs": len(corpus.docs),
+        "corpus_chars": corpus.chars,
+        "corpus_digest": corpus.digest(),
+        "corpus_commit": commit,
+        "chunker_version": CHUNKER_VERSION,
+        "canonical_version": CANONICAL_VERSION,
+        "max_chars": corpus.max_chars,
+        "build_hit_rule": str(hit_rule),
+        "docs": {d.doc_id: {"sha256": d.sha256, "chars": d.chars} for d in corpus.docs.values()},
+    }
+
+
+def manifest_text(m: dict) -> str:
+    return json.dumps(m, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+
+
+def write_atomically(files: dict[Path, str]) -> None:
+    """Write every file or none: temporaries first, renames last."""
+    temps: list[tuple[str, Path]] = []
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            temps.append((tmp, path))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+    finally:
+        for tmp, _ in temps:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | None,
+              manifest_path: Path | None, build_command: str) -> list[Diagnostic]:
+    """stale-artifact / stale-manifest findings, located at the records that differ.
+
+    A path of None is not checked (the set does not keep that file).
+    """
+    fresh = analysis.artifact_text()
+    if fresh is None:
+        return []
+    path = analysis.path
+    top = Range.on_line(0, 0, 0)
+    fix = f"; run `{build_command}`"
+    out: list[Diagnostic] = []
+    data = {"command": build_command}
+    if artifact_path is not None:
+        out.extend(_artifact_staleness(analysis, fresh, artifact_path, fix, data))
+    if manifest_path is None:
+        return out
+    text = _read(manifest_path)
+    try:
+        committed = json.loads(text) if text is not None else None
+    except json.JSONDecodeError:
+        committed = None
+    if not isinstance(committed, dict):
+        out.append(Diagnostic("stale-manifest", f"manifest {manifest_path} is missing or not JSON{fix}",
+                              path, top, data=data))
+    else:
+        keys = sorted(k for k in fresh_manifest.keys() | committed.keys()
+                      if k != "corpus_commit" and fresh_manifest.get(k) != committed.get(k))
+        if keys:
+            out.append(Diagnostic("stale-manifest", f"manifest {manifest_path.name} is stale "
+                                  f"({', '.join(keys)} differ){fix}", path, top, data=data))
+    return out
+
+
+def _artifact_staleness(analysis: Analysis, fresh: str, artifact_path: Path, fix: str,
+                        data: dict) -> list[Diagnostic]:
+    path = analysis.path
+    top = Range.on_line(0, 0, 0)
+    out: list[Diagnostic] = []
+    current = _read(artifact_path)
+    if current is None:
+        out.append(Diagnostic("stale-artifact", f"artifact {artifact_path} is missing or unreadable{fix}",
+                              path, top, data=data))
+    elif current != fresh:
+        have = set(current.splitlines(keepends=True))
+        differing = [r for r in analysis.records if r.result.artifact_line and r.result.artifact_line not in have]
+        where = top
+        if differing:
+            first = differing[0]
+            s, e = first.record.field_range("id")
+            where = Range.on_line(first.line, s, e)
+            ids = ", ".join(str(r.record.id) for r in differing[:5]) + (", …" if len(differing) > 5 else "")
+            what = f"{len(differing)} record(s) differ from a fresh build ({ids})"
+        else:
+            what = "records were removed or reordered since it was built"
+        out.append(Diagnostic("stale-artifact", f"artifact {artifact_path.name} is stale: {what}{fix}",
+                              path, where, data=data))
+    return out

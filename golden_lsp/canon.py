@@ -1,0 +1,118 @@
+"""Canonical text (``canon-v1``) and the way back from it to the file an editor shows.
+
+Every offset in a golden set is a code-point index into the *canonical* form of a document
+(SPEC §1), so that a BOM, CRLF line ends or decomposed accents never shift a label. Editors,
+however, show and address the raw file. This module owns both directions of that contract:
+``canonicalize`` makes the text the builder indexes, and ``PositionMap`` turns a canonical
+offset back into a raw (line, column) — line numbers survive CRLF→LF, while a leading BOM or an
+NFD→NFC recomposition shifts columns on the lines they touch.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import unicodedata
+
+CANONICAL_VERSION = "canon-v1"
+
+# Line breaks as LSP clients count them (not str.splitlines: U+2028 is not a line break there).
+_RAW_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+class NotUtf8Error(ValueError):
+    """A corpus file that is not strict UTF-8; ``offset`` is the first bad byte."""
+
+    def __init__(self, offset: int, reason: str):
+        super().__init__(f"not valid UTF-8 at byte {offset} ({reason})")
+        self.offset = offset
+
+
+def decode_strict(data: bytes) -> str:
+    """Decode bytes as strict UTF-8, raising ``NotUtf8Error`` with the byte offset."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NotUtf8Error(exc.start, exc.reason) from None
+
+
+def canonicalize(raw: str) -> str:
+    """The canon-v1 form: no leading BOMs, LF line ends, NFC, a final newline."""
+    text = raw.lstrip("\ufeff")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = unicodedata.normalize("NFC", text)
+    if not text.endswith("\n"):
+        text += "\n"
+    return text
+
+
+def line_starts(text: str) -> list[int]:
+    """Offsets at which each ``\\n``-separated line of ``text`` starts."""
+    starts = [0]
+    find = text.find
+    pos = find("\n")
+    while pos != -1:
+        starts.append(pos + 1)
+        pos = find("\n", pos + 1)
+    return starts
+
+
+class PositionMap:
+    """Maps canonical offsets of one document to (line, column) in its raw text.
+
+    Columns are code points of the raw line; front ends convert them to their own unit
+    (UTF-16 for LSP) with ``raw_line``. Built lazily: most documents are already canonical
+    apart from the final newline, and then the mapping is the identity on columns.
+    """
+
+    def __init__(self, raw: str, canonical: str):
+        self._raw = raw
+        self._text = canonical
+        self._starts: list[int] | None = None
+        self._raw_lines: list[str] | None = None
+        self._identity = canonical in (raw, raw + "\n")
+
+    def _canonical_starts(self) -> list[int]:
+        if self._starts is None:
+            self._starts = line_starts(self._text)
+        return self._starts
+
+    def raw_line(self, line: int) -> str:
+        """The raw text of ``line`` (without its line break), as the editor shows it."""
+        if self._raw_lines is None:
+            self._raw_lines = _RAW_LINE_BREAK.split(self._raw)
+        if 0 <= line < len(self._raw_lines):
+            return self._raw_lines[line]
+        return ""
+
+    def canonical_position(self, offset: int) -> tuple[int, int]:
+        """(line, column) of ``offset`` in the canonical text, both 0-based."""
+        starts = self._canonical_starts()
+        line = bisect.bisect_right(starts, offset) - 1
+        return line, offset - starts[line]
+
+    def raw_position(self, offset: int) -> tuple[int, int]:
+        """(line, column) in the raw file of canonical ``offset``, both 0-based, code points."""
+        line, col = self.canonical_position(offset)
+        if self._identity:
+            return line, col
+        raw = self.raw_line(line)
+        shift = 0
+        if line == 0:
+            stripped = raw.lstrip("\ufeff")
+            shift = len(raw) - len(stripped)
+            raw = stripped
+        starts = self._canonical_starts()
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self._text)
+        canonical_line = self._text[starts[line]:end]
+        if raw == canonical_line:
+            return line, col + shift
+        # The line was recomposed by NFC: find the shortest raw prefix covering ``col``.
+        lo, hi = 0, len(raw)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if len(unicodedata.normalize("NFC", raw[:mid])) >= col:
+                hi = mid
+            else:
+                lo = mid + 1
+        return line, lo + shift

@@ -1,0 +1,133 @@
+"""Where a golden set's parts live: ``golden-lsp.toml`` or ``[tool.golden-lsp]`` in pyproject.
+
+A team commits one config beside its questions file, so the CLI in CI and the server in every
+editor find the same corpus, glob, artifact paths, ``max_chars`` and hit rule without flags. The
+config is found by walking up from the questions file (or the working directory); paths in it are
+relative to the config file; any key can be overridden (CLI flags, editor settings).
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from .chunker import DEFAULT_MAX_CHARS
+from .scoring import DEFAULT_HIT_RULE, parse_hit_rule
+
+CONFIG_NAME = "golden-lsp.toml"
+DEFAULT_QUESTIONS = "questions.jsonl"
+DEFAULT_ARTIFACT = "golden-set.v1.jsonl"
+DEFAULT_MANIFEST = "golden-set.v1.manifest.json"
+PATH_KEYS = ("corpus", "questions", "artifact", "manifest")
+KEYS = PATH_KEYS + ("glob", "max_chars", "hit_rule")
+
+
+class ConfigError(Exception):
+    """A configuration problem: the CLI exits 2 with this one-line reason."""
+
+
+@dataclass(frozen=True)
+class Config:
+    corpus: Path | None = None
+    glob: str = "*.md"
+    questions: Path | None = None
+    artifact: Path | None = None
+    manifest: Path | None = None
+    max_chars: int = DEFAULT_MAX_CHARS
+    hit_rule: str = DEFAULT_HIT_RULE
+    #: the config file these values came from, if any
+    source: Path | None = None
+    #: keys given explicitly (in the file or as overrides), as opposed to defaults
+    explicit: frozenset[str] = field(default_factory=frozenset)
+
+    def with_overrides(self, overrides: dict[str, Any], base: Path) -> Config:
+        """Apply overrides (CLI flags, editor settings); relative paths resolve against ``base``."""
+        values = _validated({k: v for k, v in overrides.items() if v is not None}, base, "override")
+        return replace(self, **values, explicit=self.explicit | values.keys())
+
+    def questions_path(self) -> Path:
+        if self.questions is not None:
+            return self.questions
+        base = self.source.parent if self.source else Path.cwd()
+        return base / DEFAULT_QUESTIONS
+
+    def artifact_path(self) -> Path:
+        return self.artifact or self.questions_path().parent / DEFAULT_ARTIFACT
+
+    def manifest_path(self) -> Path:
+        return self.manifest or self.questions_path().parent / DEFAULT_MANIFEST
+
+    def corpus_path(self) -> Path:
+        if self.corpus is None:
+            raise ConfigError("no corpus: set 'corpus' in golden-lsp.toml or pass --corpus DIR")
+        return self.corpus
+
+
+def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in values.items():
+        if key not in KEYS:
+            raise ConfigError(f"{where}: unknown key {key!r} (known: {', '.join(KEYS)})")
+        if key in PATH_KEYS or key == "glob":
+            if not isinstance(value, (str, Path)) or not str(value):
+                raise ConfigError(f"{where}: {key!r} must be a non-empty string")
+            out[key] = (base / Path(value)).resolve() if key in PATH_KEYS else str(value)
+        elif key == "max_chars":
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"{where}: 'max_chars' must be a positive integer, not {value!r}")
+            out[key] = value
+        else:
+            try:
+                parse_hit_rule(str(value))
+            except ValueError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            out[key] = str(value)
+    return out
+
+
+def find_config(start: Path) -> Path | None:
+    """The nearest ``golden-lsp.toml`` (or pyproject with ``[tool.golden-lsp]``) at or above start."""
+    folder = start if start.is_dir() else start.parent
+    for d in (folder.resolve(), *folder.resolve().parents):
+        candidate = d / CONFIG_NAME
+        if candidate.is_file():
+            return candidate
+        pyproject = d / "pyproject.toml"
+        if pyproject.is_file() and "golden-lsp" in _read_toml(pyproject).get("tool", {}):
+            return pyproject
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as f:
+            return tomllib.load(f)
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+
+
+def load_config(path: Path) -> Config:
+    data = _read_toml(path)
+    if path.name == "pyproject.toml":
+        data = data.get("tool", {}).get("golden-lsp", {})
+    values = _validated(data, path.parent, str(path))
+    return Config(**values, source=path.resolve(), explicit=frozenset(values))
+
+
+def config_for(start: Path | None, config_file: Path | None = None) -> Config:
+    """The config for a questions file or folder: explicit file, else found, else defaults."""
+    if config_file is not None:
+        if not config_file.is_file():
+            raise ConfigError(f"config file not found: {config_file}")
+        return load_config(config_file)
+    found = find_config(start or Path.cwd())
+    return load_config(found) if found else Config()

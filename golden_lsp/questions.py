@@ -1,0 +1,253 @@
+"""Tolerant parser of ``questions.jsonl`` that keeps the source position of every value.
+
+The standard ``json`` module decides validity and decodes strings, so the accepted language is
+exactly JSON; on top of it a small walker records where each key and value sits in the line,
+because the editor must underline *this* quote and a code action must replace exactly its string
+(escapes included). Parsing is per line: a malformed line yields its own finding and never hides
+the findings of the other lines (SPEC §3).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from json.decoder import scanstring
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import Diagnostic, Range
+
+_WS = re.compile(r"[ \t\n\r]*")
+_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
+
+RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags")
+REQUIRED_FIELDS = ("id", "query", "expected_answer", "locators")
+LOCATOR_FIELDS = ("doc", "quote", "exact")
+HOPS = ("single", "multi")
+
+
+@dataclass
+class JsonNode:
+    """A JSON value with its [start, end) in the line's text (strings include their quotes)."""
+
+    start: int
+    end: int
+    value: Any
+    items: list[JsonNode] = field(default_factory=list)
+    #: object members: key → (key node, value node); the last duplicate wins, as in ``json``
+    members: dict[str, tuple[JsonNode, JsonNode]] = field(default_factory=dict)
+
+
+def _parse_node(s: str, i: int) -> tuple[JsonNode, int]:
+    i = _WS.match(s, i).end()
+    c = s[i]
+    if c == '"':
+        value, end = scanstring(s, i + 1)
+        return JsonNode(i, end, value), end
+    if c == "{":
+        node = JsonNode(i, i, {})
+        j = _WS.match(s, i + 1).end()
+        if s[j] == "}":
+            node.end = j + 1
+            return node, j + 1
+        while True:
+            j = _WS.match(s, j).end()
+            key, kend = scanstring(s, j + 1)
+            key_node = JsonNode(j, kend, key)
+            j = _WS.match(s, kend).end() + 1  # past ':'
+            value_node, j = _parse_node(s, j)
+            node.members[key] = (key_node, value_node)
+            node.value[key] = value_node.value
+            j = _WS.match(s, j).end()
+            if s[j] == "}":
+                node.end = j + 1
+                return node, j + 1
+            j += 1  # past ','
+    if c == "[":
+        node = JsonNode(i, i, [])
+        j = _WS.match(s, i + 1).end()
+        if s[j] == "]":
+            node.end = j + 1
+            return node, j + 1
+        while True:
+            item, j = _parse_node(s, j)
+            node.items.append(item)
+            node.value.append(item.value)
+            j = _WS.match(s, j).end()
+            if s[j] == "]":
+                node.end = j + 1
+                return node, j + 1
+            j += 1
+    m = _SCALAR.match(s, i)
+    return JsonNode(i, m.end(), json.loads(m.group())), m.end()
+
+
+def parse_json_line(text: str) -> JsonNode:
+    """Parse one line; raises ``json.JSONDecodeError`` exactly when ``json.loads`` would."""
+    json.loads(text)
+    node, _ = _parse_node(text, 0)
+    return node
+
+
+@dataclass
+class Locator:
+    doc: str | None
+    quote: str | None
+    exact: bool
+    node: JsonNode
+    doc_node: JsonNode | None
+    quote_node: JsonNode | None
+
+    @property
+    def well_formed(self) -> bool:
+        return isinstance(self.doc, str) and isinstance(self.quote, str)
+
+
+@dataclass
+class QuestionRecord:
+    """One record of the questions file; fields that failed validation are None."""
+
+    node: JsonNode
+    id: str | None = None
+    query: str | None = None
+    expected_answer: str | None = None
+    locators: list[Locator] = field(default_factory=list)
+    hop: str = "single"
+    tags: list[str] = field(default_factory=list)
+    #: False when any field is missing or mistyped: such a record is never built
+    valid: bool = True
+
+    def field_range(self, name: str, key: bool = False) -> tuple[int, int]:
+        """[start, end) of a member's value (or key) in the line; the object if absent."""
+        if name in self.node.members:
+            n = self.node.members[name][0 if key else 1]
+            return n.start, n.end
+        return self.node.start, self.node.end
+
+
+def is_skipped(line: str) -> bool:
+    """Blank lines and ``//`` comment lines carry no record."""
+    stripped = line.strip()
+    return not stripped or stripped.startswith("//")
+
+
+def _diag(code: str, message: str, start: int, end: int) -> Diagnostic:
+    return Diagnostic(code, message, Path(), Range.on_line(0, start, end))
+
+
+def _is_str_list(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
+    """Parse one non-skipped line. Diagnostics are on line 0, columns in code points of ``text``."""
+    lead = len(text) - len(text.lstrip("\ufeff"))
+    body = text[lead:]
+    try:
+        node = parse_json_line(body)
+    except json.JSONDecodeError as exc:
+        col = lead + exc.pos
+        end = max(col + 1, len(text.rstrip()))
+        return None, [_diag("invalid-json", f"invalid JSON: {exc.msg} (column {col + 1})", col, end)]
+    _shift(node, lead)
+    if not isinstance(node.value, dict):
+        kind = type(node.value).__name__ if not isinstance(node.value, list) else "array"
+        return None, [_diag("not-an-object", f"each line must be a JSON object, not {kind}",
+                            node.start, node.end)]
+    rec = QuestionRecord(node)
+    diags: list[Diagnostic] = []
+
+    def wrong(name: str, message: str) -> None:
+        rec.valid = False
+        diags.append(_diag("wrong-type", message, *rec.field_range(name)))
+
+    for name in REQUIRED_FIELDS:
+        if name not in node.members:
+            rec.valid = False
+            diags.append(_diag("missing-field", f"missing required field {name!r}", node.start, node.end))
+    for name, (key_node, _) in node.members.items():
+        if name not in RECORD_FIELDS:
+            diags.append(_diag("unknown-field", f"unknown field {name!r} (known: {', '.join(RECORD_FIELDS)})",
+                               key_node.start, key_node.end))
+    members = node.value
+    for name in ("id", "query", "expected_answer"):
+        if name in members:
+            value = members[name]
+            if isinstance(value, str) and (value or name != "id"):
+                setattr(rec, name, value)
+            else:
+                wrong(name, f"{name!r} must be a {'non-empty ' if name == 'id' else ''}string")
+    if "hop" in members:
+        if members["hop"] in HOPS:
+            rec.hop = members["hop"]
+        else:
+            wrong("hop", "'hop' must be \"single\" or \"multi\"")
+    if "tags" in members:
+        if _is_str_list(members["tags"]):
+            rec.tags = members["tags"]
+        else:
+            wrong("tags", "'tags' must be a list of strings")
+    if "locators" in members:
+        loc_node = node.members["locators"][1]
+        if not isinstance(loc_node.value, list):
+            wrong("locators", "'locators' must be a list of {\"doc\", \"quote\"} objects")
+        else:
+            for item in loc_node.items:
+                locator, errors = _parse_locator(item)
+                diags.extend(errors)
+                if locator is None or not locator.well_formed or any(d.code == "wrong-type" for d in errors):
+                    rec.valid = False
+                if locator is not None:
+                    rec.locators.append(locator)
+    return rec, diags
+
+
+def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
+    if not isinstance(item.value, dict):
+        return None, [_diag("wrong-type", "each locator must be an object {\"doc\", \"quote\"}", item.start, item.end)]
+    diags = []
+    members = item.members
+    for name, (key_node, _) in members.items():
+        if name not in LOCATOR_FIELDS:
+            diags.append(_diag("unknown-field", f"unknown locator field {name!r} (known: doc, quote, exact)",
+                               key_node.start, key_node.end))
+    values: dict[str, Any] = {}
+    for name in ("doc", "quote"):
+        if name not in members:
+            diags.append(_diag("missing-field", f"locator is missing {name!r}", item.start, item.end))
+            continue
+        value_node = members[name][1]
+        if isinstance(value_node.value, str):
+            values[name] = value_node.value
+        else:
+            diags.append(_diag("wrong-type", f"locator {name!r} must be a string", value_node.start, value_node.end))
+    exact = False
+    if "exact" in members:
+        value_node = members["exact"][1]
+        if isinstance(value_node.value, bool):
+            exact = value_node.value
+        else:
+            diags.append(_diag("wrong-type", "locator 'exact' must be true or false", value_node.start, value_node.end))
+    return Locator(
+        values.get("doc"), values.get("quote"), exact, item,
+        members["doc"][1] if "doc" in values else None,
+        members["quote"][1] if "quote" in values else None,
+    ), diags
+
+
+def _shift(node: JsonNode, by: int) -> None:
+    if not by:
+        return
+    node.start += by
+    node.end += by
+    for item in node.items:
+        _shift(item, by)
+    for key_node, value_node in node.members.values():
+        _shift(key_node, by)
+        _shift(value_node, by)
+
+
+def split_lines(text: str) -> list[str]:
+    """Lines of a questions file: split on ``\\n`` only (a raw U+2028 is legal inside JSON)."""
+    return text.split("\n")

@@ -1,0 +1,226 @@
+"""Quote → answer span: exact occurrence, the enclosing-block rule, and help when it fails.
+
+A locator resolves only when its quote occurs exactly once (every start position counts, so
+overlapping repeats are ambiguous too); then the span grows to the table row, list item or
+paragraph around it (SPEC §4), and the rule that applied is named so hover can show it. When a
+quote does not resolve, this module also finds *why* for the author — the same words across a
+line break, or with other whitespace, quotes or dashes — and how to lengthen an ambiguous quote
+until it is unique. Those are hints and fixes offered to a person, never a silent relabel.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_TABLE_ROW = re.compile(r"^\s*\|")
+_LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+\.)\s")
+
+EXACT, TABLE_ROW, LIST_ITEM, PARAGRAPH = "exact", "table row", "list item", "paragraph"
+
+
+@dataclass(frozen=True)
+class Span:
+    doc_id: str
+    start: int
+    end: int
+    #: which expansion produced the span: exact, table row, list item or paragraph
+    rule: str
+    quote_start: int
+    quote_end: int
+
+
+def occurrences(text: str, quote: str, limit: int | None = None) -> list[int]:
+    """Every start offset of ``quote`` in ``text``, overlapping ones included."""
+    found = []
+    find = text.find
+    pos = find(quote)
+    while pos != -1:
+        found.append(pos)
+        if limit is not None and len(found) >= limit:
+            break
+        pos = find(quote, pos + 1)
+    return found
+
+
+def count_at_most(text: str, quote: str, limit: int) -> int:
+    return len(occurrences(text, quote, limit))
+
+
+def _line_bounds(t: str, p: int) -> tuple[int, int]:
+    return t.rfind("\n", 0, p) + 1, (t.find("\n", p) + 1) or len(t)
+
+
+def enclosing_block(t: str, start: int, end: int) -> tuple[int, int, str]:
+    """SPEC §4: the table row, list item or paragraph around [start, end)."""
+    block_lo = t.rfind("\n\n", 0, start) + 2 if t.rfind("\n\n", 0, start) != -1 else 0
+    nxt = t.find("\n\n", end)
+    block_hi = nxt + 1 if nxt != -1 else len(t)
+    first_lo = _line_bounds(t, start)[0]
+    last_hi = _line_bounds(t, max(start, end - 1))[1]
+    if _TABLE_ROW.match(t[first_lo:last_hi]):
+        return first_lo, last_hi, TABLE_ROW
+    owner = None
+    pos = first_lo
+    while pos >= block_lo:
+        ls, le = _line_bounds(t, pos)
+        m = _LIST_ITEM.match(t[ls:le])
+        if m:
+            owner = (ls, len(m.group(1)))
+            break
+        if ls <= block_lo:
+            break
+        pos = ls - 1
+    if owner is None:
+        return block_lo, block_hi, PARAGRAPH
+    item_start, indent = owner
+    pos = last_hi
+    while pos < block_hi and pos < len(t):
+        ls, le = _line_bounds(t, pos)
+        m = _LIST_ITEM.match(t[ls:le])
+        if m and len(m.group(1)) <= indent:
+            return item_start, ls, LIST_ITEM
+        pos = le
+    return item_start, block_hi, LIST_ITEM
+
+
+def span_at(doc_id: str, text: str, start: int, quote: str, exact: bool) -> Span:
+    end = start + len(quote)
+    if exact:
+        return Span(doc_id, start, end, EXACT, start, end)
+    lo, hi, rule = enclosing_block(text, start, end)
+    return Span(doc_id, lo, hi, rule, start, end)
+
+
+# --- help for quotes that do not resolve -------------------------------------------------
+
+_QUOTE_CLASSES = {
+    "'": "['‘’‚‛′]", "‘": "['‘’‚‛′]", "’": "['‘’‚‛′]",
+    '"': '["“”„‟″]', "“": '["“”„‟″]', "”": '["“”„‟″]',
+}
+_DASH = "(?:--|[-‐‑‒–—―−])"
+
+
+@dataclass(frozen=True)
+class Hint:
+    """Where a not-found quote's text does exist, and how it differs there."""
+
+    start: int
+    end: int
+    #: "line break", "whitespace" or "typography" (quotes/dashes)
+    kind: str
+    corpus_text: str
+
+
+def _loose_pattern(quote: str) -> re.Pattern[str] | None:
+    words = quote.split()
+    if not words:
+        return None
+    parts = []
+    for word in words:
+        i = 0
+        out = []
+        while i < len(word):
+            if word.startswith("--", i):
+                out.append(_DASH)
+                i += 2
+                continue
+            ch = word[i]
+            if ch in _QUOTE_CLASSES:
+                out.append(_QUOTE_CLASSES[ch])
+            elif ch in "-‐‑‒–—―−":
+                out.append(_DASH)
+            else:
+                out.append(re.escape(ch))
+            i += 1
+        parts.append("".join(out))
+    return re.compile(r"\s+".join(parts))
+
+
+def not_found_hint(text: str, quote: str) -> Hint | None:
+    """The unique place where ``quote`` matches modulo whitespace, quotes and dashes."""
+    pattern = _loose_pattern(quote)
+    if pattern is None:
+        return None
+    matches = []
+    for m in pattern.finditer(text):
+        matches.append(m)
+        if len(matches) > 1:
+            return None
+    if not matches:
+        return None
+    m = matches[0]
+    found = m.group()
+    if "\n" in found:
+        kind = "line break"
+    elif found.split() == quote.split():
+        kind = "whitespace"
+    else:
+        kind = "typography"
+    return Hint(m.start(), m.end(), kind, found)
+
+
+def lengthen(text: str, quote: str, at: int) -> str | None:
+    """The shortest whole-word extension of the quote at ``at`` that occurs exactly once.
+
+    It stays on the occurrence's line when the line allows, else grows across lines. Uniqueness
+    is monotone (a superstring of a unique string is unique), so for each left boundary the
+    right boundary is found by bisection.
+    """
+    end = at + len(quote)
+    line_lo = text.rfind("\n", 0, at) + 1
+    line_hi = text.find("\n", end)
+    line_hi = len(text) if line_hi == -1 else line_hi
+    best = _shortest_unique(text, at, end, line_lo, line_hi)
+    if best is None:
+        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000))
+    return None if best is None else text[best[0]:best[1]]
+
+
+def _boundaries_left(text: str, at: int, lo: int) -> list[int]:
+    out = [at]
+    i = at
+    while i > lo:
+        # step over the (partial) word ending at i, then over the whitespace before it
+        while i > lo and not text[i - 1].isspace():
+            i -= 1
+        if i != out[-1]:
+            out.append(i)
+        while i > lo and text[i - 1].isspace():
+            i -= 1
+    return out
+
+
+def _boundaries_right(text: str, end: int, hi: int) -> list[int]:
+    out = [end]
+    i = end
+    while i < hi:
+        while i < hi and not text[i].isspace():
+            i += 1
+        if i != out[-1]:
+            out.append(i)
+        while i < hi and text[i].isspace():
+            i += 1
+    return out
+
+
+def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int) -> tuple[int, int] | None:
+    lefts = _boundaries_left(text, at, lo)
+    rights = _boundaries_right(text, end, hi)
+    best: tuple[int, int] | None = None
+    for a in lefts:
+        if best is not None and end - a >= best[1] - best[0]:
+            break  # every candidate further left is longer still
+        if count_at_most(text, text[a:rights[-1]], 2) != 1:
+            continue
+        lo_i, hi_i = 0, len(rights) - 1
+        while lo_i < hi_i:
+            mid = (lo_i + hi_i) // 2
+            if count_at_most(text, text[a:rights[mid]], 2) == 1:
+                hi_i = mid
+            else:
+                lo_i = mid + 1
+        b = rights[lo_i]
+        if (a, b) != (at, end) and (best is None or b - a < best[1] - best[0]):
+            best = (a, b)
+    return best

