@@ -61,6 +61,8 @@ def write_atomically(files: dict[Path, str]) -> None:
             temps.append((tmp, path))
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
+            # mkstemp creates 0600; the derived files are as shareable as the sources
+            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
         for tmp, path in temps:
             os.replace(tmp, path)
     finally:

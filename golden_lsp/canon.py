@@ -107,12 +107,13 @@ class PositionMap:
         canonical_line = self._text[starts[line]:end]
         if raw == canonical_line:
             return line, col + shift
-        # The line was recomposed by NFC: find the shortest raw prefix covering ``col``.
+        # The line was recomposed by NFC: find the longest raw prefix whose NFC form is at most
+        # ``col`` long, so the combining marks of the character before ``col`` stay before it.
         lo, hi = 0, len(raw)
         while lo < hi:
-            mid = (lo + hi) // 2
-            if len(unicodedata.normalize("NFC", raw[:mid])) >= col:
-                hi = mid
+            mid = (lo + hi + 1) // 2
+            if len(unicodedata.normalize("NFC", raw[:mid])) <= col:
+                lo = mid
             else:
-                lo = mid + 1
+                hi = mid - 1
         return line, lo + shift

@@ -65,8 +65,10 @@ class GoldenSet:
         return path if key in self.config.explicit or path.exists() else None
 
     def check(self, text: str | None = None, path: Path | None = None) -> Analysis:
-        """Every finding for the questions file, staleness of the derived files included."""
+        """Every finding for a questions file; for the configured one, staleness of the derived files."""
         analysis = self.analyze(text, path)
+        if analysis.path.resolve() != self.questions_path.resolve():
+            return analysis
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command())

@@ -1,0 +1,93 @@
+"""Code actions: lengthen an ambiguous quote, take the corpus text for a near miss, rebuild.
+
+Every edit replaces exactly one JSON string token — the quote — with a correctly escaped JSON
+string, so a fix can never touch another field or another line. The lengthened quote comes from
+``resolve.lengthen``: the shortest whole-word extension that is unique and still points at the
+occurrence the author picked.
+"""
+
+from __future__ import annotations
+
+import json
+
+from lsprotocol import types
+
+from ..analysis import MAX_LISTED_OCCURRENCES
+from ..diagnostics import Range
+from ..resolve import lengthen
+from .convert import EDITOR_HINTS, to_lsp
+from .view import View
+
+BUILD_COMMAND = "golden-lsp.build"
+
+
+def _quote_edit(view: View, line: int, node, new_quote: str) -> types.WorkspaceEdit:
+    rng = view.range(Range.on_line(line, node.start, node.end))
+    return types.WorkspaceEdit(changes={view.uri: [types.TextEdit(rng, json.dumps(new_quote, ensure_ascii=False))]})
+
+
+def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
+    out: list[types.CodeAction] = []
+    first, last = request.start.line, request.end.line
+    lo = view.buffer.column(request.start)
+    hi = view.buffer.column(request.end)
+    for d in view.analysis.diagnostics:
+        line = d.range.line
+        if d.path != view.path or not first <= line <= last:
+            continue
+        if line == first == last and (d.range.end_column < lo or d.range.column > hi) and d.code not in EDITOR_HINTS:
+            continue
+        if d.code == "quote-ambiguous":
+            out.extend(_lengthen_actions(view, d, line))
+        elif d.code == "quote-not-found" and "replacement" in d.data:
+            out.extend(_replacement_action(view, d, line))
+        elif d.code in EDITOR_HINTS:
+            out.append(types.CodeAction(
+                title="Build the golden set (golden-lsp build)", kind=types.CodeActionKind.QuickFix,
+                diagnostics=[to_lsp(view, d)],
+                command=types.Command("Build the golden set", BUILD_COMMAND, arguments=[view.uri])))
+    return out
+
+
+def _locator_at(view: View, line: int, column: int):
+    rec = view.analysis.record_at(line)
+    if rec is None:
+        return None
+    for resolved in rec.result.resolved:
+        node = resolved.locator.quote_node
+        if node is not None and node.start == column:
+            return resolved
+    return None
+
+
+def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
+    resolved = _locator_at(view, line, d.range.column)
+    if resolved is None:
+        return []
+    doc = view.golden.corpus.docs.get(resolved.locator.doc)
+    if doc is None:
+        return []
+    quote = resolved.locator.quote
+    lsp_diag = to_lsp(view, d)
+    actions = []
+    for at in resolved.ambiguous_at[:MAX_LISTED_OCCURRENCES]:
+        new = lengthen(doc.text, quote, at)
+        if new is None:
+            continue
+        l, c = doc.positions.raw_position(at)
+        actions.append(types.CodeAction(
+            title=f"Lengthen to the occurrence at {l + 1}:{c + 1}", kind=types.CodeActionKind.QuickFix,
+            diagnostics=[lsp_diag], edit=_quote_edit(view, line, resolved.locator.quote_node, new)))
+    return actions
+
+
+def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
+    resolved = _locator_at(view, line, d.range.column)
+    if resolved is None:
+        return []
+    where = d.related[0].range if d.related else None
+    at = f" at {where.line + 1}:{where.column + 1}" if where else ""
+    return [types.CodeAction(
+        title=f"Use the corpus text{at}", kind=types.CodeActionKind.QuickFix, is_preferred=True,
+        diagnostics=[to_lsp(view, d)], edit=_quote_edit(view, line, resolved.locator.quote_node,
+                                                        d.data["replacement"]))]
