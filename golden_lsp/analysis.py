@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .canon import CANONICAL_VERSION
@@ -78,11 +79,12 @@ class Analysis:
             return None
         return "".join(r.result.artifact_line or "" for r in self.records if r.record is not None)
 
+    @cached_property
+    def _by_line(self) -> dict[int, RecordLine]:
+        return {r.line: r for r in self.records}
+
     def record_at(self, line: int) -> RecordLine | None:
-        for r in self.records:
-            if r.line == line:
-                return r
-        return None
+        return self._by_line.get(line)
 
     def counts(self) -> dict[str, int]:
         by = Counter(d.severity for d in self.diagnostics)
@@ -238,8 +240,7 @@ class Analyzer:
 
     def _set_rules(self, path: Path, text: str, records: list[RecordLine]) -> list[Diagnostic]:
         out: list[Diagnostic] = []
-        first_line = split_lines(text)[0] if text else ""
-        top = Range.on_line(0, 0, len(first_line))
+        top = Range.on_line(0, 0, len(text.split("\n", 1)[0]))
         for name, code in (("id", "duplicate-id"), ("query", "duplicate-query")):
             seen: dict[str, RecordLine] = {}
             for r in records:

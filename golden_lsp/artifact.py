@@ -8,6 +8,7 @@ written to temporary siblings and renamed into place only after both are complet
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import subprocess
@@ -53,6 +54,9 @@ def manifest_text(m: dict) -> str:
 
 def write_atomically(files: dict[Path, str]) -> None:
     """Write every file or none: temporaries first, renames last."""
+    for path in files:
+        if path.is_dir():  # os.replace would fail only after the other files were renamed
+            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
     temps: list[tuple[str, Path]] = []
     try:
         for path, text in files.items():

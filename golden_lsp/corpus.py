@@ -19,6 +19,9 @@ from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document
 
 
+_RAW_BREAKS = re.compile(rb"\r\n|\r|\n")
+
+
 class CorpusConfigError(Exception):
     """The corpus cannot be read at all (missing folder, nothing matches the glob)."""
 
@@ -158,7 +161,11 @@ def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHA
         raise CorpusConfigError(f"corpus folder not found: {root}")
     docs: dict[str, CorpusDoc] = {}
     broken: dict[str, BrokenDoc] = {}
-    for path in root.glob(glob):
+    try:
+        paths = list(root.glob(glob))
+    except (NotImplementedError, ValueError) as exc:  # e.g. an absolute pattern
+        raise CorpusConfigError(f"invalid glob {glob!r}: {exc}") from None
+    for path in paths:
         if not path.is_file():
             continue
         doc_id = path.relative_to(root).as_posix()
@@ -169,10 +176,10 @@ def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHA
         try:
             raw = decode_strict(data)
         except NotUtf8Error as exc:
-            head = data[: exc.offset]
-            line_start = head.rfind(b"\n") + 1
-            column = len(head[line_start:].decode("utf-8", "replace"))
-            broken[doc_id] = BrokenDoc(doc_id, path, exc.offset, str(exc), head.count(b"\n"), column)
+            # lines as editors count them (\r\n, \r or \n), columns in code points
+            lines = _RAW_BREAKS.split(data[: exc.offset])
+            column = len(lines[-1].decode("utf-8", "replace"))
+            broken[doc_id] = BrokenDoc(doc_id, path, exc.offset, str(exc), len(lines) - 1, column)
             continue
         docs[doc_id] = CorpusDoc(doc_id, path, raw, canonicalize(raw), max_chars)
     if not docs and not broken:

@@ -81,5 +81,9 @@ class GoldenSet:
         if body is None:
             return analysis, False
         m = self.fresh_manifest(analysis, corpus_commit(self.corpus.root))
-        write_atomically({self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)})
+        try:
+            write_atomically({self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)})
+        except OSError as exc:
+            raise ConfigError(f"cannot write {exc.filename or self.config.artifact_path()}: "
+                              f"{exc.strerror or exc}") from None
         return analysis, True

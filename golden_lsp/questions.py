@@ -19,6 +19,7 @@ from typing import Any
 from .diagnostics import Diagnostic, Range
 
 _WS = re.compile(r"[ \t\n\r]*")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 
 RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags")
@@ -151,6 +152,11 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
         end = max(col + 1, len(text.rstrip()))
         return None, [_diag("invalid-json", f"invalid JSON: {exc.msg} (column {col + 1})", col, end)]
     _shift(node, lead)
+    lone = _lone_surrogate(node)
+    if lone is not None:
+        # json accepts "\ud800" alone, but no UTF-8 file (the artifact) can hold it
+        return None, [_diag("invalid-json", "invalid JSON: a \\u escape is a lone surrogate, not a character",
+                            lone.start, lone.end)]
     if not isinstance(node.value, dict):
         kind = type(node.value).__name__ if not isinstance(node.value, list) else "array"
         return None, [_diag("not-an-object", f"each line must be a JSON object, not {kind}",
@@ -234,6 +240,17 @@ def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
         members["doc"][1] if "doc" in values else None,
         members["quote"][1] if "quote" in values else None,
     ), diags
+
+
+def _lone_surrogate(node: JsonNode) -> JsonNode | None:
+    """The first string (key or value) holding an unpaired surrogate, if any."""
+    if isinstance(node.value, str) and _SURROGATE.search(node.value):
+        return node
+    for child in (*node.items, *(n for pair in node.members.values() for n in pair)):
+        found = _lone_surrogate(child)
+        if found is not None:
+            return found
+    return None
 
 
 def _shift(node: JsonNode, by: int) -> None:

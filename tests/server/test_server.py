@@ -267,8 +267,8 @@ async def test_corpus_edit_breaks_a_quote_immediately(client: LanguageClient, go
     nf = next(d for d in pub.diagnostics if d.code == "quote-not-found")
     assert nf.range.start.line == n
     # Closing the chapter unsaved reverts to the text on disk: the quote resolves again.
-    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(corpus_uri)))
     count = len(client.published)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(corpus_uri)))
     await published(client, uri, lambda p: "quote-not-found" not in codes(p.diagnostics), since=count)
 
 
@@ -334,10 +334,10 @@ async def test_stale_artifact_hint_and_build_command(client: LanguageClient, gol
         types.TextDocumentIdentifier(uri), stale.range, types.CodeActionContext([stale])))
     (build,) = [c for c in map(action_command, actions) if c and c["command"] == "golden-lsp.build"]
     assert build["arguments"] == [uri]
+    count = len(client.published)
     result = await client.workspace_execute_command_async(types.ExecuteCommandParams(
         build["command"], build["arguments"]))
     assert result["ok"] is True
-    count = len(client.published)
     await published(client, uri, lambda p: not any(str(d.code).startswith("stale-") for d in p.diagnostics),
                     since=count)
     assert "(revised)" in (golden_dir / "golden-set.v1.jsonl").read_text(encoding="utf-8")

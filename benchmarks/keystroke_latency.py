@@ -1,0 +1,144 @@
+"""Keystroke feedback latency: didChange → publishDiagnostics, next to a full CLI check.
+
+Runs the real server over JSON-RPC on the conformance fixture (../shared/conformance/ai-rag-lab:
+60 questions over a 300 KB corpus), sends N single-character edits to random records — typing
+into a query, breaking and restoring a quote — and times each from the didChange to the
+publishDiagnostics that carries its version. The baseline, run side by side on the same machine,
+is a full ``golden-lsp --check`` of the same file as a subprocess (what a save-and-run workflow
+costs). Prints p50/p95/max and their ratio to the baseline; the target is p95 under 50 ms.
+
+    python benchmarks/keystroke_latency.py [--edits 300] [--fixture DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURE = ROOT.parent / "shared" / "conformance" / "ai-rag-lab"
+
+
+def workspace(fixture: Path, into: Path) -> Path:
+    """A config beside a copy of the questions file, pointing at the fixture's corpus."""
+    (into / "golden-lsp.toml").write_text(f'corpus = "{(fixture / "corpus").as_posix()}"\n', encoding="utf-8")
+    questions = into / "questions.jsonl"
+    questions.write_text((fixture / "questions.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+    return questions
+
+
+def edits(text: str, n: int, seed: int = 7):
+    """n edited versions of ``text``: typing into a query, or toggling one quote broken/fixed."""
+    rng = random.Random(seed)
+    lines = text.split("\n")
+    records = [i for i, line in enumerate(lines) if line.startswith("{")]
+    current = list(lines)
+    for _ in range(n):
+        i = rng.choice(records)
+        obj = json.loads(current[i])
+        if rng.random() < 0.7:
+            obj["query"] += rng.choice("abcdefgh ")
+        else:
+            original = json.loads(lines[i])["locators"][0]["quote"]
+            q = obj["locators"][0]["quote"]
+            obj["locators"][0]["quote"] = original if q != original else original + "~"
+        current[i] = json.dumps(obj, ensure_ascii=False)
+        yield "\n".join(current)
+
+
+async def measure(questions: Path, n: int) -> list[float]:
+    client = LanguageClient("golden-lsp-bench", "1")
+    published: dict[int, float] = {}
+    arrived = asyncio.Event()
+
+    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    def on_publish(params: types.PublishDiagnosticsParams) -> None:
+        if params.version is not None:
+            published[params.version] = time.perf_counter()
+            arrived.set()
+
+    @client.feature("golden-lsp/status")
+    def on_status(params) -> None:  # the status-bar notification; not timed here
+        pass
+
+    await client.start_io(sys.executable, "-m", "golden_lsp", "--stdio")
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(questions.parent))))
+    client.initialized(types.InitializedParams())
+    uri = from_fs_path(str(questions))
+    text = questions.read_text(encoding="utf-8")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
+    await wait_for(published, arrived, 1)
+    latencies = []
+    for version, new_text in enumerate(edits(text, n), start=2):
+        sent = time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+            [types.TextDocumentContentChangeWholeDocument(new_text)]))
+        await wait_for(published, arrived, version)
+        latencies.append((published[version] - sent) * 1000)
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return latencies
+
+
+async def wait_for(published: dict, arrived: asyncio.Event, version: int, timeout: float = 30) -> None:
+    deadline = time.perf_counter() + timeout
+    while version not in published:
+        arrived.clear()
+        remaining = deadline - time.perf_counter()
+        if remaining <= 0:
+            raise TimeoutError(f"no diagnostics for version {version}")
+        try:
+            await asyncio.wait_for(arrived.wait(), remaining)
+        except asyncio.TimeoutError:
+            pass
+
+
+def cli_baseline(questions: Path, runs: int) -> list[float]:
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "golden_lsp", "--check", str(questions)],
+                       capture_output=True, check=False)
+        times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--edits", type=int, default=300)
+    parser.add_argument("--cli-runs", type=int, default=7)
+    parser.add_argument("--fixture", type=Path, default=FIXTURE)
+    args = parser.parse_args()
+    if not (args.fixture / "questions.jsonl").is_file():
+        print(f"fixture not found: {args.fixture}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        questions = workspace(args.fixture, Path(tmp))
+        lat = sorted(asyncio.run(measure(questions, args.edits)))
+        cli = sorted(cli_baseline(questions, args.cli_runs))
+    p50, p95 = statistics.median(lat), lat[int(0.95 * (len(lat) - 1))]
+    base = statistics.median(cli)
+    print(f"didChange → publishDiagnostics over {len(lat)} edits (conformance fixture, 60 questions)")
+    print(f"  p50 {p50:7.1f} ms   p95 {p95:7.1f} ms   max {lat[-1]:7.1f} ms   (target: p95 < 50 ms)")
+    print(f"baseline: full `golden-lsp --check` subprocess, median of {len(cli)}: {base:7.1f} ms")
+    print(f"ratio to baseline: p50 {p50 / base:.3f}   p95 {p95 / base:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
