@@ -229,26 +229,28 @@ async def test_typography_hint_and_its_fix(client: LanguageClient, golden_dir: P
     assert "quote-not-found" not in codes(pub.diagnostics)
 
 
-async def test_definition_opens_the_resolved_span(client: LanguageClient, golden_dir: Path):
+@pytest.mark.parametrize("record_id", ["ex001", "ex037"])  # ex037 quotes text after an emoji
+async def test_definition_opens_the_resolved_span(client: LanguageClient, golden_dir: Path, record_id: str):
     q = golden_dir / "questions.jsonl"
     text = q.read_text(encoding="utf-8")
     uri = open_doc(client, q, text)
     await published(client, uri)
-    n = first_record_in(text, CHAPTER)
+    n = next(i for i in record_lines(text) if json.loads(text.split("\n")[i])["id"] == record_id)
     line = text.split("\n")[n]
+    chapter = json.loads(line)["locators"][0]["doc"]
     start, _ = quote_columns(line)
     result = await client.text_document_definition_async(types.DefinitionParams(
         types.TextDocumentIdentifier(uri), types.Position(n, utf16(line[:start + 2]))))
     (loc,) = result
     artifact = [json.loads(x) for x in (golden_dir / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()]
     span = next(r for r in artifact if r["query_id"] == json.loads(line)["id"])["answer_spans"][0]
-    corpus_text = (golden_dir / "corpus" / CHAPTER).read_text(encoding="utf-8")
+    corpus_text = (golden_dir / "corpus" / chapter).read_text(encoding="utf-8")
 
     def pos(offset: int) -> types.Position:
         line_start = corpus_text.rfind("\n", 0, offset) + 1
         return types.Position(corpus_text.count("\n", 0, offset), utf16(corpus_text[line_start:offset]))
 
-    assert loc.uri == uri_of(golden_dir / "corpus" / CHAPTER)
+    assert loc.uri == uri_of(golden_dir / "corpus" / chapter)
     assert (loc.range.start, loc.range.end) == (pos(span["char_start"]), pos(span["char_end"]))
 
 
@@ -405,3 +407,36 @@ async def test_positions_through_emoji_and_escapes(encoding: str, golden_dir: Pa
         await lsp_client.shutdown_session()
     finally:
         await lsp_client.stop()
+
+
+async def test_corpus_positions_map_back_through_bom_crlf_and_nfd(client: LanguageClient, golden_dir: Path):
+    """Canonical offsets (BOM stripped, CRLF → LF, NFC) come back as raw positions of the file."""
+    raw = "\ufeff# Caf\u0065\u0301 notes\r\n\r\nThe cre\u0300me br\u00fbl\u00e9e 🍮 is torched just before serving it.\r\n"
+    (golden_dir / "corpus" / "05-dessert.md").write_bytes(raw.encode("utf-8"))
+    q = golden_dir / "questions.jsonl"
+    record = {"id": "d1", "query": "When is the crème brûlée torched?", "expected_answer": "Just before it is served.",
+              "locators": [{"doc": "05-dessert.md", "quote": "torched just before serving", "exact": True}]}
+    text = q.read_text(encoding="utf-8") + json.dumps(record, ensure_ascii=False) + "\n"
+    uri = open_doc(client, q, text)
+    await published(client, uri)
+    n = len(text.split("\n")) - 2
+    line = text.split("\n")[n]
+    start, _ = quote_columns(line)
+    (loc,) = await client.text_document_definition_async(types.DefinitionParams(
+        types.TextDocumentIdentifier(uri), types.Position(n, utf16(line[:start + 2]))))
+    raw_line = raw.split("\r\n")[2]
+    col = raw_line.index("torched")
+    assert loc.range.start == types.Position(2, utf16(raw_line[:col]))
+    assert loc.range.end == types.Position(2, utf16(raw_line[:col + len("torched just before serving")]))
+    # the heading line: a BOM and an NFD "é" before the quote shift raw columns
+    record = {"id": "d2", "query": "What are these notes about?", "expected_answer": "Notes on the café's desserts.",
+              "locators": [{"doc": "05-dessert.md", "quote": "notes", "exact": True}]}
+    text += json.dumps(record, ensure_ascii=False) + "\n"
+    change_doc(client, uri, 2, text)
+    await published(client, uri, lambda p: p.version == 2)
+    line = text.split("\n")[n + 1]
+    start, _ = quote_columns(line)
+    (loc,) = await client.text_document_definition_async(types.DefinitionParams(
+        types.TextDocumentIdentifier(uri), types.Position(n + 1, utf16(line[:start + 2]))))
+    head = raw.split("\r\n")[0]
+    assert loc.range.start == types.Position(0, utf16(head[:head.index("notes")]))
