@@ -58,7 +58,7 @@ def line_starts(text: str) -> list[int]:
 
 
 class PositionMap:
-    """Maps canonical offsets of one document to (line, column) in its raw text.
+    """Maps canonical offsets of one document to (line, column) in its raw text as editors show it.
 
     Columns are code points of the raw line; front ends convert them to their own unit
     (UTF-16 for LSP) with ``raw_line``. Built lazily: most documents are already canonical
@@ -66,11 +66,13 @@ class PositionMap:
     """
 
     def __init__(self, raw: str, canonical: str):
-        self._raw = raw
+        # Editors (VS Code, Neovim, Emacs) keep a file's BOM out of the buffer, so the columns
+        # a client counts on line 0 start after it; only further BOMs are visible characters.
+        self._raw = raw[1:] if raw.startswith("\ufeff") else raw
         self._text = canonical
         self._starts: list[int] | None = None
         self._raw_lines: list[str] | None = None
-        self._identity = canonical in (raw, raw + "\n")
+        self._identity = canonical in (self._raw, self._raw + "\n")
 
     def _canonical_starts(self) -> list[int]:
         if self._starts is None:

@@ -72,7 +72,10 @@ class GoldenSet:
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command())
-        return dataclasses.replace(analysis, diagnostics=analysis.diagnostics + stale) if stale else analysis
+        if not stale:
+            return analysis
+        diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
+        return dataclasses.replace(analysis, diagnostics=diagnostics)
 
     def build(self, text: str | None = None) -> tuple[Analysis, bool]:
         """Write artifact and manifest, or nothing when there is any error."""

@@ -1,0 +1,239 @@
+"""The analysis of a questions file: artifact lines (SPEC §6), shape rules (SPEC §7), caching."""
+
+from __future__ import annotations
+
+import json
+
+from core_support import FAQ, GUIDE, SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, codes, loc, only, qline
+from golden_lsp.analysis import Analyzer
+from golden_lsp.chunker import chunk_document
+from golden_lsp.corpus import load_corpus
+from golden_lsp.scoring import parse_hit_rule
+
+
+def warnings_of(analysis) -> list[str]:
+    return sorted(d.code for d in analysis.diagnostics if d.severity.value == "warning")
+
+
+# --- artifact lines -------------------------------------------------------------------------
+
+def test_artifact_records_follow_the_spec(tmp_path):
+    corpus, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
+    assert not analysis.has_errors
+    body = analysis.artifact_text()
+    lines = body.splitlines(keepends=True)
+    assert len(lines) == 7 and all(line.endswith("\n") for line in lines)
+    records = [json.loads(line) for line in lines]
+    for line, rec in zip(lines, records):
+        assert line == json.dumps(rec, ensure_ascii=False, sort_keys=True) + "\n"
+        assert rec["chunker_version"] == "md-struct-v1" and rec["canonical_version"] == "canon-v1"
+        assert rec["answer_bearing_chunk_ids"] == sorted(set(rec["answer_bearing_chunk_ids"]))
+    assert [r["query_id"] for r in records] == ["q1", "q2", "q3", "q4", "q5", "q6", "q7"]
+    assert records[1]["tags"] == ["table", "b"]  # the author's order
+    assert records[2]["tags"] == [] and records[0]["hop"] == "single" and records[4]["hop"] == "multi"
+    guide = corpus.docs["guide.md"].text
+    q2 = records[1]["answer_spans"][0]
+    assert q2["doc_id"] == "guide.md"
+    assert guide[q2["char_start"]:q2["char_end"]] == "| max_chars | 1800 | the largest chunk the packer emits |\n"
+    # multi-hop: one span per locator, in locator order
+    assert [s["doc_id"] for s in records[4]["answer_spans"]] == ["guide.md", "faq.md"]
+    assert records[4]["span_union_coverage"] == [1.0, 1.0]
+    # chunk ids are those of the chunks overlapping the span
+    chunks = {c.chunk_id: c for c in chunk_document("guide.md", guide)}
+    for cid in records[1]["answer_bearing_chunk_ids"]:
+        c = chunks[cid]
+        assert c.start < q2["char_end"] and q2["char_start"] < c.end
+
+
+def test_non_ascii_is_written_as_is(tmp_path):
+    doc = "# Café\n\nLe café crème est servi très chaud, avec « guillemets » et 😀.\n"
+    line = qline("q-é", [loc("café.md", "servi très chaud")], query="Comment est servi le café ?",
+                 answer="Très chaud, avec des guillemets.", tags=["français"])
+    _, analysis = analyze_lines(tmp_path, {"café.md": doc}, [line])
+    body = analysis.artifact_text()
+    assert "café ?" in body and "français" in body and "q-é" in body and "\\u" not in body
+    rec = json.loads(body)
+    assert rec["answer_spans"][0]["doc_id"] == "café.md" and rec["tags"] == ["français"]
+
+
+def test_span_over_two_chunks_bears_both_sorted(tmp_path):
+    doc = "# S\n" + "".join(f"- item {i} of a long list that will be split\n" for i in range(6))
+    line = qline("q1", [loc("d.md", "item 2 of a long list")], answer="An answer long enough here.")
+    # each item is its own line in one block; the list item span is one line → one chunk
+    _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [line], max_chars=100)
+    rec = json.loads(analysis.artifact_text())
+    assert len(rec["answer_bearing_chunk_ids"]) == 1
+    # a paragraph span across a hard split bears every piece
+    para = "# S\n\n" + "".join(f"sentence {i} of one long paragraph goes here\n" for i in range(6))
+    chunks = chunk_document("p.md", para, 100)
+    assert len(chunks) > 1
+    line = qline("q2", [loc("p.md", "sentence 0 of one")])
+    _, analysis = analyze_lines(tmp_path / "p", {"p.md": para}, [line], max_chars=100)
+    rec = json.loads(analysis.artifact_text())
+    assert rec["answer_bearing_chunk_ids"] == sorted(c.chunk_id for c in chunks)
+    assert rec["span_union_coverage"] == [1.0]
+
+
+def test_hit_rule_chooses_bearing_chunks(tmp_path):
+    # three 43-char lines, max_chars 100: the paragraph splits 2 lines + 1 line (2/3 and 1/3)
+    para = "# S\n\n" + "".join(f"sentence {i} of one long paragraph goes here\n" for i in range(3))
+    line = qline("q1", [loc("p.md", "sentence 0 of one")])
+    _, analysis = analyze_lines(tmp_path, {"p.md": para}, [line], hit_rule="span_containment", max_chars=100)
+    d = only(analysis, "no-bearing-chunk")
+    assert "span_containment" in d.message and analysis.artifact_text() is None
+    _, analysis = analyze_lines(tmp_path, {"p.md": para}, [line], hit_rule="coverage>=0.5", max_chars=100)
+    rec = json.loads(analysis.artifact_text())
+    assert len(rec["answer_bearing_chunk_ids"]) == 1
+    assert rec["span_union_coverage"] == [round(86 / 129, 4)]
+    _, analysis = analyze_lines(tmp_path, {"p.md": para}, [line], hit_rule="any_overlap", max_chars=100)
+    rec = json.loads(analysis.artifact_text())
+    assert len(rec["answer_bearing_chunk_ids"]) == 2 and rec["span_union_coverage"] == [1.0]
+
+
+def test_paragraph_under_a_heading_without_blank_line_includes_the_heading(tmp_path):
+    # SPEC §4: the paragraph starts after the last blank line, so it takes the heading line,
+    # which is in no chunk: coverage drops below 1 but the span is still borne
+    doc = "# S\nBody sentence right under the heading, long enough.\n"
+    _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", "right under the heading")])])
+    rec = json.loads(analysis.artifact_text())
+    assert rec["answer_spans"][0]["char_start"] == 0
+    assert rec["span_union_coverage"] == [round(len(doc[4:]) / len(doc), 4)]
+
+
+def test_quote_in_a_heading_bears_no_chunk(tmp_path):
+    line = qline("q1", [loc("guide.md", "## Tables")])
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, [line])
+    only(analysis, "no-bearing-chunk")
+    assert analysis.artifact_text() is None
+
+
+def test_exact_span(tmp_path):
+    quote = "Because offsets break whenever the text above them changes."
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, [qline("q1", [loc("faq.md", quote, exact=True)])])
+    rec = json.loads(analysis.artifact_text())
+    span = rec["answer_spans"][0]
+    start = FAQ.index(quote)
+    assert (span["char_start"], span["char_end"]) == (start, start + len(quote))
+
+
+# --- shape rules: warnings that never block the build ---------------------------------------
+
+def test_hop_mismatch(tmp_path):
+    lines = [
+        qline("q1", [loc("faq.md", "offsets break whenever")], hop="multi"),
+        qline("q2", [loc("faq.md", "How are answers graded?"), loc("guide.md", "depends on the chunk boundaries")]),
+    ]
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    found = [d for d in analysis.diagnostics if d.code == "hop-mismatch"]
+    assert [(d.range.line, d.severity.value) for d in found] == [(0, "warning"), (1, "warning")]
+    assert lines[0][found[0].range.column:found[0].range.end_column] == '"multi"'
+    assert lines[1][found[1].range.column:found[1].range.end_column].startswith('[{"doc"')
+    assert analysis.artifact_text() is not None
+
+
+def test_span_too_short_and_answer_too_thin(tmp_path):
+    lines = [qline("q1", [loc("faq.md", "documentation team", exact=True)]),
+             qline("q2", [loc("faq.md", "How are answers graded?")], answer="  Short answer.  ")]
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    short = only(analysis, "span-too-short")
+    assert short.range.line == 0 and lines[0][short.range.column:short.range.end_column] == '"documentation team"'
+    thin = only(analysis, "answer-too-thin")
+    assert thin.range.line == 1 and lines[1][thin.range.column:thin.range.end_column] == '"  Short answer.  "'
+    assert not analysis.has_errors and analysis.artifact_text().count("\n") == 2
+
+
+def test_answer_of_exactly_twenty_chars_is_enough(tmp_path):
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS,
+                                [qline("q1", [loc("faq.md", "offsets break whenever")], answer="x" * 20)])
+    assert "answer-too-thin" not in codes(analysis)
+
+
+def test_too_few_records_threshold(tmp_path):
+    def lines(n):
+        return [qline(f"q{i}", [loc("guide.md" if i % 2 else "faq.md",
+                                    "depends on the chunk boundaries" if i % 2 else "offsets break whenever")],
+                      query=f"Question number {i}?") for i in range(n)]
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines(49))
+    d = only(analysis, "too-few-records")
+    assert "49 records" in d.message and d.severity.value == "warning"
+    assert analysis.artifact_text().count("\n") == 49
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines(50))
+    assert "too-few-records" not in codes(analysis)
+
+
+def test_doc_dominates_above_sixty_percent(tmp_path):
+    g = [loc("guide.md", q) for q in ("depends on the chunk boundaries", "the largest chunk the packer emits",
+                                      "A nested item about nested lists", "The third item closes the list")]
+    f = [loc("faq.md", q) for q in ("offsets break whenever", "How are answers graded?")]
+    lines = [qline(f"q{i}", [x], query=f"Q{i}?") for i, x in enumerate(g + f)]
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)  # 4 of 6 = 67%
+    d = only(analysis, "doc-dominates")
+    assert "guide.md" in d.message and "4 of 6" in d.message and d.severity.value == "warning"
+    assert analysis.artifact_text() is not None
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines[1:])  # 3 of 5 = 60%: not more than 60%
+    assert "doc-dominates" not in codes(analysis)
+
+
+def test_doc_unlabelled(tmp_path):
+    docs = dict(SAMPLE_DOCS, **{"unused.md": "# Unused\n\nNobody quotes this document at all.\n"})
+    corpus, analysis = analyze_lines(tmp_path, docs, SAMPLE_LINES)
+    d = only(analysis, "doc-unlabelled")
+    assert "unused.md" in d.message and d.severity.value == "warning"
+    assert d.related[0].path == corpus.docs["unused.md"].path
+    assert analysis.artifact_text() is not None
+
+
+def test_sample_set_has_only_the_size_warning(tmp_path):
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
+    assert codes(analysis) == ["too-few-records"]
+
+
+def test_errors_block_the_artifact_but_every_error_is_reported(tmp_path):
+    lines = SAMPLE_LINES + [
+        qline("q8", [loc("faq.md", "not in the faq at all")]),
+        qline("q9", [loc("ghost.md", "x")]),
+        qline("q10", [loc("guide.md", "item")]),
+    ]
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    errors = [(d.range.line, d.code) for d in analysis.diagnostics if d.severity.value == "error"]
+    n = len(SAMPLE_LINES)
+    assert errors == [(n, "quote-not-found"), (n + 1, "unknown-doc"), (n + 2, "quote-ambiguous")]
+    assert analysis.artifact_text() is None
+    assert analysis.counts() == {"records": 10, "errors": 3, "warnings": 1}
+
+
+# --- caching --------------------------------------------------------------------------------
+
+def test_corpus_edit_re_resolves_only_lines_into_that_doc(tmp_path):
+    corpus, first = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    path = tmp_path / "questions.jsonl"
+    text = "\n".join(SAMPLE_LINES) + "\n"
+    before = {r.record.id: r.result for r in analyzer.analyze(path, text).records}
+    again = {r.record.id: r.result for r in analyzer.analyze(path, text).records}
+    assert all(again[k] is before[k] for k in before)
+
+    faq_path = corpus.docs["faq.md"].path
+    edited = FAQ.replace("offsets break whenever", "offsets shift whenever")
+    analyzer.set_corpus(corpus.with_document(faq_path, edited))
+    analysis = analyzer.analyze(path, text)
+    after = {r.record.id: r.result for r in analysis.records}
+    assert after["q1"] is before["q1"] and after["q2"] is before["q2"]  # guide only
+    assert after["q4"] is not before["q4"] and after["q5"] is not before["q5"]
+    d = only(analysis, "quote-not-found")
+    assert d.range.line == SAMPLE_LINES.index(next(x for x in SAMPLE_LINES if '"q4"' in x))
+    # the in-memory result equals a fresh analysis of the edited corpus from disk
+    faq_path.write_text(edited, encoding="utf-8")
+    fresh = Analyzer(load_corpus(corpus.root), parse_hit_rule("any_overlap")).analyze(path, text)
+    assert [(d.code, d.range) for d in fresh.diagnostics] == [(d.code, d.range) for d in analysis.diagnostics]
+
+
+def test_max_chars_change_invalidates_cache(tmp_path):
+    corpus, _ = analyze_lines(tmp_path, {"p.md": GUIDE}, [qline("q1", [loc("p.md", "depends on the chunk")])])
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    text = qline("q1", [loc("p.md", "depends on the chunk")]) + "\n"
+    big = json.loads(analyzer.analyze(tmp_path / "q", text).artifact_text())
+    analyzer.set_corpus(load_corpus(corpus.root, "*.md", 40))
+    small = json.loads(analyzer.analyze(tmp_path / "q", text).artifact_text())
+    assert big["answer_bearing_chunk_ids"] != small["answer_bearing_chunk_ids"]
+    assert len(small["answer_bearing_chunk_ids"]) == 2

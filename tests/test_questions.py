@@ -1,0 +1,222 @@
+"""The questions file (SPEC §3): positions of every value, per-line errors, field validation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core_support import FAQ, GUIDE, analyze_lines, codes, loc, only, qline
+from golden_lsp.questions import is_skipped, parse_json_line, parse_record, split_lines
+
+DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
+
+
+# --- source positions -----------------------------------------------------------------------
+
+def test_quote_range_through_json_escapes_and_non_bmp():
+    # written by hand so the escapes are in the source text: \" \u00e9 \n \ud83d\ude00 and a raw 😀
+    line = ('{"id": "q\\u00e9", "query": "Why \\"this\\"? \U0001F600", "expected_answer": "An answer \U0001F600 here.", '
+            '"locators": [{"doc": "d.md", "quote": "caf\\u00e9 \\"and\\" \U0001F600 \\ud83d\\ude00\\n end"}]}')
+    rec, diags = parse_record(line)
+    assert diags == []
+    assert rec.id == "q\u00e9"
+    assert rec.query == 'Why "this"? \U0001F600'
+    (locator,) = rec.locators
+    assert locator.quote == 'caf\u00e9 "and" \U0001F600 \U0001F600\n end'
+    literal = '"caf\\u00e9 \\"and\\" \U0001F600 \\ud83d\\ude00\\n end"'
+    start = line.index(literal)
+    # columns are code points: the emoji earlier on the line counts as one
+    assert (locator.quote_node.start, locator.quote_node.end) == (start, start + len(literal))
+    assert line[locator.doc_node.start:locator.doc_node.end] == '"d.md"'
+    s, e = rec.field_range("query")
+    assert line[s:e] == '"Why \\"this\\"? \U0001F600"'
+    s, e = rec.field_range("id", key=True)
+    assert line[s:e] == '"id"'
+
+
+def test_positions_with_odd_whitespace_and_nested_values():
+    line = '  {  "id" :"x" ,\t"locators":[ {"quote":"a\\\\b","doc":"d"} ] , "tags" : [ "t1" , "t2" ] }  '
+    node = parse_json_line(line)
+    loc_node = node.members["locators"][1].items[0]
+    quote = loc_node.members["quote"][1]
+    assert line[quote.start:quote.end] == '"a\\\\b"' and quote.value == "a\\b"
+    tags = node.members["tags"][1]
+    assert [line[i.start:i.end] for i in tags.items] == ['"t1"', '"t2"']
+    assert line[node.start:node.end] == line.strip()
+
+
+def test_parser_accepts_exactly_json():
+    for bad in ('{"a": 1,}', "{'a': 1}", '{"a": 1} x', '{"a": tru}'):
+        with pytest.raises(json.JSONDecodeError):
+            parse_json_line(bad)
+    node = parse_json_line('{"n": -1.5e3, "b": false, "z": null, "l": [], "o": {}}')
+    assert node.value == {"n": -1500.0, "b": False, "z": None, "l": [], "o": {}}
+
+
+def test_quote_diagnostic_range_is_the_quote_string(tmp_path):
+    line = qline("q\U0001F600", [loc("faq.md", "caf\u00e9 \"not\" here\nat all")], query="Emoji \U0001F600 query?")
+    _, analysis = analyze_lines(tmp_path, DOCS, ["// comment", "", line])
+    d = only(analysis, "quote-not-found")
+    literal = json.dumps("caf\u00e9 \"not\" here\nat all", ensure_ascii=False)
+    assert (d.range.line, d.range.column, d.range.end_column) == (2, line.index(literal), line.index(literal) + len(literal))
+
+
+def test_lone_surrogate_escape_is_invalid_json():
+    # json.loads accepts it, but no UTF-8 artifact could hold it: an error, never a crash later
+    line = r'{"id": "q1", "query": "bad \udc00 here?", "expected_answer": "An answer long enough.", "locators": []}'
+    rec, diags = parse_record(line)
+    assert rec is None and [d.code for d in diags] == ["invalid-json"]
+    assert line[diags[0].range.column:diags[0].range.end_column] == r'"bad \udc00 here?"'
+    rec, diags = parse_record(line.replace(r"\udc00", r"\ud83d\ude00"))  # a proper pair is fine
+    assert diags == [] and rec.query == "bad \U0001F600 here?"
+
+
+# --- per-line independence ------------------------------------------------------------------
+
+def test_invalid_json_line_does_not_hide_other_findings(tmp_path):
+    lines = [
+        qline("q1", [loc("faq.md", "no such words in the faq")]),
+        '{"id": "q2", "query": broken, "x": 1}  ',
+        qline("q3", [loc("nope.md", "x")]),
+        "[1, 2]",
+        qline("q4", [loc("faq.md", "offsets break whenever")]),
+    ]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    found = [(d.range.line, d.code) for d in analysis.diagnostics if d.severity.value == "error"]
+    assert found == [(0, "quote-not-found"), (1, "invalid-json"), (2, "unknown-doc"), (3, "not-an-object")]
+    bad = only(analysis, "invalid-json")
+    # from where the decoder stopped to the end of the line's text
+    assert (bad.range.column, bad.range.end_column) == (lines[1].index("broken"), len(lines[1].rstrip()))
+    assert f"(column {lines[1].index('broken') + 1})" in bad.message
+    # the good record still resolves
+    assert analysis.record_at(4).result.resolved[0].span is not None
+
+
+def test_comments_and_blank_lines_are_skipped(tmp_path):
+    assert is_skipped("") and is_skipped("   \t") and is_skipped("// note") and is_skipped("   // indented")
+    assert not is_skipped('{"id": 1}') and not is_skipped("/ not a comment")
+    lines = ["// header", "", "   ", "  // another", qline("q1", [loc("faq.md", "offsets break whenever")])]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    assert [r.line for r in analysis.records] == [4]
+    assert "invalid-json" not in codes(analysis)
+
+
+def test_lines_split_on_newline_only():
+    assert split_lines("a\u2028b\nc\r\nd") == ["a\u2028b", "c\r", "d"]
+
+
+def test_raw_line_separator_inside_a_string_stays_on_its_line(tmp_path):
+    first = qline("q1", [loc("faq.md", "offsets break whenever")], query="A query\u2028with a raw separator?")
+    second = qline("q2", [loc("faq.md", "missing words entirely")])
+    _, analysis = analyze_lines(tmp_path, DOCS, [first, second])
+    assert [r.line for r in analysis.records] == [0, 1]
+    assert only(analysis, "quote-not-found").range.line == 1
+
+
+def test_crlf_questions_file_parses(tmp_path):
+    line = qline("q1", [loc("faq.md", "offsets break whenever")])
+    _, analysis = analyze_lines(tmp_path, DOCS, [line + "\r", line.replace('"q1"', '"q2"') + "\r"])
+    assert "invalid-json" not in codes(analysis)
+    assert [r.record.id for r in analysis.records] == ["q1", "q2"]
+
+
+def test_bom_before_first_line_is_tolerated_and_positions_include_it():
+    line = "\ufeff" + qline("q1", [loc("d.md", "x")])
+    rec, diags = parse_record(line)
+    assert diags == [] and rec.id == "q1"
+    s, e = rec.field_range("id")
+    assert line[s:e] == '"q1"'
+
+
+# --- field validation -----------------------------------------------------------------------
+
+def _record(**fields) -> str:
+    base = {"id": "q1", "query": "A query?", "expected_answer": "An answer long enough.",
+            "locators": [{"doc": "d.md", "quote": "x"}]}
+    base.update(fields)
+    return json.dumps({k: v for k, v in base.items() if v is not ...})
+
+
+@pytest.mark.parametrize("name", ["id", "query", "expected_answer", "locators"])
+def test_missing_required_field(name):
+    rec, diags = parse_record(_record(**{name: ...}))
+    assert [d.code for d in diags] == ["missing-field"]
+    assert name in diags[0].message and not rec.valid
+
+
+@pytest.mark.parametrize("fields, value_text", [
+    ({"id": 7}, "7"),
+    ({"id": ""}, '""'),
+    ({"query": ["a"]}, '["a"]'),
+    ({"hop": "double"}, '"double"'),
+    ({"tags": "x"}, '"x"'),
+    ({"tags": ["a", 1]}, '["a", 1]'),
+    ({"locators": {"doc": "d.md"}}, '{"doc": "d.md"}'),
+])
+def test_wrong_type_is_located_at_the_value(fields, value_text):
+    line = _record(**fields)
+    rec, diags = parse_record(line)
+    assert [d.code for d in diags] == ["wrong-type"]
+    d = diags[0]
+    assert line[d.range.column:d.range.end_column] == value_text
+    assert not rec.valid
+
+
+@pytest.mark.parametrize("locator, value_text", [
+    ({"doc": "d.md", "quote": "x", "exact": "yes"}, '"yes"'),
+    ({"doc": "d.md", "quote": 3}, "3"),
+    ({"doc": None, "quote": "x"}, "null"),
+])
+def test_wrong_type_in_locator(locator, value_text):
+    line = _record(locators=[locator])
+    rec, diags = parse_record(line)
+    assert [d.code for d in diags] == ["wrong-type"]
+    assert line[diags[0].range.column:diags[0].range.end_column] == value_text
+    assert not rec.valid
+
+
+def test_locator_missing_quote_and_non_object_locator():
+    rec, diags = parse_record(_record(locators=[{"doc": "d.md"}, "just a string"]))
+    assert sorted(d.code for d in diags) == ["missing-field", "wrong-type"]
+    assert not rec.valid
+
+
+def test_unknown_fields_are_warnings_at_the_key():
+    line = _record(note="hi", locators=[{"doc": "d.md", "quote": "x", "page": 3}])
+    rec, diags = parse_record(line)
+    assert [(d.code, line[d.range.column:d.range.end_column]) for d in diags] == [
+        ("unknown-field", '"note"'), ("unknown-field", '"page"')]
+    assert all(d.severity.value == "warning" for d in diags)
+    assert rec.valid
+
+
+def test_defaults_and_values():
+    rec, diags = parse_record(_record())
+    assert diags == [] and rec.hop == "single" and rec.tags == [] and rec.locators[0].exact is False
+    rec, _ = parse_record(_record(hop="multi", tags=["b", "a"], locators=[{"doc": "d", "quote": "q", "exact": True}]))
+    assert rec.hop == "multi" and rec.tags == ["b", "a"] and rec.locators[0].exact is True
+
+
+def test_duplicate_id_is_an_error_and_duplicate_query_a_warning(tmp_path):
+    lines = [
+        "// header",
+        qline("q1", [loc("faq.md", "offsets break whenever")], query="Same query?"),
+        qline("q2", [loc("faq.md", "How are answers graded?")]),
+        qline("q1", [loc("guide.md", "depends on the chunk boundaries")]),
+        qline("q3", [loc("guide.md", "the largest chunk the packer emits")], query="Same query?"),
+    ]
+    path = tmp_path / "questions.jsonl"
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    dup = only(analysis, "duplicate-id")
+    assert dup.severity.value == "error" and dup.range.line == 3
+    assert lines[3][dup.range.column:dup.range.end_column] == '"q1"'
+    (rel,) = dup.related
+    assert rel.path == path and rel.range.line == 1
+    assert lines[1][rel.range.column:rel.range.end_column] == '"q1"'
+    assert "line 2" in dup.message
+    dq = only(analysis, "duplicate-query")
+    assert dq.severity.value == "warning" and dq.range.line == 4
+    assert dq.related[0].range.line == 1
+    assert lines[1][dq.related[0].range.column:dq.related[0].range.end_column] == '"Same query?"'
+    assert analysis.artifact_text() is None  # the duplicate id blocks the build

@@ -1,0 +1,261 @@
+"""Locators → answer spans (SPEC §4) and the help offered when a quote does not resolve."""
+
+from __future__ import annotations
+
+import pytest
+
+from core_support import analyze_lines, loc, only, qline
+from golden_lsp.resolve import (EXACT, LIST_ITEM, PARAGRAPH, TABLE_ROW, enclosing_block, lengthen,
+                                not_found_hint, occurrences, span_at)
+
+DOC = (
+    "Intro paragraph, line one.\n"
+    "Intro paragraph, line two.\n"
+    "\n"
+    "| key | value |\n"
+    "|-----|-------|\n"
+    "| alpha | first row cell |\n"
+    "| beta | second row cell |\n"
+    "\n"
+    "- item one opens the list\n"
+    "  and continues here\n"
+    "  - nested a under one\n"
+    "  - nested b under one\n"
+    "- item two\n"
+    "-\n"
+    "  bare dash item body\n"
+    "1. numbered step\n"
+    "\n"
+    "- lonely item\n"
+    "\n"
+    "Closing paragraph without a blank line after it."
+)
+TEXT = DOC + "\n"
+
+
+def expand(quote: str, text: str = TEXT) -> tuple[str, str]:
+    start = text.index(quote)
+    assert text.count(quote) == 1
+    lo, hi, rule = enclosing_block(text, start, start + len(quote))
+    return text[lo:hi], rule
+
+
+def test_paragraph_keeps_the_blank_lines_first_newline():
+    assert expand("line two") == ("Intro paragraph, line one.\nIntro paragraph, line two.\n", PARAGRAPH)
+
+
+def test_last_paragraph_runs_to_end_of_text():
+    assert expand("without a blank") == ("Closing paragraph without a blank line after it.\n", PARAGRAPH)
+
+
+def test_table_row():
+    assert expand("second row") == ("| beta | second row cell |\n", TABLE_ROW)
+    assert expand("| alpha") == ("| alpha | first row cell |\n", TABLE_ROW)
+
+
+def test_list_item_with_continuation_and_nested_items():
+    item_one = "- item one opens the list\n  and continues here\n  - nested a under one\n  - nested b under one\n"
+    assert expand("opens the list") == (item_one, LIST_ITEM)
+    assert expand("continues here") == (item_one, LIST_ITEM)
+
+
+def test_nested_item_is_its_own_span():
+    assert expand("nested a") == ("  - nested a under one\n", LIST_ITEM)
+    assert expand("nested b") == ("  - nested b under one\n", LIST_ITEM)
+
+
+def test_bare_dash_line_is_a_list_item():
+    assert expand("bare dash item") == ("-\n  bare dash item body\n", LIST_ITEM)
+
+
+def test_numbered_item_ends_at_block_end():
+    assert expand("numbered step") == ("1. numbered step\n", LIST_ITEM)
+    assert expand("lonely") == ("- lonely item\n", LIST_ITEM)
+
+
+def test_list_owner_search_stops_at_the_block():
+    text = "- an item in an earlier block\n\nA plain paragraph after the list block.\n"
+    assert expand("plain paragraph", text) == ("A plain paragraph after the list block.\n", PARAGRAPH)
+
+
+def test_table_row_takes_precedence_over_list():
+    text = "- item\n| a row | inside |\n"
+    assert expand("a row", text) == ("| a row | inside |\n", TABLE_ROW)
+
+
+def test_quote_across_lines_expands_from_first_to_last_line():
+    text = "Para start.\n| r1 |\n| r2 |\nend\n"
+    start = text.index("r1")
+    end = text.index("r2") + 2
+    # the table test runs on the lines from the quote's first to its last: both rows
+    assert enclosing_block(text, start, end) == (text.index("| r1"), text.index("end"), TABLE_ROW)
+    # a span ending at a line end counts the line of its last character only
+    start = text.index("Para")
+    assert enclosing_block(text, start, text.index("\n| r1") + 1)[2] == PARAGRAPH
+
+
+def test_span_at_exact_and_expanded():
+    start = TEXT.index("first row")
+    exact = span_at("d.md", TEXT, start, "first row", exact=True)
+    assert (exact.start, exact.end, exact.rule) == (start, start + len("first row"), EXACT)
+    expanded = span_at("d.md", TEXT, start, "first row", exact=False)
+    assert TEXT[expanded.start:expanded.end] == "| alpha | first row cell |\n"
+    assert (expanded.quote_start, expanded.quote_end) == (start, start + 9)
+    assert expanded.rule == TABLE_ROW
+
+
+# --- occurrences ----------------------------------------------------------------------------
+
+def test_overlapping_occurrences_are_counted():
+    assert occurrences("aaa", "aa") == [0, 1]
+    assert occurrences("abababa", "aba") == [0, 2, 4]
+    assert occurrences("aaaa", "a", limit=2) == [0, 1]
+    assert occurrences("abc", "x") == []
+
+
+def test_overlapping_quote_is_ambiguous_in_analysis(tmp_path):
+    doc = "The sound aaa is made by a long paragraph of sufficient length.\n"
+    _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", "aa")])])
+    d = only(analysis, "quote-ambiguous")
+    assert "2 times" in d.message
+    assert [r.offsets for r in d.related] == [(10, 12), (11, 13)]
+    assert analysis.artifact_text() is None
+
+
+def test_empty_quote_is_rejected(tmp_path):
+    _, analysis = analyze_lines(tmp_path, {"d.md": "Some text of a document.\n"}, [qline("q1", [loc("d.md", "")])])
+    only(analysis, "empty-quote")
+    assert analysis.artifact_text() is None
+
+
+def test_unknown_doc(tmp_path):
+    line = qline("q1", [loc("missing.md", "Some text")])
+    _, analysis = analyze_lines(tmp_path, {"d.md": "Some text of a document.\n"}, [line])
+    d = only(analysis, "unknown-doc")
+    assert "missing.md" in d.message and "d.md" in d.message
+    # located at the doc string of the locator
+    assert line[d.range.column:d.range.end_column] == '"missing.md"'
+
+
+# --- not-found hints ------------------------------------------------------------------------
+
+def test_hint_same_words_across_a_line_break():
+    hint = not_found_hint("alpha beta\ngamma delta\n", "beta gamma")
+    assert (hint.kind, hint.corpus_text, hint.start, hint.end) == ("line break", "beta\ngamma", 6, 16)
+
+
+def test_hint_different_whitespace():
+    hint = not_found_hint("alpha beta \t gamma\n", "beta gamma")
+    assert (hint.kind, hint.corpus_text) == ("whitespace", "beta \t gamma")
+
+
+@pytest.mark.parametrize("corpus_text, quote", [
+    ("don\u2019t stop", "don't stop"),
+    ("\u201cquoted words\u201d here", '"quoted words" here'),
+    ("a \u2014 b and c", "a - b and c"),
+    ("a \u2014 b and c", "a -- b and c"),
+    ("range 1\u20132 pages", "range 1-2 pages"),
+    ("it's \"plain\" - ascii", "it\u2019s \u201cplain\u201d \u2013 ascii"),
+])
+def test_hint_typographic_quotes_and_dashes(corpus_text, quote):
+    text = f"Before. {corpus_text}. After.\n"
+    hint = not_found_hint(text, quote)
+    assert hint is not None and hint.kind == "typography"
+    assert hint.corpus_text == corpus_text
+    assert text[hint.start:hint.end] == corpus_text
+
+
+def test_no_hint_when_nothing_or_several_places_match():
+    assert not_found_hint("nothing similar here\n", "beta gamma") is None
+    assert not_found_hint("beta  gamma and beta\ngamma\n", "beta gamma") is None
+    assert not_found_hint("text\n", "   ") is None
+
+
+def test_not_found_message_gives_raw_doc_position_and_replacement(tmp_path):
+    raw = "\ufeffTitle line\r\n\r\nSome text: alpha beta\r\ngamma delta and more words here.\r\n"
+    line = qline("q1", [loc("d.md", "alpha beta gamma")])
+    _, analysis = analyze_lines(tmp_path, {"d.md": raw.encode("utf-8")}, [line])
+    d = only(analysis, "quote-not-found")
+    # line 3, column 12 (1-based) in the raw file: "Some text: " is 11 characters
+    assert "across a line break at 3:12" in d.message
+    assert d.data["replacement"] == "alpha beta\ngamma"
+    assert d.data["hint"] == "line break"
+    (rel,) = d.related
+    assert (rel.range.line, rel.range.column, rel.range.end_line, rel.range.end_column) == (2, 11, 3, 5)
+    # the diagnostic itself sits on the quote string of the question line
+    assert line[d.range.column:d.range.end_column] == '"alpha beta gamma"'
+
+
+def test_not_found_typography_hint_on_a_bom_line(tmp_path):
+    raw = "\ufeffWe say \u201cdon\u2019t panic\u201d \u2014 always, in every chapter.\n"
+    _, analysis = analyze_lines(tmp_path, {"d.md": raw.encode("utf-8")},
+                                [qline("q1", [loc("d.md", "\"don't panic\" - always")])])
+    d = only(analysis, "quote-not-found")
+    # canonical column 7; the BOM is not a column in the editor's buffer; 1-based 8
+    assert "with different quotes or dashes at 1:8" in d.message
+    assert d.data["replacement"] == "\u201cdon\u2019t panic\u201d \u2014 always"
+
+
+def test_not_found_without_hint_has_no_replacement(tmp_path):
+    _, analysis = analyze_lines(tmp_path, {"d.md": "Nothing like it.\n"}, [qline("q1", [loc("d.md", "zebra")])])
+    d = only(analysis, "quote-not-found")
+    assert d.message == "quote not found in d.md"
+    assert "replacement" not in d.data and d.related == ()
+
+
+# --- lengthen -------------------------------------------------------------------------------
+
+def _check_extension(text: str, quote: str, at: int, ext: str) -> int:
+    """Assert the properties every extension must have; return where it sits."""
+    assert ext is not None and ext != quote and quote in ext
+    assert len(occurrences(text, ext)) == 1, ext
+    e = text.index(ext)
+    end = e + len(ext)
+    # it points at the chosen occurrence
+    assert e <= at and at + len(quote) <= end
+    assert text[at:at + len(quote)] == quote
+    # whole words added on either side
+    assert e == at or e == 0 or text[e - 1].isspace()
+    assert end == at + len(quote) or end == len(text) or text[end].isspace()
+    return e
+
+
+def test_lengthen_known_results_stay_on_the_line():
+    text = "the cat sat on the big mat. the cat ran off.\nthe cat slept.\n"
+    found = occurrences(text, "the cat")
+    assert len(found) == 3
+    got = [lengthen(text, "the cat", at) for at in found]
+    # the third: "off.\nthe cat" (12) is shorter than "the cat slept." (14) but leaves the line
+    assert got == ["the cat sat", "the cat ran", "the cat slept."]
+    for at, ext in zip(found, got):
+        _check_extension(text, "the cat", at, ext)
+        assert "\n" not in ext
+
+
+def test_lengthen_every_occurrence_property_based():
+    text = (
+        "Set the flag before the run. Always set the flag twice before a release.\n"
+        "You must set the flag when the job starts, and set the flag again after.\n"
+        "set the flag\n"
+        "Finally set the flag.\n"
+    )
+    quote = "set the flag"
+    found = occurrences(text, quote)
+    assert len(found) == 5
+    for at in found:
+        ext = lengthen(text, quote, at)
+        _check_extension(text, quote, at, ext)
+        line_lo = text.rfind("\n", 0, at) + 1
+        line = text[line_lo:text.index("\n", at)]
+        if len(occurrences(text, line)) == 1 and line != quote:
+            assert "\n" not in ext, (at, ext)
+
+
+def test_lengthen_crosses_lines_when_the_line_cannot_be_unique():
+    text = "alpha\nthe cat\nbeta\nthe cat\ngamma\n"
+    first, second = occurrences(text, "the cat")
+    a = lengthen(text, "the cat", first)
+    b = lengthen(text, "the cat", second)
+    assert (a, b) == ("the cat\nbeta", "beta\nthe cat")
+    assert _check_extension(text, "the cat", first, a) == first
+    assert _check_extension(text, "the cat", second, b) == text.index("beta")
