@@ -440,3 +440,22 @@ async def test_corpus_positions_map_back_through_bom_crlf_and_nfd(client: Langua
         types.TextDocumentIdentifier(uri), types.Position(n + 1, utf16(line[:start + 2]))))
     head = raw.split("\r\n")[0].lstrip("\ufeff")  # editors keep the BOM out of the buffer
     assert loc.range.start == types.Position(0, utf16(head[:head.index("notes")]))
+
+
+async def test_two_golden_sets_in_one_workspace_each_see_their_own_corpus(client: LanguageClient, golden_dir: Path):
+    uris = {}
+    for name, sentence in (("alpha", "The alpha corpus says the kettle is always on."),
+                           ("beta", "The beta corpus says the kettle is never on.")):
+        root = golden_dir / "sets" / name
+        (root / "docs").mkdir(parents=True)
+        (root / "docs" / "notes.md").write_text(f"# Notes\n\n{sentence}\n", encoding="utf-8")
+        (root / "golden-lsp.toml").write_text('corpus = "docs"\n', encoding="utf-8")
+        record = {"id": f"{name}-1", "query": "Is the kettle on?", "expected_answer": "It depends on the corpus.",
+                  "locators": [{"doc": "notes.md", "quote": "kettle is always on"}]}
+        q = root / "team.questions.jsonl"
+        q.write_text(json.dumps(record) + "\n", encoding="utf-8")
+        uris[name] = open_doc(client, q)
+    alpha = await published(client, uris["alpha"])
+    beta = await published(client, uris["beta"])
+    assert "quote-not-found" not in codes(alpha.diagnostics)
+    assert "quote-not-found" in codes(beta.diagnostics)
