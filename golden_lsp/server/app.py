@@ -106,7 +106,7 @@ class GoldenServer(LanguageServer):
         diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
-        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **view.analysis.counts()})
+        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **status(view, diagnostics)})
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
@@ -128,6 +128,14 @@ class GoldenServer(LanguageServer):
     def corpus_text_changed(self, path: Path, text: str | None) -> None:
         if self.index.corpus_changed(path, text):
             self.republish_all()
+
+
+def status(view: View, diagnostics: list[types.Diagnostic]) -> dict[str, int]:
+    """Counts as the editor shows them (a stale artifact is a hint there, not an error)."""
+    severities = [d.severity for d in diagnostics]
+    return {"records": view.analysis.counts()["records"],
+            "errors": severities.count(types.DiagnosticSeverity.Error),
+            "warnings": severities.count(types.DiagnosticSeverity.Warning)}
 
 
 server = GoldenServer()
@@ -327,7 +335,7 @@ def check(ls: GoldenServer, *args: Any) -> dict:
     view = ls.view(uri) if uri else None
     if view is None:
         return {"records": 0, "errors": 0, "warnings": 0}
-    return view.analysis.counts()
+    return status(view, [to_lsp(view, d) for d in view.analysis.diagnostics])
 
 
 def serve(tcp: str | None = None) -> int:

@@ -1,0 +1,16 @@
+-- Neovim 0.11+: `vim.lsp.enable('golden_lsp')` picks this up from the runtimepath.
+-- require('golden_lsp').setup() does the same and also lets you pass options.
+return {
+  cmd = require('golden_lsp').default_cmd(),
+  filetypes = { 'golden_questions' },
+  root_markers = { 'golden-lsp.toml', '.git' },
+  init_options = { overrides = {} },
+  get_language_id = function()
+    return 'golden-questions'
+  end,
+  handlers = {
+    ['golden-lsp/status'] = function(...)
+      return require('golden_lsp').status_handler(...)
+    end,
+  },
+}

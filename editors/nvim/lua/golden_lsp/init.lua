@@ -1,0 +1,293 @@
+-- golden-lsp for Neovim: registers the golden-lsp language server for golden questions files
+-- (questions.jsonl, *.questions.jsonl).
+--   Neovim 0.11+:     vim.lsp.config() + vim.lsp.enable()
+--   Neovim 0.8-0.10:  a FileType autocmd that calls vim.lsp.start()
+--
+--   require('golden_lsp').setup({
+--     cmd = { 'golden-lsp' },             -- default: golden-lsp on PATH, else python3 -m golden_lsp
+--     overrides = { max_chars = 1200 },   -- sent as initializationOptions.overrides
+--     patterns = { '.*/golden/.*%.jsonl' }, -- extra Lua patterns of questions files
+--   })
+local M = {}
+
+M.name = 'golden_lsp'
+M.filetype = 'golden_questions'
+M.language_id = 'golden-questions'
+M.root_markers = { 'golden-lsp.toml', '.git' }
+
+local defaults = {
+  cmd = nil,
+  filetypes = { M.filetype },
+  root_markers = M.root_markers,
+  overrides = {},
+  patterns = {},
+  -- 'auto' picks vim.lsp.config/enable on 0.11+, vim.lsp.start otherwise; 'config' or 'start' forces one.
+  method = 'auto',
+  on_attach = nil,
+  capabilities = nil,
+}
+
+M.options = vim.deepcopy(defaults)
+
+--- buffer number -> last golden-lsp/status params {uri, records, errors, warnings}
+M.status = {}
+
+local function notify(msg, level)
+  vim.schedule(function()
+    vim.notify('golden-lsp: ' .. msg, level or vim.log.levels.INFO)
+  end)
+end
+
+--- The server command: the `cmd` option, else golden-lsp on PATH, else python3 -m golden_lsp.
+function M.default_cmd()
+  if vim.fn.executable('golden-lsp') == 1 then
+    return { 'golden-lsp' }
+  end
+  for _, py in ipairs({ 'python3', 'python' }) do
+    if vim.fn.executable(py) == 1 then
+      return { py, '-m', 'golden_lsp' }
+    end
+  end
+  return nil
+end
+
+local function resolve_cmd()
+  local cmd = M.options.cmd or M.default_cmd()
+  if type(cmd) == 'string' then
+    cmd = { cmd }
+  end
+  if type(cmd) == 'table' and (cmd[1] == nil or vim.fn.executable(cmd[1]) ~= 1) then
+    notify(
+      ('cannot run the server %q: not an executable. Install it (pip install golden-lsp) or pass cmd = {...} to setup().'):format(
+        tostring(cmd[1])
+      ),
+      vim.log.levels.ERROR
+    )
+    return nil
+  end
+  if cmd == nil then
+    notify('cannot find the server: no golden-lsp or python3 on PATH. Install it with pip install golden-lsp.', vim.log.levels.ERROR)
+  end
+  return cmd
+end
+
+--- Filetype detection for questions files (also done by ftdetect/golden_questions.lua).
+function M.detect(extra_patterns)
+  local pattern = {
+    ['.*%.questions%.jsonl'] = M.filetype,
+  }
+  for _, p in ipairs(extra_patterns or {}) do
+    pattern[p] = M.filetype
+  end
+  vim.filetype.add({
+    filename = { ['questions.jsonl'] = M.filetype },
+    pattern = pattern,
+  })
+end
+
+function M.status_handler(_, result, ctx)
+  if type(result) ~= 'table' or type(result.uri) ~= 'string' then
+    return
+  end
+  local ok, bufnr = pcall(vim.uri_to_bufnr, result.uri)
+  if ok and bufnr then
+    M.status[bufnr] = result
+    pcall(function()
+      vim.b[bufnr].golden_lsp_status = result
+    end)
+  end
+  vim.schedule(function()
+    pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'GoldenLspStatus', modeline = false, data = result })
+  end)
+  return ctx and nil
+end
+
+--- Statusline component: "golden: 75 records, 2 errors" for the current buffer ('' elsewhere).
+function M.statusline(bufnr)
+  local st = M.status[bufnr or vim.api.nvim_get_current_buf()]
+  if not st then
+    return ''
+  end
+  local parts = { ('%d records'):format(st.records or 0) }
+  if (st.errors or 0) > 0 then
+    table.insert(parts, ('%d errors'):format(st.errors))
+  end
+  if (st.warnings or 0) > 0 then
+    table.insert(parts, ('%d warnings'):format(st.warnings))
+  end
+  return 'golden: ' .. table.concat(parts, ', ')
+end
+
+--- The client config shared by both registration methods.
+function M.client_config(cmd)
+  return {
+    name = M.name,
+    cmd = cmd,
+    filetypes = M.options.filetypes,
+    root_markers = M.options.root_markers,
+    init_options = { overrides = M.options.overrides or {} },
+    settings = { overrides = M.options.overrides or {} },
+    get_language_id = function()
+      return M.language_id
+    end,
+    handlers = { ['golden-lsp/status'] = M.status_handler },
+    on_attach = M.options.on_attach,
+    capabilities = M.options.capabilities,
+  }
+end
+
+local function find_root(bufnr)
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  local dir = vim.fs.dirname(fname)
+  local found = vim.fs.find(M.options.root_markers, { upward = true, path = dir })[1]
+  return found and vim.fs.dirname(found) or dir
+end
+
+function M.use_config_api()
+  if M.options.method == 'config' then
+    return true
+  elseif M.options.method == 'start' then
+    return false
+  end
+  return vim.lsp.config ~= nil and vim.lsp.enable ~= nil
+end
+
+--- Start (or reuse) the client for one buffer, the 0.8-0.10 way.
+function M.start(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local cmd = resolve_cmd()
+  if not cmd then
+    return nil
+  end
+  local config = M.client_config(cmd)
+  config.root_dir = find_root(bufnr)
+  config.filetypes = nil
+  config.root_markers = nil
+  return vim.lsp.start(config, { bufnr = bufnr })
+end
+
+function M.setup(opts)
+  M.options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if not vim.lsp.start then
+    notify('needs Neovim 0.8 or newer (vim.lsp.start)', vim.log.levels.ERROR)
+    return
+  end
+  M.detect(M.options.patterns)
+  local group = vim.api.nvim_create_augroup('golden_lsp', { clear = true })
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    group = group,
+    callback = function(args)
+      M.status[args.buf] = nil
+    end,
+  })
+  if M.use_config_api() then
+    local cmd = resolve_cmd()
+    if not cmd then
+      return
+    end
+    local config = M.client_config(cmd)
+    config.name = nil
+    vim.lsp.config(M.name, config)
+    vim.lsp.enable(M.name)
+  else
+    vim.api.nvim_create_autocmd('FileType', {
+      group = group,
+      pattern = M.options.filetypes,
+      callback = function(args)
+        M.start(args.buf)
+      end,
+    })
+    -- buffers that already have the filetype (setup() called late)
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) and vim.tbl_contains(M.options.filetypes, vim.bo[b].filetype) then
+        M.start(b)
+      end
+    end
+  end
+end
+
+local function get_clients(bufnr)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
+  end
+  return vim.lsp.get_active_clients({ bufnr = bufnr, name = M.name })
+end
+M.get_clients = get_clients
+
+--- Run a server command ('golden-lsp.build' or 'golden-lsp.check') for the buffer's file.
+--- Synchronous (timeout_ms, default 60 s); returns result, err.
+function M.execute(command, bufnr, timeout_ms)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local client = get_clients(bufnr)[1] or get_clients(nil)[1]
+  if not client then
+    return nil, 'no golden-lsp client is running'
+  end
+  local args = {}
+  if vim.bo[bufnr].filetype == M.filetype then
+    args = { vim.uri_from_bufnr(bufnr) }
+  end
+  local params = { command = command, arguments = args }
+  local resp
+  if vim.fn.has('nvim-0.11') == 1 then
+    resp = client:request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
+  else
+    resp = client.request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
+  end
+  if not resp then
+    return nil, 'timeout or error running ' .. command
+  end
+  if resp.err then
+    return nil, resp.err.message or vim.inspect(resp.err)
+  end
+  return resp.result, nil
+end
+
+function M.build(bufnr)
+  local res, err = M.execute('golden-lsp.build', bufnr, 120000)
+  if err then
+    notify('build failed: ' .. err, vim.log.levels.ERROR)
+  elseif res then
+    notify(res.message or vim.inspect(res), res.ok and vim.log.levels.INFO or vim.log.levels.ERROR)
+  end
+  return res, err
+end
+
+function M.check(bufnr)
+  local res, err = M.execute('golden-lsp.check', bufnr, 60000)
+  if err then
+    notify('check failed: ' .. err, vim.log.levels.ERROR)
+  elseif res then
+    notify(
+      ('%d records, %d errors, %d warnings'):format(res.records or 0, res.errors or 0, res.warnings or 0),
+      (res.errors or 0) > 0 and vim.log.levels.ERROR or vim.log.levels.INFO
+    )
+  end
+  return res, err
+end
+
+function M.restart()
+  for _, c in ipairs(get_clients(nil)) do
+    if vim.fn.has('nvim-0.11') == 1 then
+      c:stop()
+    else
+      c.stop()
+    end
+  end
+  vim.defer_fn(function()
+    if M.use_config_api() then
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == M.filetype then
+          vim.api.nvim_exec_autocmds('FileType', { buffer = b, modeline = false })
+        end
+      end
+    else
+      for _, b in ipairs(vim.api.nvim_list_bufs()) do
+        if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == M.filetype then
+          M.start(b)
+        end
+      end
+    end
+  end, 500)
+end
+
+return M

@@ -1,0 +1,168 @@
+"""Helpers for the real-editor tests (Neovim, VS Code via code-server).
+
+A missing tool skips a test, unless GOLDEN_LSP_REQUIRE_EDITORS is set (CI sets it): then it fails.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import unicodedata
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = REPO / "examples"
+
+
+def require_editors() -> bool:
+    return os.environ.get("GOLDEN_LSP_REQUIRE_EDITORS", "").strip() not in ("", "0", "false", "no")
+
+
+def unavailable(reason: str) -> None:
+    """Skip (locally) or fail (GOLDEN_LSP_REQUIRE_EDITORS set) because a tool is missing."""
+    if require_editors():
+        pytest.fail(f"{reason} (GOLDEN_LSP_REQUIRE_EDITORS is set, so this is a failure)", pytrace=False)
+    pytest.skip(reason)
+
+
+def venv_bin() -> Path:
+    return Path(sys.executable).parent
+
+
+def server_command() -> list[str]:
+    return [sys.executable, "-m", "golden_lsp"]
+
+
+def _canonical(text: str) -> str:
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    return unicodedata.normalize("NFC", text.replace("\r\n", "\n").replace("\r", "\n"))
+
+
+def utf16_col(line: str, index: int) -> int:
+    return len(line[:index].encode("utf-16-le")) // 2
+
+
+def _records(lines: list[str]):
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s or s.startswith("//") or s.startswith("#"):
+            continue
+        try:
+            rec = json.loads(s)
+        except ValueError:
+            continue
+        if isinstance(rec, dict) and isinstance(rec.get("locators"), list) and rec["locators"]:
+            yield i, rec
+
+
+def _pick_word(text: str) -> str | None:
+    """A short string (one word of 5+ letters) that occurs 2..5 times in text, on no line twice
+    in a way that would span lines; deterministic."""
+    counts = Counter(re.findall(r"[A-Za-z]{5,}", text))
+    best = None
+    for word, _ in counts.most_common():
+        n = text.count(word)  # substring occurrences, as a quote matcher would see them
+        if 2 <= n <= 5:
+            key = (n, text.index(word))
+            if best is None or key < best[0]:
+                best = (key, word)
+    return best[1] if best else None
+
+
+def make_ambiguous_copy(dest: Path) -> dict:
+    """Copy examples/ to dest and make one quote ambiguous.
+
+    Returns {folder, questions, word, doc, ambiguous_line, hover_line, hover_col, hover_quote}.
+    Lines are 0-based; hover_col (UTF-16 code units; also hover_col_utf8/_utf32) points into a
+    valid quote.
+    """
+    if not (EXAMPLES / "questions.jsonl").is_file() or not (EXAMPLES / "golden-lsp.toml").is_file():
+        pytest.fail(f"the example folder {EXAMPLES} is missing questions.jsonl or golden-lsp.toml", pytrace=False)
+    folder = dest / "examples"
+    shutil.copytree(
+        EXAMPLES,
+        folder,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    qpath = folder / "questions.jsonl"
+    raw = qpath.read_text(encoding="utf-8")
+    lines = raw.split("\n")
+    corpus_dir = folder / "corpus"
+    chosen = None
+    for i, rec in _records(lines):
+        loc = rec["locators"][0]
+        doc = loc.get("doc")
+        if not isinstance(doc, str) or not (corpus_dir / doc).is_file():
+            continue
+        word = _pick_word(_canonical((corpus_dir / doc).read_text(encoding="utf-8")))
+        if word:
+            chosen = (i, rec, word, doc)
+            break
+    if chosen is None:
+        pytest.fail("could not find a word that occurs several times in a chapter of examples/corpus", pytrace=False)
+    amb_line, rec, word, doc = chosen
+    rec["locators"][0]["quote"] = word
+    rec["locators"][0].pop("exact", None)
+    lines[amb_line] = json.dumps(rec, ensure_ascii=False)
+
+    hover = None
+    for i, rec2 in _records(lines):
+        if i == amb_line:
+            continue
+        quote = rec2["locators"][0].get("quote")
+        if not isinstance(quote, str) or len(quote) < 4:
+            continue
+        encoded = json.dumps(quote, ensure_ascii=False)
+        idx = lines[i].find(encoded)
+        if idx < 0:
+            continue
+        hover = (i, idx + 1 + min(3, len(quote) - 1), quote, rec2["locators"][0].get("doc"))
+        break
+    if hover is None:
+        pytest.fail("no valid quote found to hover in examples/questions.jsonl", pytrace=False)
+    qpath.write_text("\n".join(lines), encoding="utf-8")
+    return {
+        "folder": folder,
+        "questions": qpath,
+        "word": word,
+        "doc": doc,
+        "ambiguous_line": amb_line,
+        "hover_line": hover[0],
+        # the hover column in each LSP position encoding
+        "hover_col": utf16_col(lines[hover[0]], hover[1]),
+        "hover_col_utf8": len(lines[hover[0]][: hover[1]].encode("utf-8")),
+        "hover_col_utf32": hover[1],
+        "hover_quote": hover[2],
+        "hover_doc": hover[3],
+    }
+
+
+def isolated_env(base: Path, extra: dict | None = None) -> dict:
+    """Environment with HOME/XDG/TMPDIR inside base; the venv's bin first on PATH."""
+    env = dict(os.environ)
+    for name in ("home", "config", "data", "state", "cache", "runtime", "tmp"):
+        (base / name).mkdir(parents=True, exist_ok=True)
+    (base / "runtime").chmod(0o700)
+    env.update(
+        HOME=str(base / "home"),
+        XDG_CONFIG_HOME=str(base / "config"),
+        XDG_DATA_HOME=str(base / "data"),
+        XDG_STATE_HOME=str(base / "state"),
+        XDG_CACHE_HOME=str(base / "cache"),
+        XDG_RUNTIME_DIR=str(base / "runtime"),
+        TMPDIR=str(base / "tmp"),
+        PATH=os.pathsep.join([str(venv_bin()), env.get("PATH", "")]),
+        PYTHONUNBUFFERED="1",
+    )
+    for var in ("VSCODE_IPC_HOOK_CLI", "VSCODE_PID", "VSCODE_CWD", "NVIM", "NVIM_LISTEN_ADDRESS", "VIMINIT", "MYVIMRC"):
+        env.pop(var, None)
+    if extra:
+        env.update(extra)
+    return env

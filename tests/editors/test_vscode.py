@@ -1,0 +1,375 @@
+"""Real VS Code (code-server) in headless Chromium: the packaged .vsix installed, the example folder
+(with one ambiguous quote) opened; assertions from inside VS Code (a probe extension using the VS
+Code API) and from the page (a rendered error squiggle); a screenshot saved in the test's output
+folder.
+
+The tools come from scripts/editor-deps.sh (Node 24 from PyPI, code-server, Debian chromium),
+cached under ${GOLDEN_LSP_CACHE:-~/.cache/golden-lsp}.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from editor_support import REPO, isolated_env, unavailable, venv_bin
+
+HERE = Path(__file__).resolve().parent
+EXT_DIR = REPO / "editors" / "vscode"
+PROBE_DIR = HERE / "vscode-probe"
+DEPS_SCRIPT = REPO / "scripts" / "editor-deps.sh"
+CACHE = Path(os.environ.get("GOLDEN_LSP_CACHE") or Path.home() / ".cache" / "golden-lsp")
+
+
+def log(msg: str) -> None:
+    print(f"[test_vscode {time.strftime('%H:%M:%S')}] {msg}", flush=True)
+
+
+def run(cmd, *, timeout, env=None, cwd=None, out: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a command in its own session; kill the whole group on timeout."""
+    log(f"$ {' '.join(map(str, cmd))}")
+    proc = subprocess.Popen(
+        [str(c) for c in cmd],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, _ = proc.communicate(timeout=10)
+        if out:
+            out.write_text(stdout or "")
+        pytest.fail(f"timed out after {timeout}s: {' '.join(map(str, cmd))}\n{(stdout or '')[-3000:]}")
+    if out:
+        out.write_text(stdout or "")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, "")
+
+
+def editor_deps(output_dir: Path) -> dict:
+    """Run scripts/editor-deps.sh (fast when cached) and read the env file it writes."""
+    env_file = CACHE / "editor-env.sh"
+    if shutil.which("bash") is None:
+        unavailable("bash is missing")
+    res = run(["bash", DEPS_SCRIPT], timeout=2400, env=dict(os.environ, PYTHON=os.environ.get("PYTHON", sys.executable)),
+              out=output_dir / "editor-deps.log")
+    if res.returncode != 0 or not env_file.is_file():
+        unavailable(f"scripts/editor-deps.sh failed (exit {res.returncode}):\n{res.stdout[-3000:]}")
+    deps = {}
+    for line in env_file.read_text().splitlines():
+        if line.startswith("export ") and "=" in line:
+            k, v = line[len("export ") :].split("=", 1)
+            deps[k] = v.strip().strip('"')
+    for key in ("GOLDEN_LSP_NODE", "GOLDEN_LSP_NPM", "GOLDEN_LSP_CODE_SERVER", "GOLDEN_LSP_CHROMIUM"):
+        if not deps.get(key) or not Path(deps[key]).exists():
+            unavailable(f"{key} missing after scripts/editor-deps.sh")
+    return deps
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def build_vsix(deps: dict, output_dir: Path) -> Path:
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], env.get("PATH", "")])
+    env.update(npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
+    res = run([deps["GOLDEN_LSP_NPM"], "ci", "--no-progress"], timeout=900, env=env, cwd=EXT_DIR, out=output_dir / "npm-ci.log")
+    assert res.returncode == 0, f"npm ci failed:\n{res.stdout[-4000:]}"
+    res = run([deps["GOLDEN_LSP_NPM"], "run", "package"], timeout=600, env=env, cwd=EXT_DIR, out=output_dir / "npm-package.log")
+    assert res.returncode == 0, f"npm run package failed:\n{res.stdout[-4000:]}"
+    pkg = json.loads((EXT_DIR / "package.json").read_text())
+    vsix = EXT_DIR / f"{pkg['name']}-{pkg['version']}.vsix"
+    assert vsix.is_file(), f"{vsix} was not produced:\n{res.stdout[-2000:]}"
+    return vsix
+
+
+USER_SETTINGS = {
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": False,
+    "workbench.welcomePage.walkthroughs.openOnInstall": False,
+    "workbench.enableExperiments": False,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.disableAIFeatures": True,
+    "chat.commandCenter.enabled": False,
+    "security.workspace.trust.enabled": False,
+    "telemetry.telemetryLevel": "off",
+    "update.mode": "none",
+    "extensions.autoCheckUpdates": False,
+    "extensions.autoUpdate": False,
+    "extensions.ignoreRecommendations": True,
+    "git.enabled": False,
+    "editor.minimap.enabled": False,
+    "editor.hover.delay": 100,
+    "editor.wordWrap": "off",
+    "window.commandCenter": False,
+}
+
+
+def kill_group(proc: subprocess.Popen, name: str) -> None:
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        log(f"{name} did not stop on SIGTERM: SIGKILL")
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    """(deps, vsix): the tools from scripts/editor-deps.sh and the .vsix from `npm ci && npm run package`."""
+    logs = tmp_path_factory.mktemp("vsix-build")
+    deps = editor_deps(logs)
+    return deps, build_vsix(deps, logs)
+
+
+def sha256(p: Path) -> str:
+    import hashlib
+
+    return hashlib.sha256(p.read_bytes()).hexdigest()
+
+
+def test_vsix_is_reproducible(built, tmp_path):
+    """Packaging again from a copy with other mtimes and umask gives the same bytes."""
+    deps, vsix = built
+    copy = tmp_path / "vscode"
+    shutil.copytree(EXT_DIR, copy, ignore=shutil.ignore_patterns("node_modules", "dist", "*.vsix"))
+    (copy / "node_modules").symlink_to(EXT_DIR / "node_modules")
+    for p in copy.rglob("*"):
+        if p.is_file() and not p.is_symlink():
+            os.utime(p, (1_000_000_000, 1_000_000_000))
+            p.chmod(0o664)
+    out = tmp_path / "again.vsix"
+    env = dict(os.environ, PATH=os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], os.environ.get("PATH", "")]))
+    res = run(["sh", "-c", f'umask 002 && "{deps["GOLDEN_LSP_NPM"]}" run package -- --out "{out}"'], timeout=600, env=env, cwd=copy)
+    assert res.returncode == 0, res.stdout[-3000:]
+    assert sha256(out) == sha256(vsix), "the .vsix is not byte-for-byte reproducible"
+
+
+def code_server_session(request, deps, vsix, folder: Path, settings: dict, probe: dict, output_dir: Path):
+    """Install the .vsix and the probe into a fresh code-server, open folder in headless Chromium,
+    run the probe (config `probe`, paths filled in here) in step with the CDP driver.
+    Returns (probe_out, facts_file, driver, cs_log, shot)."""
+    # unix socket paths (code-server IPC, Chromium's singleton) must stay short: not under tmp_path
+    state = Path(tempfile.mkdtemp(prefix="glvs-", dir="/tmp"))
+    request.addfinalizer(lambda: shutil.rmtree(state, ignore_errors=True))
+    user_data = state / "user-data"
+    ext_dir = state / "extensions"
+    (user_data / "User").mkdir(parents=True)
+    ext_dir.mkdir(parents=True)
+    (user_data / "User" / "settings.json").write_text(json.dumps({**USER_SETTINGS, **settings}, indent=2))
+    # code-server is a remote: machine-scoped settings (goldenLsp.server.path) are read from here
+    (user_data / "Machine").mkdir(parents=True)
+    (user_data / "Machine" / "settings.json").write_text(json.dumps(settings, indent=2))
+    env = isolated_env(state / "e")
+    env["PATH"] = os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], env["PATH"]])
+    code_server = deps["GOLDEN_LSP_CODE_SERVER"]
+    common = ["--user-data-dir", user_data, "--extensions-dir", ext_dir]
+
+    res = run([code_server, *common, "--install-extension", vsix], timeout=180, env=env, out=output_dir / "install.log")
+    assert res.returncode == 0, f"installing the vsix failed:\n{res.stdout[-3000:]}"
+    # the test-only probe extension, packaged with the same vsce (a copied folder is not picked up)
+    probe_src = state / "probe-src"
+    shutil.copytree(PROBE_DIR, probe_src)
+    probe_vsix = state / "golden-lsp-probe.vsix"
+    res = run(
+        [deps["GOLDEN_LSP_NODE"], EXT_DIR / "node_modules" / "@vscode" / "vsce" / "vsce", "package", "--no-dependencies",
+         "--allow-missing-repository", "--skip-license", "--out", probe_vsix],
+        timeout=180, cwd=probe_src, env=dict(os.environ, PATH=os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], os.environ.get("PATH", "")])),
+    )
+    assert res.returncode == 0, f"packaging the probe failed:\n{res.stdout[-3000:]}"
+    res = run([code_server, *common, "--install-extension", probe_vsix], timeout=180, env=env)
+    assert res.returncode == 0, f"installing the probe failed:\n{res.stdout[-3000:]}"
+    res = run([code_server, *common, "--list-extensions", "--show-versions"], timeout=120, env=env)
+    log(f"extensions: {res.stdout.strip()}")
+    assert "golden-lsp.golden-lsp@" in res.stdout and "golden-lsp-test.golden-lsp-probe@" in res.stdout, res.stdout
+
+    probe = {
+        "out": str(output_dir / "probe-result.json"),
+        "phase1": str(state / "phase1.json"),
+        "go": str(state / "go"),
+        "questions": "questions.jsonl",
+        "timeoutMs": 60000,
+        **probe,
+    }
+    probe_cfg = state / "probe.json"
+    probe_cfg.write_text(json.dumps(probe))
+    env["GOLDEN_LSP_PROBE_CONFIG"] = str(probe_cfg)
+
+    port = free_port()
+    cs_log = output_dir / "code-server.log"
+    cs = subprocess.Popen(
+        [
+            code_server,
+            *map(str, common),
+            "--auth",
+            "none",
+            "--bind-addr",
+            f"127.0.0.1:{port}",
+            "--disable-telemetry",
+            "--disable-update-check",
+            "--disable-workspace-trust",
+            "--disable-getting-started-override",
+            str(folder),
+        ],
+        env=env,
+        cwd=folder,
+        stdin=subprocess.DEVNULL,
+        stdout=cs_log.open("w"),
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
+    )
+    log(f"code-server pid {cs.pid} on port {port}")
+    driver = None
+    facts_file = output_dir / "dom-facts.json"
+    shot = output_dir / "vscode.png"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            if cs.poll() is not None:
+                pytest.fail(f"code-server exited ({cs.returncode}):\n{cs_log.read_text()[-3000:]}")
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(f"code-server did not answer /healthz within 90 s:\n{cs_log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        log("code-server is up")
+        cdp = {
+            "url": f"http://127.0.0.1:{port}/?folder={folder}",
+            "chromium": deps["GOLDEN_LSP_CHROMIUM"],
+            "cdpPort": free_port(),
+            "profile": str(state / "chromium-profile"),
+            "chromeLog": str(output_dir / "chromium.log"),
+            "phase1": probe["phase1"],
+            "go": probe["go"],
+            "result": probe["out"],
+            "shot": str(shot),
+            "shotAfter": str(output_dir / "vscode-after.png"),
+            "facts": str(facts_file),
+            "maxSecs": 120,
+        }
+        cdp_cfg = state / "cdp.json"
+        cdp_cfg.write_text(json.dumps(cdp))
+        driver = run([deps["GOLDEN_LSP_NODE"], HERE / "cdp_driver.mjs", cdp_cfg], timeout=330, env=env, out=output_dir / "cdp-driver.log")
+    finally:
+        kill_group(cs, "code-server")
+        log(f"code-server stopped ({cs.returncode})")
+    return Path(probe["out"]), facts_file, driver, cs_log, shot
+
+
+def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_server, output_dir):
+    deps, vsix = built
+    shutil.copy2(vsix, output_dir / vsix.name)
+    # code-server's extension host gets the login shell's PATH, not ours: point the extension at
+    # this Python (server discovery step 2: the selected interpreter's `python -m golden_lsp`)
+    settings = {"python.defaultInterpreterPath": sys.executable, "goldenLsp.trace.server": "messages"}
+    probe = {
+        "hover": {"line": ambiguous_copy["hover_line"], "character": ambiguous_copy["hover_col"]},
+        "ambiguousLine": ambiguous_copy["ambiguous_line"],
+    }
+    probe_out, facts_file, driver, cs_log, shot = code_server_session(
+        request, deps, vsix, ambiguous_copy["folder"], settings, probe, output_dir
+    )
+    ctx = (
+        f"\ncdp driver (exit {driver.returncode if driver else None}):\n{(driver.stdout if driver else '')[-4000:]}"
+        f"\nprobe log:\n{_read(Path(str(probe_out) + '.log'))[-4000:]}"
+        f"\ncode-server log:\n{_read(cs_log)[-3000:]}"
+    )
+    assert probe_out.is_file(), "the probe extension wrote no result" + ctx
+    result = json.loads(probe_out.read_text())
+    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
+    ctx = f"\nprobe result:\n{json.dumps(result, indent=2)[:6000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:4000]}" + ctx
+
+    # from inside VS Code
+    assert result.get("extensionActive") is True, ctx
+    assert result.get("languageId") == "golden-questions", ctx
+    assert result.get("serverCommand") == [sys.executable, "-m", "golden_lsp"], ctx
+    amb = result.get("ambiguous") or {}
+    assert amb.get("code") == "quote-ambiguous" and amb.get("source") == "golden-lsp", ctx
+    assert amb.get("line") == ambiguous_copy["ambiguous_line"], ctx
+    assert result.get("hover") and ambiguous_copy["hover_doc"] in result["hover"], ctx
+    titles = [a["title"] for a in result.get("codeActions") or []]
+    assert any(t.startswith("Lengthen to the occurrence at ") for t in titles), ctx
+    assert result.get("lineAfter") != result.get("lineBefore"), ctx
+    assert result.get("cleared") is True, ctx
+    assert result.get("ok") is True, ctx
+    assert (result.get("status") or {}).get("records", 0) > 0, ctx
+    assert "record" in (result.get("statusBarText") or ""), ctx
+    check = result.get("check") or {}
+    assert check.get("records", 0) > 0, ctx
+    assert (result.get("build") or {}).get("ok") is True, ctx
+    assert (result.get("statusAfter") or {}).get("errors") == 0, ctx
+    assert "no problems" in (result.get("statusBarTextAfter") or ""), ctx
+    for cmd in ("goldenLsp.build", "goldenLsp.check", "goldenLsp.restart"):
+        assert cmd in (result.get("commands") or []), ctx
+
+    # from the page
+    assert driver is not None and driver.returncode == 0, ctx
+    before = facts.get("before") or {}
+    assert before.get("squiggles", 0) > 0, ctx
+    assert "golden:" in (before.get("statusbar") or ""), ctx
+    after = facts.get("after") or {}
+    assert after.get("squiggles", 1) == 0, ctx
+    assert "golden: " in (after.get("statusbar") or "") and "no problems" in after["statusbar"], ctx
+    assert shot.is_file() and shot.stat().st_size > 20_000, ctx
+    log(f"screenshot: {shot}")
+    if os.environ.get("GOLDEN_LSP_UPDATE_SCREENSHOT"):
+        shutil.copy2(shot, EXT_DIR / "images" / "screenshot.png")
+
+
+def _read(p: Path) -> str:
+    try:
+        return p.read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def test_vscode_says_when_it_cannot_find_the_server(request, built, tmp_path, output_dir):
+    """No server anywhere: a notification says so and the status bar shows it."""
+    deps, vsix = built
+    folder = tmp_path / "no-server"
+    folder.mkdir()
+    shutil.copy2(REPO / "examples" / "questions.jsonl", folder / "questions.jsonl")
+    settings = {"goldenLsp.server.path": str(tmp_path / "missing" / "golden-lsp")}
+    probe_out, facts_file, driver, cs_log, shot = code_server_session(
+        request, deps, vsix, folder, settings, {"expectNoServer": True}, output_dir
+    )
+    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
+    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
+    ctx = f"\nprobe result:\n{json.dumps(result, indent=2)}\nDOM facts:\n{json.dumps(facts, indent=2)[:4000]}\ncode-server log:\n{_read(cs_log)[-2000:]}"
+    assert result.get("ok") is True, ctx
+    assert result.get("serverCommand") is None, ctx
+    assert "no server" in (result.get("statusBarText") or ""), ctx
+    notes = " ".join((facts.get("before") or {}).get("notifications") or [])
+    assert "golden-lsp" in notes and "goldenLsp.server.path" in notes and "no executable" in notes, ctx

@@ -1,0 +1,227 @@
+// Test-only probe for golden-lsp in VS Code (code-server).
+// On startup it reads the JSON config named by $GOLDEN_LSP_PROBE_CONFIG, opens the questions file,
+// waits for golden-lsp's diagnostics, asks for hover and code actions through the VS Code API,
+// applies the "Lengthen to the occurrence at L:C" quick fix, waits for the diagnostic to clear,
+// runs the extension's commands and writes everything it saw to config.out as JSON.
+//
+// Config keys: out, phase1 (written once diagnostics show), go (file the probe waits for before
+// fixing, so the test can take a screenshot first), questions (path relative to the workspace
+// folder), hover {line, character}, ambiguousLine, timeoutMs.
+'use strict';
+const fs = require('fs');
+const vscode = require('vscode');
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+let logFile;
+function log(msg) {
+  try {
+    if (logFile) fs.appendFileSync(logFile, `${new Date().toISOString()} ${msg}\n`);
+  } catch {
+    /* ignore */
+  }
+}
+
+async function waitFor(what, fn, timeoutMs, stepMs = 200) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await fn();
+    if (v) return v;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(stepMs);
+  }
+}
+
+function withTimeout(p, ms, what) {
+  return Promise.race([p, sleep(ms).then(() => Promise.reject(new Error(`timed out after ${ms} ms: ${what}`)))]);
+}
+
+function codeOf(d) {
+  if (d.code === undefined || d.code === null) return null;
+  return typeof d.code === 'object' ? String(d.code.value) : String(d.code);
+}
+
+function diagToJson(d) {
+  return {
+    line: d.range.start.line,
+    character: d.range.start.character,
+    endLine: d.range.end.line,
+    endCharacter: d.range.end.character,
+    severity: d.severity,
+    source: d.source ?? null,
+    code: codeOf(d),
+    message: d.message,
+  };
+}
+
+function hoverText(hovers) {
+  const parts = [];
+  for (const h of hovers || []) {
+    for (const c of h.contents || []) {
+      if (typeof c === 'string') parts.push(c);
+      else if (c && typeof c.value === 'string') parts.push(c.value);
+    }
+  }
+  return parts.join('\n---\n');
+}
+
+function goldenDiags(uri) {
+  return vscode.languages.getDiagnostics(uri).filter((d) => d.source === 'golden-lsp');
+}
+
+async function probe(cfg, result) {
+  const timeout = cfg.timeoutMs || 90000;
+  const folder = await waitFor('a workspace folder', () => vscode.workspace.workspaceFolders?.[0], 30000);
+  const uri = vscode.Uri.joinPath(folder.uri, cfg.questions || 'questions.jsonl');
+  result.uri = uri.toString();
+  log(`opening ${uri}`);
+
+  const ext = vscode.extensions.getExtension('golden-lsp.golden-lsp');
+  result.extensionInstalled = !!ext;
+  if (!ext) throw new Error('extension golden-lsp.golden-lsp is not installed');
+
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const editor = await vscode.window.showTextDocument(doc, { preview: false });
+  result.languageId = doc.languageId;
+
+  await waitFor('golden-lsp to activate', () => ext.isActive, 30000);
+  result.extensionActive = true;
+  const api = ext.exports;
+  if (api && api.ready) await withTimeout(api.ready(), 60000, 'extension ready');
+  result.serverCommand = api && api.serverCommand ? api.serverCommand() : null;
+  log(`server command ${JSON.stringify(result.serverCommand)}`);
+
+  if (cfg.expectNoServer) {
+    // the extension could not start a server: it must say so (notification + status bar)
+    result.statusBarText = api && api.statusBarText ? api.statusBarText() : null;
+    await sleep(1500);
+    if (cfg.phase1) fs.writeFileSync(cfg.phase1, JSON.stringify(result, null, 2));
+    if (cfg.go) await waitFor('the go file', () => fs.existsSync(cfg.go), 60000).catch((e) => log(String(e)));
+    return;
+  }
+
+  // 1. diagnostics, including the ambiguous quote
+  const isTarget = (d) => codeOf(d) === 'quote-ambiguous' && (cfg.ambiguousLine === undefined || d.range.start.line === cfg.ambiguousLine);
+  const target = await waitFor('a quote-ambiguous diagnostic', () => goldenDiags(uri).find(isTarget), timeout);
+  result.diagnostics = goldenDiags(uri).map(diagToJson);
+  result.ambiguous = diagToJson(target);
+  log(`diagnostics ${JSON.stringify(result.diagnostics)}`);
+
+  // 2. hover on a resolved quote (position chosen by the test)
+  if (cfg.hover) {
+    const pos = new vscode.Position(cfg.hover.line, cfg.hover.character);
+    const hovers = await withTimeout(vscode.commands.executeCommand('vscode.executeHoverProvider', uri, pos), 20000, 'hover');
+    result.hover = hoverText(hovers);
+    log(`hover ${JSON.stringify(result.hover)}`);
+  }
+  // hover on the ambiguous quote too (for the record)
+  const inside = new vscode.Position(target.range.start.line, target.range.start.character + 1);
+  const hovers2 = await withTimeout(vscode.commands.executeCommand('vscode.executeHoverProvider', uri, inside), 20000, 'hover');
+  result.hoverAmbiguous = hoverText(hovers2);
+
+  // 3. status notification -> extension state / status bar
+  if (api && api.statusFor) {
+    result.status = (await waitFor('a golden-lsp/status notification', () => api.statusFor(uri), 20000).catch(() => null)) || null;
+    result.statusBarText = api.statusBarText ? api.statusBarText() : null;
+  }
+
+  // show the problem for the screenshot: cursor on the squiggle, hover open, Problems panel
+  editor.selection = new vscode.Selection(inside, inside);
+  editor.revealRange(target.range, vscode.TextEditorRevealType.InCenter);
+  await vscode.commands.executeCommand('workbench.actions.view.problems').then(undefined, () => undefined);
+  await vscode.window.showTextDocument(doc, { preview: false, preserveFocus: false });
+  editor.selection = new vscode.Selection(inside, inside);
+  await sleep(300);
+  await vscode.commands.executeCommand('editor.action.showHover').then(undefined, () => undefined);
+  if (cfg.phase1) fs.writeFileSync(cfg.phase1, JSON.stringify(result, null, 2));
+  if (cfg.go) {
+    log('waiting for the go file');
+    await waitFor('the go file', () => fs.existsSync(cfg.go), 60000).catch((e) => log(String(e)));
+  }
+
+  // 4. code actions for the ambiguous quote
+  const actions = await withTimeout(
+    vscode.commands.executeCommand('vscode.executeCodeActionProvider', uri, target.range, vscode.CodeActionKind.QuickFix.value),
+    20000,
+    'code actions',
+  );
+  result.codeActions = (actions || []).map((a) => ({
+    title: a.title,
+    kind: a.kind ? a.kind.value : null,
+    hasEdit: !!a.edit,
+    command: a.command ? (typeof a.command === 'string' ? a.command : a.command.command) : null,
+  }));
+  log(`code actions ${JSON.stringify(result.codeActions)}`);
+  const lengthen = (actions || []).find((a) => /^Lengthen to the occurrence at \d+:\d+/.test(a.title));
+  if (!lengthen) throw new Error('no "Lengthen to the occurrence at L:C" code action');
+  const before = doc.lineAt(target.range.start.line).text;
+  if (lengthen.edit) {
+    result.applied = await vscode.workspace.applyEdit(lengthen.edit);
+  }
+  if (lengthen.command) {
+    const c = typeof lengthen.command === 'string' ? { command: lengthen.command, arguments: lengthen.arguments } : lengthen.command;
+    await withTimeout(Promise.resolve(vscode.commands.executeCommand(c.command, ...(c.arguments || []))), 20000, 'code action command');
+    result.applied = result.applied ?? true;
+  }
+  result.appliedTitle = lengthen.title;
+  result.lineBefore = before;
+  await waitFor('the edit to land', () => doc.lineAt(target.range.start.line).text !== before, 10000).catch(() => undefined);
+  result.lineAfter = doc.lineAt(target.range.start.line).text;
+
+  // 5. the diagnostic clears
+  const cleared = await waitFor(
+    'the quote-ambiguous diagnostic to clear',
+    () => !goldenDiags(uri).some(isTarget),
+    timeout,
+  ).then(() => true, () => false);
+  result.cleared = cleared;
+  result.diagnosticsAfter = goldenDiags(uri).map(diagToJson);
+  log(`cleared=${cleared} after=${JSON.stringify(result.diagnosticsAfter)}`);
+
+  // 6. the extension's commands
+  await withTimeout(doc.save(), 10000, 'save').catch((e) => log(`save: ${e}`));
+  await sleep(500);
+  result.check = await withTimeout(Promise.resolve(vscode.commands.executeCommand('goldenLsp.check')), 60000, 'check').catch((e) => ({ error: String(e) }));
+  result.build = await withTimeout(Promise.resolve(vscode.commands.executeCommand('goldenLsp.build')), 120000, 'build').catch((e) => ({ error: String(e) }));
+  if (api && api.statusFor) {
+    // a successful build re-analyses the set: the status should come back clean
+    if (result.build && result.build.ok) {
+      await waitFor('a clean status after the build', () => {
+        const st = api.statusFor(uri);
+        return st && st.errors === 0;
+      }, 15000).catch((e) => log(String(e)));
+    }
+    result.statusAfter = api.statusFor(uri) || null;
+    result.statusBarTextAfter = api.statusBarText ? api.statusBarText() : null;
+  }
+  const commands = await vscode.commands.getCommands(true);
+  result.commands = commands.filter((c) => c.startsWith('goldenLsp.') || c.startsWith('golden-lsp.'));
+}
+
+async function activate() {
+  const cfgPath = process.env.GOLDEN_LSP_PROBE_CONFIG;
+  if (!cfgPath || !fs.existsSync(cfgPath)) return;
+  const cfg = JSON.parse(fs.readFileSync(cfgPath, 'utf8'));
+  logFile = cfg.out + '.log';
+  const result = { ok: false, vscodeVersion: vscode.version };
+  const timer = setTimeout(() => {
+    result.error = 'probe overall timeout';
+    fs.writeFileSync(cfg.out, JSON.stringify(result, null, 2));
+  }, (cfg.timeoutMs || 90000) * 3);
+  try {
+    await probe(cfg, result);
+    result.ok = true;
+  } catch (e) {
+    result.error = e && e.stack ? e.stack : String(e);
+    log(`error ${result.error}`);
+  } finally {
+    clearTimeout(timer);
+    const tmp = cfg.out + '.tmp';
+    fs.writeFileSync(tmp, JSON.stringify(result, null, 2));
+    fs.renameSync(tmp, cfg.out);
+    log('wrote result');
+  }
+}
+
+function deactivate() {}
+
+module.exports = { activate, deactivate };
