@@ -1,22 +1,24 @@
 """Analysis of a questions file against the corpus: every finding, every resolved span.
 
 This is the one function both front ends call: the CLI on a file from disk, the server on the
-buffer as typed. Work is per line and cached by the line's text and the versions of the
-documents it points into, so a keystroke re-resolves only the line it touched (and a corpus edit
-only the lines quoting that document); the set-level rules (duplicates, balance, size) are cheap
-passes over the cached results.
+buffer as typed. Parsing and resolving are per line, and each line's result is cached per
+questions file by the line's text and the versions of the documents it quotes, so a keystroke
+re-parses and re-resolves only the lines whose text changed (and a corpus edit only the lines
+quoting the edited document). Every analysis still walks the whole file: it splits the text,
+looks each line up in the cache (checking its documents only when the corpus changed since),
+reuses the placed findings of lines whose number and result are unchanged, and reruns the
+set-level rules (duplicates, size, balance) and the final sort over all records.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .canon import CANONICAL_VERSION
-from .chunker import CHUNKER_VERSION, Chunk
+from .artifact import artifact_line
+from .chunker import Chunk
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range, Related, Severity
 from .questions import JsonNode, Locator, QuestionRecord, is_skipped, parse_record, split_lines
@@ -27,7 +29,7 @@ MIN_SPAN_CHARS = 30
 MIN_ANSWER_CHARS = 20
 MIN_RECORDS = 50
 MAX_DOC_SHARE = 0.6
-#: related locations listed for an ambiguous quote (the count is always exact)
+#: occurrences of an ambiguous quote listed as related locations and counted (beyond: "more than 20")
 MAX_LISTED_OCCURRENCES = 20
 
 
@@ -37,7 +39,7 @@ class ResolvedLocator:
     span: Span | None = None
     chunks: list[Chunk] = field(default_factory=list)
     coverage: float = 0.0
-    #: every start offset when the quote is ambiguous (at most MAX_LISTED_OCCURRENCES + 1)
+    #: the first start offsets of an ambiguous quote (at most MAX_LISTED_OCCURRENCES + 1)
     ambiguous_at: list[int] = field(default_factory=list)
 
 
@@ -65,7 +67,6 @@ class RecordLine:
 @dataclass
 class Analysis:
     path: Path
-    text: str
     records: list[RecordLine]
     diagnostics: list[Diagnostic]
 
@@ -92,11 +93,6 @@ class Analysis:
                 "errors": by[Severity.ERROR], "warnings": by[Severity.WARNING]}
 
 
-def _diag(code: str, message: str, node: JsonNode | tuple[int, int], related=(), **data) -> Diagnostic:
-    start, end = (node.start, node.end) if isinstance(node, JsonNode) else node
-    return Diagnostic(code, message, Path(), Range.on_line(0, start, end), tuple(related), data)
-
-
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
     """A related location in a corpus file, positioned in the raw file the editor opens."""
     doc = corpus.docs[doc_id]
@@ -110,19 +106,37 @@ def _short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+@dataclass
+class _FileCache:
+    """What the previous analysis of one questions file leaves for the next one."""
+
+    #: line text → its result, each checked against the corpus of ``generation``
+    lines: dict[str, LineResult]
+    #: line number → that line's record and its findings moved into place
+    placed: dict[int, tuple[RecordLine, list[Diagnostic]]]
+    generation: int
+
+
 class Analyzer:
-    """Analyses questions files against one corpus, reusing per-line results across calls."""
+    """Analyses questions files against one corpus, reusing per-line results across calls.
+
+    Each questions file (by path) keeps its own cache of the lines of its previous analysis, so
+    several files of one set never evict each other's results.
+    """
 
     def __init__(self, corpus: Corpus, hit_rule: HitRule):
         self.corpus = corpus
         self.hit_rule = hit_rule
-        self._cache: dict[str, LineResult] = {}
+        self._files: dict[Path, _FileCache] = {}
+        #: bumped by every ``set_corpus``: cached lines of an older generation are rechecked
+        self._generation = 0
 
     def set_corpus(self, corpus: Corpus) -> None:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
         if corpus.max_chars != self.corpus.max_chars:
-            self._cache.clear()
+            self._files.clear()
         self.corpus = corpus
+        self._generation += 1
 
     def _fresh(self, result: LineResult) -> bool:
         docs = self.corpus.docs
@@ -133,26 +147,44 @@ class Analyzer:
         return True
 
     def analyze(self, path: Path, text: str) -> Analysis:
-        cache: dict[str, LineResult] = {}
+        previous = self._files.get(path) or _FileCache({}, {}, -1)
+        # every line cached by the previous analysis was checked against the corpus of its generation
+        checked = previous.generation == self._generation
+        lines: dict[str, LineResult] = {}
+        placed: dict[int, tuple[RecordLine, list[Diagnostic]]] = {}
         records: list[RecordLine] = []
         diagnostics: list[Diagnostic] = []
         for no, line in enumerate(split_lines(text)):
             if is_skipped(line):
                 continue
-            result = cache.get(line) or self._cache.get(line)
-            if result is None or not self._fresh(result):
-                result = self._analyze_line(line)
-            cache[line] = result
-            records.append(RecordLine(no, result))
-            diagnostics.extend(d.moved_to(no, path) for d in result.diagnostics)
-        self._cache = cache
+            result = lines.get(line)
+            if result is None:
+                result = previous.lines.get(line)
+                if result is None or not (checked or self._fresh(result)):
+                    result = self._analyze_line(line)
+                lines[line] = result
+            entry = previous.placed.get(no)
+            if entry is None or entry[0].result is not result:
+                entry = RecordLine(no, result), [d.moved_to(no, path) for d in result.diagnostics]
+            placed[no] = entry
+            records.append(entry[0])
+            diagnostics.extend(entry[1])
+        self._files[path] = _FileCache(lines, placed, self._generation)
         diagnostics.extend(self._set_rules(path, text, records))
         diagnostics.sort(key=lambda d: (d.range.line, d.range.column, d.code))
-        return Analysis(path, text, records, diagnostics)
+        return Analysis(path, records, diagnostics)
 
     # --- one line ---------------------------------------------------------------------------
 
     def _analyze_line(self, line: str) -> LineResult:
+        try:
+            return self._line_result(line)
+        except Exception as exc:  # a bug must cost its line, never the findings of the whole file
+            message = f"cannot analyse this line ({type(exc).__name__}: {exc})"
+            return LineResult(None, [], [Diagnostic.at_columns("invalid-json", message, 0, len(line.rstrip()))],
+                              None, ())
+
+    def _line_result(self, line: str) -> LineResult:
         record, diags = parse_record(line)
         if record is None:
             return LineResult(None, [], diags, None, ())
@@ -165,7 +197,7 @@ class Analyzer:
             resolved.append(self._resolve(locator, diags))
         self._record_shape(record, resolved, diags)
         ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
-        artifact = _artifact_line(record, resolved) if ok else None
+        artifact = artifact_line(record, resolved) if ok else None
         return LineResult(record, resolved, diags, artifact, tuple(sorted(deps.items())))
 
     def _resolve(self, locator: Locator, diags: list[Diagnostic]) -> ResolvedLocator:
@@ -179,50 +211,60 @@ class Analyzer:
         doc = corpus.docs.get(doc_id)
         if doc is None:
             known = ", ".join(corpus.docs) if len(corpus.docs) <= 8 else f"{len(corpus.docs)} documents"
-            diags.append(_diag("unknown-doc", f"unknown doc {doc_id!r} (corpus: {known})", locator.doc_node))
+            diags.append(Diagnostic.at_columns("unknown-doc", f"unknown doc {doc_id!r} (corpus: {known})",
+                                               locator.doc_node.start, locator.doc_node.end))
             return out
+        cols = qnode.start, qnode.end
         if not quote:
-            diags.append(_diag("empty-quote", "the quote is empty: quote a few exact words of the answer", qnode))
+            diags.append(Diagnostic.at_columns(
+                "empty-quote", "the quote is empty: quote a few exact words of the answer", *cols))
             return out
         if "\n" in quote:
-            diags.append(_diag("quote-multiline", "the quote spans lines: keep quotes on one line of the doc", qnode))
+            diags.append(Diagnostic.at_columns(
+                "quote-multiline", "the quote spans lines: keep quotes on one line of the doc", *cols))
+        # counting stops after the listed ones: a one-letter quote occurs millions of times
         found = occurrences(doc.text, quote, MAX_LISTED_OCCURRENCES + 1)
         if not found:
             diags.append(self._not_found(doc_id, doc.text, quote, qnode))
             return out
         if len(found) > 1:
-            total = len(found) if len(found) <= MAX_LISTED_OCCURRENCES else len(occurrences(doc.text, quote))
+            total = (str(len(found)) if len(found) <= MAX_LISTED_OCCURRENCES
+                     else f"more than {MAX_LISTED_OCCURRENCES}")
             out.ambiguous_at = found
-            related = [corpus_location(corpus, doc_id, at, at + len(quote), f"occurrence {i + 1} of {total}")
-                       for i, at in enumerate(found[:MAX_LISTED_OCCURRENCES])]
-            where = ", ".join("{}:{}".format(*_human(r.range)) for r in related[:5])
-            more = ", …" if total > 5 else ""
-            diags.append(_diag("quote-ambiguous", f"quote occurs {total} times in {doc_id} (at {where}{more}): "
-                               "lengthen it until it is unique", qnode, related, doc_id=doc_id))
+            related = [corpus_location(corpus, doc_id, start, start + len(quote), f"occurrence {i + 1} of {total}")
+                       for i, start in enumerate(found[:MAX_LISTED_OCCURRENCES])]
+            where = ", ".join("{0.line}:{0.column}".format(r.range.one_based()) for r in related[:5])
+            more = ", …" if len(found) > 5 else ""
+            diags.append(Diagnostic.at_columns(
+                "quote-ambiguous", f"quote occurs {total} times in {doc_id} (at {where}{more}): "
+                "lengthen it until it is unique", *cols, related, doc_id=doc_id))
             return out
         span = span_at(doc_id, doc.text, found[0], quote, locator.exact)
         out.span = span
         out.chunks = bearing_chunks(self.hit_rule, doc.chunks_overlapping(span.start, span.end), span)
         out.coverage = union_coverage(out.chunks, span)
         if not out.chunks:
-            diags.append(_diag("no-bearing-chunk", f"no chunk bears the span {span.start}–{span.end} of {doc_id} "
-                               f"under hit rule {self.hit_rule} (headings are not part of any chunk body)", qnode))
+            diags.append(Diagnostic.at_columns(
+                "no-bearing-chunk", f"no chunk bears the span {span.start}–{span.end} of {doc_id} under hit rule "
+                f"{self.hit_rule} (headings are not part of any chunk body)", *cols))
         if len(doc.text[span.start:span.end].strip()) < MIN_SPAN_CHARS:
-            diags.append(_diag("span-too-short", f"the resolved span ({span.rule}) is under {MIN_SPAN_CHARS} "
-                               "characters: the label is probably mis-anchored", qnode))
+            diags.append(Diagnostic.at_columns(
+                "span-too-short", f"the resolved span ({span.rule}) is under {MIN_SPAN_CHARS} characters: "
+                "the label is probably mis-anchored", *cols))
         return out
 
     def _not_found(self, doc_id: str, text: str, quote: str, qnode: JsonNode) -> Diagnostic:
         hint = not_found_hint(text, quote)
         if hint is None:
-            return _diag("quote-not-found", f"quote not found in {doc_id}", qnode)
+            return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}", qnode.start, qnode.end)
         loc = corpus_location(self.corpus, doc_id, hint.start, hint.end, f"the text as it is in {doc_id}")
-        line, col = _human(loc.range)
+        where = loc.range.one_based()
         why = {"line break": "across a line break", "whitespace": "with different whitespace",
                "typography": "with different quotes or dashes"}[hint.kind]
-        return _diag("quote-not-found", f"quote not found in {doc_id}; the same words occur {why} at "
-                     f"{line}:{col}: {_short(hint.corpus_text)!r}", qnode, [loc],
-                     doc_id=doc_id, replacement=hint.corpus_text, hint=hint.kind)
+        return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}; the same words occur {why} "
+                                     f"at {where.line}:{where.column}: {_short(hint.corpus_text)!r}",
+                                     qnode.start, qnode.end, (loc,),
+                                     doc_id=doc_id, replacement=hint.corpus_text, hint=hint.kind)
 
     @staticmethod
     def _record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
@@ -231,10 +273,11 @@ class Analyzer:
         if locators_ok and ((record.hop == "single" and n != 1) or (record.hop == "multi" and n < 2)):
             where = record.field_range("hop") if "hop" in record.node.members else record.field_range("locators")
             need = "exactly one locator" if record.hop == "single" else "at least two locators"
-            diags.append(_diag("hop-mismatch", f"hop {record.hop!r} needs {need}, found {n}", where))
+            diags.append(Diagnostic.at_columns("hop-mismatch", f"hop {record.hop!r} needs {need}, found {n}", *where))
         if record.expected_answer is not None and len(record.expected_answer.strip()) < MIN_ANSWER_CHARS:
-            diags.append(_diag("answer-too-thin", f"expected_answer is under {MIN_ANSWER_CHARS} characters: "
-                               "too thin to grade against", record.field_range("expected_answer")))
+            diags.append(Diagnostic.at_columns("answer-too-thin", f"expected_answer is under {MIN_ANSWER_CHARS} "
+                                               "characters: too thin to grade against",
+                                               *record.field_range("expected_answer")))
 
     # --- the whole set ----------------------------------------------------------------------
 
@@ -276,24 +319,3 @@ class Analyzer:
                                   Range.on_line(broken.line, broken.column, broken.column + 1)))
         return out
 
-
-def _human(r: Range) -> tuple[int, int]:
-    return r.line + 1, r.column + 1
-
-
-def _artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> str:
-    """The record's artifact line, exactly as the reference builder serialises it (SPEC §6)."""
-    out = {
-        "query": record.query,
-        "answer_bearing_chunk_ids": sorted({c.chunk_id for r in resolved for c in r.chunks}),
-        "expected_answer": record.expected_answer,
-        "query_id": record.id,
-        "hop": record.hop,
-        "tags": record.tags,
-        "answer_spans": [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end}
-                         for r in resolved],
-        "span_union_coverage": [round(r.coverage, 4) for r in resolved],
-        "chunker_version": CHUNKER_VERSION,
-        "canonical_version": CANONICAL_VERSION,
-    }
-    return json.dumps(out, ensure_ascii=False, sort_keys=True) + "\n"

@@ -2,8 +2,10 @@
 
 The artifact is what retrieval evaluation reads, the manifest is its provenance; both must be
 byte-reproducible from the questions file and corpus (SPEC §6) so that CI can rebuild them in
-memory and fail when the committed copies differ. Writing is all-or-nothing: both files are
-written to temporary siblings and renamed into place only after both are complete.
+memory and fail when the committed copies differ. This module owns their serialisation, one
+artifact line per record and the manifest. Writing is all-or-nothing: both files are written to
+temporary siblings and renamed into place only after both are complete. The staleness check runs
+on every keystroke in the editor, so the committed copies are read again only when they change.
 """
 
 from __future__ import annotations
@@ -13,14 +15,37 @@ import json
 import os
 import subprocess
 import tempfile
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from .analysis import Analysis
 from .canon import CANONICAL_VERSION
 from .chunker import CHUNKER_VERSION
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range
 from .scoring import HitRule
+
+if TYPE_CHECKING:  # analysis imports this module for artifact_line
+    from .analysis import Analysis, ResolvedLocator
+    from .questions import QuestionRecord
+
+
+def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> str:
+    """The record's artifact line, exactly as the reference builder serialises it (SPEC §6)."""
+    out = {
+        "query": record.query,
+        "answer_bearing_chunk_ids": sorted({c.chunk_id for r in resolved for c in r.chunks}),
+        "expected_answer": record.expected_answer,
+        "query_id": record.id,
+        "hop": record.hop,
+        "tags": record.tags,
+        "answer_spans": [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end}
+                         for r in resolved],
+        "span_union_coverage": [round(r.coverage, 4) for r in resolved],
+        "chunker_version": CHUNKER_VERSION,
+        "canonical_version": CANONICAL_VERSION,
+    }
+    return json.dumps(out, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 def corpus_commit(root: Path) -> str:
@@ -75,6 +100,45 @@ def write_atomically(files: dict[Path, str]) -> None:
                 os.unlink(tmp)
 
 
+class CommittedFile:
+    """A committed derived file as read once: its text (None when missing or unreadable)."""
+
+    def __init__(self, text: str | None):
+        self.text = text
+
+    @cached_property
+    def lines(self) -> frozenset[str]:
+        """The artifact's lines, with their line ends."""
+        return frozenset((self.text or "").splitlines(keepends=True))
+
+    @cached_property
+    def parsed(self) -> Any:
+        """The manifest's content, None when it is missing or not JSON."""
+        try:
+            return json.loads(self.text) if self.text is not None else None
+        except (ValueError, RecursionError):  # json.JSONDecodeError is a ValueError
+            return None
+
+
+class CommittedFiles:
+    """The committed artifact and manifest, re-read only when (st_mtime_ns, st_size) changes."""
+
+    def __init__(self) -> None:
+        self._files: dict[Path, tuple[tuple[int, int], CommittedFile]] = {}
+
+    def get(self, path: Path) -> CommittedFile:
+        try:
+            st = path.stat()
+        except OSError:
+            return CommittedFile(None)
+        key = (st.st_mtime_ns, st.st_size)
+        cached = self._files.get(path)
+        if cached is None or cached[0] != key:
+            cached = key, CommittedFile(_read(path))
+            self._files[path] = cached
+        return cached[1]
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_bytes().decode("utf-8")
@@ -83,10 +147,11 @@ def _read(path: Path) -> str | None:
 
 
 def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | None,
-              manifest_path: Path | None, build_command: str) -> list[Diagnostic]:
+              manifest_path: Path | None, build_command: str, files: CommittedFiles) -> list[Diagnostic]:
     """stale-artifact / stale-manifest findings, located at the records that differ.
 
-    A path of None is not checked (the set does not keep that file).
+    A path of None is not checked (the set does not keep that file); ``files`` reads the
+    committed copies.
     """
     fresh = analysis.artifact_text()
     if fresh is None:
@@ -97,14 +162,10 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
     out: list[Diagnostic] = []
     data = {"command": build_command}
     if artifact_path is not None:
-        out.extend(_artifact_staleness(analysis, fresh, artifact_path, fix, data))
+        out.extend(_artifact_staleness(analysis, fresh, artifact_path, files.get(artifact_path), fix, data))
     if manifest_path is None:
         return out
-    text = _read(manifest_path)
-    try:
-        committed = json.loads(text) if text is not None else None
-    except json.JSONDecodeError:
-        committed = None
+    committed = files.get(manifest_path).parsed
     if not isinstance(committed, dict):
         out.append(Diagnostic("stale-manifest", f"manifest {manifest_path} is missing or not JSON{fix}",
                               path, top, data=data))
@@ -117,17 +178,16 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
     return out
 
 
-def _artifact_staleness(analysis: Analysis, fresh: str, artifact_path: Path, fix: str,
-                        data: dict) -> list[Diagnostic]:
+def _artifact_staleness(analysis: Analysis, fresh: str, artifact_path: Path, committed: CommittedFile,
+                        fix: str, data: dict) -> list[Diagnostic]:
     path = analysis.path
     top = Range.on_line(0, 0, 0)
     out: list[Diagnostic] = []
-    current = _read(artifact_path)
-    if current is None:
+    if committed.text is None:
         out.append(Diagnostic("stale-artifact", f"artifact {artifact_path} is missing or unreadable{fix}",
                               path, top, data=data))
-    elif current != fresh:
-        have = set(current.splitlines(keepends=True))
+    elif committed.text != fresh:
+        have = committed.lines
         differing = [r for r in analysis.records if r.result.artifact_line and r.result.artifact_line not in have]
         where = top
         if differing:

@@ -46,6 +46,12 @@ def canonicalize(raw: str) -> str:
     return text
 
 
+def editor_text(raw: str) -> str:
+    """A file's text as editors show it: VS Code, Neovim and Emacs keep one leading BOM out of the
+    buffer, so the columns a client counts on line 0 start after it (a further BOM is a character)."""
+    return raw[1:] if raw.startswith("\ufeff") else raw
+
+
 def line_starts(text: str) -> list[int]:
     """Offsets at which each ``\\n``-separated line of ``text`` starts."""
     starts = [0]
@@ -66,9 +72,7 @@ class PositionMap:
     """
 
     def __init__(self, raw: str, canonical: str):
-        # Editors (VS Code, Neovim, Emacs) keep a file's BOM out of the buffer, so the columns
-        # a client counts on line 0 start after it; only further BOMs are visible characters.
-        self._raw = raw[1:] if raw.startswith("\ufeff") else raw
+        self._raw = editor_text(raw)
         self._text = canonical
         self._starts: list[int] | None = None
         self._raw_lines: list[str] | None = None

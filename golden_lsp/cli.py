@@ -12,13 +12,14 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Iterable
 
 from . import __version__
 from .analysis import Analysis
-from .config import Config, ConfigError, config_for
-from .diagnostics import Diagnostic, Range
+from .config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
+from .diagnostics import Diagnostic
 from .project import GoldenSet
 
 USAGE_ERROR = 2
@@ -33,26 +34,24 @@ def _display(path: Path) -> str:
     return str(path) if rel.startswith("..") else rel
 
 
-def _human(r: Range) -> dict:
-    return {"line": r.line + 1, "column": r.column + 1, "end_line": r.end_line + 1, "end_column": r.end_column + 1}
-
-
 def format_text(diags: Iterable[Diagnostic]) -> str:
     lines = []
     for d in diags:
-        lines.append(f"{_display(d.path)}:{d.range.line + 1}:{d.range.column + 1}: "
-                     f"{d.severity.value}[{d.code}] {d.message}")
+        r = d.range.one_based()
+        lines.append(f"{_display(d.path)}:{r.line}:{r.column}: {d.severity.value}[{d.code}] {d.message}")
         for rel in d.related:
-            lines.append(f"  {_display(rel.path)}:{rel.range.line + 1}:{rel.range.column + 1}: note: {rel.message}")
+            r = rel.range.one_based()
+            lines.append(f"  {_display(rel.path)}:{r.line}:{r.column}: note: {rel.message}")
     return "".join(line + "\n" for line in lines)
 
 
 def format_json(diags: Iterable[Diagnostic]) -> str:
     out = []
     for d in diags:
-        item = {"path": _display(d.path), **_human(d.range), "severity": d.severity.value, "code": d.code,
-                "message": d.message,
-                "related": [{"path": _display(r.path), **_human(r.range), "message": r.message} for r in d.related]}
+        item = {"path": _display(d.path), **asdict(d.range.one_based()), "severity": d.severity.value,
+                "code": d.code, "message": d.message,
+                "related": [{"path": _display(r.path), **asdict(r.range.one_based()), "message": r.message}
+                            for r in d.related]}
         if "replacement" in d.data:
             item["fix"] = {"replacement": d.data["replacement"]}
         out.append(item)
@@ -68,9 +67,9 @@ def format_github(diags: Iterable[Diagnostic]) -> str:
     kinds = {"error": "error", "warning": "warning"}
     lines = []
     for d in diags:
-        r = _human(d.range)
-        props = (f"file={_gh_escape(_display(d.path), True)},line={r['line']},col={r['column']},"
-                 f"endLine={r['end_line']},endColumn={r['end_column']},title={_gh_escape(d.code, True)}")
+        r = d.range.one_based()
+        props = (f"file={_gh_escape(_display(d.path), True)},line={r.line},col={r.column},"
+                 f"endLine={r.end_line},endColumn={r.end_column},title={_gh_escape(d.code, True)}")
         lines.append(f"::{kinds.get(d.severity.value, 'notice')} {props}::{_gh_escape(d.message)}\n")
     return "".join(lines)
 
@@ -117,6 +116,8 @@ def _golden_set(args: argparse.Namespace, target: Path | None) -> GoldenSet:
                                                 "max_chars", "hit_rule")}
     if target is not None and target.is_file():
         overrides["questions"] = target
+    elif target is not None and config.source is None and args.questions is None:
+        overrides["questions"] = target / DEFAULT_QUESTIONS  # a folder without a config: its own file
     config = config.with_overrides(overrides, Path.cwd())
     return GoldenSet(config)
 
@@ -147,6 +148,14 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+def _tcp_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``:PORT`` for 127.0.0.1) as (host, port)."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+        raise ConfigError(f"--tcp expects HOST:PORT with a port from 1 to 65535, not {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if "--check" in argv:
@@ -156,9 +165,14 @@ def main(argv: list[str] | None = None) -> int:
         argv.insert(0, "serve")
     args = _parser().parse_args(argv)
     if args.command == "serve":
+        try:
+            tcp = _tcp_address(args.tcp) if args.tcp is not None else None
+        except ConfigError as exc:
+            sys.stderr.write(f"golden-lsp: {exc}\n")
+            return USAGE_ERROR
         from .server import serve  # the protocol layer is imported only to serve
 
-        return serve(args.tcp)
+        return serve(tcp)
     try:
         return _check(args) if args.command == "check" else _build(args)
     except ConfigError as exc:

@@ -2,8 +2,9 @@
 
 Resolution, scoring, hover and the artifact all read documents through this one index, so the
 corpus is read and chunked once per process however many questions point into it; the language
-server replaces a single document when the author edits a chapter (``with_document``) instead
-of re-reading the folder.
+server replaces a single document instead of re-reading the folder: from disk when a file changes
+(``with_file``, decoded exactly as ``load_corpus`` decodes every file), or from the text of an
+editor buffer while the author edits a chapter (``with_document``).
 """
 
 from __future__ import annotations
@@ -90,6 +91,8 @@ class Corpus:
     max_chars: int
     docs: dict[str, CorpusDoc]
     broken: dict[str, BrokenDoc] = field(default_factory=dict)
+    #: doc_ids of existing files under the root that the glob does not match (asked before)
+    _unmatched: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
 
     @property
     def n_chunks(self) -> int:
@@ -106,53 +109,82 @@ class Corpus:
         return h.hexdigest()
 
     def doc_id_for(self, path: Path) -> str | None:
-        """The doc_id a file would have in this corpus, or None when it is outside or unmatched."""
+        """The doc_id ``path`` has or would have in this corpus; None when outside or unmatched.
+
+        A known document (readable or broken) answers at once. Any other file under the root
+        (one just created) must exist and be among ``root.glob(glob)``: pathlib's own semantics,
+        exactly the files ``load_corpus`` reads.
+        """
         try:
-            rel = path.resolve().relative_to(self.root.resolve())
+            doc_id = path.resolve().relative_to(self.root.resolve()).as_posix()
         except ValueError:
             return None
-        return rel.as_posix() if glob_regex(self.glob).fullmatch(rel.as_posix()) else None
+        if doc_id in self.docs or doc_id in self.broken:
+            return doc_id
+        if doc_id in self._unmatched or not path.is_file():
+            return None
+        if any(p.relative_to(self.root).as_posix() == doc_id for p in self.root.glob(self.glob)):
+            return doc_id
+        self._unmatched.add(doc_id)
+        return None
 
-    def with_document(self, path: Path, raw: str | None) -> Corpus:
-        """A copy of this corpus where ``path`` has the text ``raw`` (None: the file is gone)."""
+    def with_file(self, path: Path) -> Corpus:
+        """A copy of this corpus with ``path`` read again from disk, exactly as ``load_corpus`` reads it.
+
+        The file becomes a document, or a broken one when it is not UTF-8; a file that is gone
+        leaves the corpus. A path outside the corpus returns this corpus itself. Raises
+        ``CorpusConfigError`` when the file exists but cannot be read.
+        """
         doc_id = self.doc_id_for(path)
         if doc_id is None:
             return self
-        docs = dict(self.docs)
-        broken = dict(self.broken)
-        broken.pop(doc_id, None)
-        if raw is None:
-            docs.pop(doc_id, None)
-        else:
-            docs[doc_id] = CorpusDoc(doc_id, path, raw, canonicalize(raw), self.max_chars)
+        return self._replaced(doc_id, read_document(self.root, doc_id, self.max_chars))
+
+    def with_document(self, path: Path, raw: str) -> Corpus:
+        """A copy of this corpus where ``path`` has the text ``raw`` (an editor's unsaved buffer)."""
+        doc_id = self.doc_id_for(path)
+        if doc_id is None:
+            return self
+        return self._replaced(doc_id, CorpusDoc(doc_id, self.root / doc_id, raw, canonicalize(raw), self.max_chars))
+
+    def _replaced(self, doc_id: str, doc: CorpusDoc | BrokenDoc | None) -> Corpus:
+        docs = {k: v for k, v in self.docs.items() if k != doc_id}
+        broken = {k: v for k, v in self.broken.items() if k != doc_id}
+        _file(doc, docs, broken)
         return Corpus(self.root, self.glob, self.max_chars, dict(sorted(docs.items())), broken)
 
 
-def glob_regex(pattern: str) -> re.Pattern[str]:
-    """A regex equivalent to ``Path.glob(pattern)`` over root-relative POSIX paths."""
-    out = []
-    i = 0
-    while i < len(pattern):
-        if pattern.startswith("**/", i):
-            out.append("(?:.*/)?")
-            i += 3
-        elif pattern.startswith("**", i):
-            out.append(".*")
-            i += 2
-        elif pattern[i] == "*":
-            out.append("[^/]*")
-            i += 1
-        elif pattern[i] == "?":
-            out.append("[^/]")
-            i += 1
-        elif pattern[i] == "[" and "]" in pattern[i + 1:]:
-            j = pattern.index("]", i + 1)
-            out.append("[" + pattern[i + 1:j].replace("!", "^", 1) + "]")
-            i = j + 1
-        else:
-            out.append(re.escape(pattern[i]))
-            i += 1
-    return re.compile("".join(out))
+def read_document(root: Path, doc_id: str, max_chars: int) -> CorpusDoc | BrokenDoc | None:
+    """The corpus file ``root/doc_id`` read as bytes and decoded as strict UTF-8 (SPEC §1).
+
+    A file that is not UTF-8 is a ``BrokenDoc`` located at its first bad byte; None when there is
+    no regular file there; ``CorpusConfigError`` when it cannot be read.
+    """
+    path = root / doc_id
+    try:
+        if not path.is_file():
+            return None
+        data = path.read_bytes()
+    except FileNotFoundError:  # removed since is_file
+        return None
+    except OSError as exc:
+        raise CorpusConfigError(f"cannot read corpus file {path}: {exc.strerror}") from None
+    try:
+        raw = decode_strict(data)
+    except NotUtf8Error as exc:
+        # lines as editors count them (\r\n, \r or \n), columns in code points
+        lines = _RAW_BREAKS.split(data[: exc.offset])
+        column = len(lines[-1].decode("utf-8", "replace"))
+        return BrokenDoc(doc_id, path, exc.offset, str(exc), len(lines) - 1, column)
+    return CorpusDoc(doc_id, path, raw, canonicalize(raw), max_chars)
+
+
+def _file(doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken: dict[str, BrokenDoc]) -> None:
+    """File a document read from disk under the readable or the broken ones (None: nowhere)."""
+    if isinstance(doc, CorpusDoc):
+        docs[doc.doc_id] = doc
+    elif doc is not None:
+        broken[doc.doc_id] = doc
 
 
 def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHARS) -> Corpus:
@@ -166,22 +198,7 @@ def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHA
     except (NotImplementedError, ValueError) as exc:  # e.g. an absolute pattern
         raise CorpusConfigError(f"invalid glob {glob!r}: {exc}") from None
     for path in paths:
-        if not path.is_file():
-            continue
-        doc_id = path.relative_to(root).as_posix()
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise CorpusConfigError(f"cannot read corpus file {path}: {exc.strerror}") from None
-        try:
-            raw = decode_strict(data)
-        except NotUtf8Error as exc:
-            # lines as editors count them (\r\n, \r or \n), columns in code points
-            lines = _RAW_BREAKS.split(data[: exc.offset])
-            column = len(lines[-1].decode("utf-8", "replace"))
-            broken[doc_id] = BrokenDoc(doc_id, path, exc.offset, str(exc), len(lines) - 1, column)
-            continue
-        docs[doc_id] = CorpusDoc(doc_id, path, raw, canonicalize(raw), max_chars)
+        _file(read_document(root, path.relative_to(root).as_posix(), max_chars), docs, broken)
     if not docs and not broken:
         raise CorpusConfigError(f"no document in {root} matches {glob!r}")
     return Corpus(root, glob, max_chars, dict(sorted(docs.items())), broken)

@@ -19,8 +19,6 @@ from typing import Any
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
-    INFORMATION = "information"
-    HINT = "hint"
 
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -49,6 +47,7 @@ CODES: dict[str, Severity] = {
     "stale-artifact": E,
     "stale-manifest": E,
     "corpus-error": E,
+    "config-error": E,
 }
 
 
@@ -66,6 +65,10 @@ class Range:
     def moved_to(self, line: int) -> Range:
         """This range with its first line at ``line`` (ranges from a single-line parse)."""
         return Range(line, self.column, line + self.end_line - self.line, self.end_column)
+
+    def one_based(self) -> Range:
+        """The same range numbered for people (and CI annotations): lines and columns from 1."""
+        return Range(self.line + 1, self.column + 1, self.end_line + 1, self.end_column + 1)
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,15 @@ class Diagnostic:
     range: Range
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @classmethod
+    def at_columns(cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (),
+                   **data: Any) -> Diagnostic:
+        """A finding in one line's text at columns [start, end), on line 0 of no file yet.
+
+        Lines are analysed independently of where they sit; ``moved_to`` places the finding.
+        """
+        return cls(code, message, Path(), Range.on_line(0, start, end), tuple(related), data)
 
     @property
     def severity(self) -> Severity:

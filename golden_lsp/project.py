@@ -12,8 +12,8 @@ import shlex
 from pathlib import Path
 
 from .analysis import Analysis, Analyzer
-from .artifact import corpus_commit, manifest, manifest_text, staleness, write_atomically
-from .canon import NotUtf8Error, decode_strict
+from .artifact import CommittedFiles, corpus_commit, manifest, manifest_text, staleness, write_atomically
+from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
 from .scoring import parse_hit_rule
@@ -28,6 +28,9 @@ class GoldenSet:
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
         self.analyzer = Analyzer(self.corpus, self.hit_rule)
+        self._committed = CommittedFiles()
+        #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
+        self._manifest: tuple[Corpus, int, str, dict] | None = None
 
     @property
     def questions_path(self) -> Path:
@@ -38,9 +41,10 @@ class GoldenSet:
         self.analyzer.set_corpus(corpus)
 
     def read_questions(self, path: Path | None = None) -> str:
+        """The questions file as an editor shows it (without a leading BOM), so columns agree."""
         path = path or self.questions_path
         try:
-            return decode_strict(path.read_bytes())
+            return editor_text(decode_strict(path.read_bytes()))
         except FileNotFoundError:
             raise ConfigError(f"questions file not found: {path}") from None
         except OSError as exc:
@@ -58,7 +62,14 @@ class GoldenSet:
         return "golden-lsp build"
 
     def fresh_manifest(self, analysis: Analysis, commit: str = "unknown") -> dict:
-        return manifest(self.corpus, analysis.counts()["records"], self.hit_rule, commit)
+        """The manifest a build would write; made again only when the corpus object, the number of
+        records or the commit changes (the hit rule is the set's own)."""
+        n_records = analysis.counts()["records"]
+        made = self._manifest
+        if made is None or made[0] is not self.corpus or made[1:3] != (n_records, commit):
+            made = (self.corpus, n_records, commit, manifest(self.corpus, n_records, self.hit_rule, commit))
+            self._manifest = made
+        return dict(made[3])
 
     def _kept(self, key: str, path: Path) -> Path | None:
         """A derived file is checked when configured explicitly or when it exists."""
@@ -71,14 +82,25 @@ class GoldenSet:
             return analysis
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
-                          self._kept("manifest", self.config.manifest_path()), self.build_command())
+                          self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
         if not stale:
             return analysis
         diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
         return dataclasses.replace(analysis, diagnostics=diagnostics)
 
+    def _refuse_colliding_paths(self) -> None:
+        """A build must not write over its own inputs, nor write artifact and manifest to one file."""
+        owners = {doc.path.resolve(): f"corpus document {doc.doc_id}"
+                  for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
+        for what, path in (("questions file", self.questions_path), ("artifact", self.config.artifact_path()),
+                           ("manifest", self.config.manifest_path())):
+            other = owners.setdefault(path.resolve(), what)
+            if other != what:
+                raise ConfigError(f"the {what} and the {other} are the same file: {path}")
+
     def build(self, text: str | None = None) -> tuple[Analysis, bool]:
         """Write artifact and manifest, or nothing when there is any error."""
+        self._refuse_colliding_paths()
         analysis = self.analyze(text)
         body = analysis.artifact_text()
         if body is None:

@@ -13,10 +13,9 @@ import json
 import re
 from dataclasses import dataclass, field
 from json.decoder import scanstring
-from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic, Range
+from .diagnostics import Diagnostic
 
 _WS = re.compile(r"[ \t\n\r]*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -26,6 +25,8 @@ RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags")
 REQUIRED_FIELDS = ("id", "query", "expected_answer", "locators")
 LOCATOR_FIELDS = ("doc", "quote", "exact")
 HOPS = ("single", "multi")
+#: deepest nesting of arrays and objects the walker follows (a record needs 3 levels)
+MAX_DEPTH = 100
 
 
 @dataclass
@@ -40,12 +41,14 @@ class JsonNode:
     members: dict[str, tuple[JsonNode, JsonNode]] = field(default_factory=dict)
 
 
-def _parse_node(s: str, i: int) -> tuple[JsonNode, int]:
+def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
     i = _WS.match(s, i).end()
     c = s[i]
     if c == '"':
         value, end = scanstring(s, i + 1)
         return JsonNode(i, end, value), end
+    if c in "{[" and depth >= MAX_DEPTH:
+        raise json.JSONDecodeError(f"values nested deeper than {MAX_DEPTH} levels", s, i)
     if c == "{":
         node = JsonNode(i, i, {})
         j = _WS.match(s, i + 1).end()
@@ -57,7 +60,7 @@ def _parse_node(s: str, i: int) -> tuple[JsonNode, int]:
             key, kend = scanstring(s, j + 1)
             key_node = JsonNode(j, kend, key)
             j = _WS.match(s, kend).end() + 1  # past ':'
-            value_node, j = _parse_node(s, j)
+            value_node, j = _parse_node(s, j, depth + 1)
             node.members[key] = (key_node, value_node)
             node.value[key] = value_node.value
             j = _WS.match(s, j).end()
@@ -72,7 +75,7 @@ def _parse_node(s: str, i: int) -> tuple[JsonNode, int]:
             node.end = j + 1
             return node, j + 1
         while True:
-            item, j = _parse_node(s, j)
+            item, j = _parse_node(s, j, depth + 1)
             node.items.append(item)
             node.value.append(item.value)
             j = _WS.match(s, j).end()
@@ -85,7 +88,12 @@ def _parse_node(s: str, i: int) -> tuple[JsonNode, int]:
 
 
 def parse_json_line(text: str) -> JsonNode:
-    """Parse one line; raises ``json.JSONDecodeError`` exactly when ``json.loads`` would."""
+    """Parse one line; raises what ``json.loads`` raises on it, and more for deep nesting.
+
+    That is ``json.JSONDecodeError`` for invalid JSON, a plain ``ValueError`` for an integer of
+    more than 4300 digits, ``RecursionError`` for nesting too deep for the decoder, and
+    ``json.JSONDecodeError`` for arrays or objects nested deeper than ``MAX_DEPTH``.
+    """
     json.loads(text)
     node, _ = _parse_node(text, 0)
     return node
@@ -119,10 +127,10 @@ class QuestionRecord:
     #: False when any field is missing or mistyped: such a record is never built
     valid: bool = True
 
-    def field_range(self, name: str, key: bool = False) -> tuple[int, int]:
-        """[start, end) of a member's value (or key) in the line; the object if absent."""
+    def field_range(self, name: str) -> tuple[int, int]:
+        """[start, end) of a member's value in the line; the object if absent."""
         if name in self.node.members:
-            n = self.node.members[name][0 if key else 1]
+            n = self.node.members[name][1]
             return n.start, n.end
         return self.node.start, self.node.end
 
@@ -131,10 +139,6 @@ def is_skipped(line: str) -> bool:
     """Blank lines and ``//`` comment lines carry no record."""
     stripped = line.strip()
     return not stripped or stripped.startswith("//")
-
-
-def _diag(code: str, message: str, start: int, end: int) -> Diagnostic:
-    return Diagnostic(code, message, Path(), Range.on_line(0, start, end))
 
 
 def _is_str_list(value: Any) -> bool:
@@ -147,35 +151,39 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     body = text[lead:]
     try:
         node = parse_json_line(body)
-    except json.JSONDecodeError as exc:
-        col = lead + exc.pos
+    except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
+        col = lead + getattr(exc, "pos", 0)
         end = max(col + 1, len(text.rstrip()))
-        return None, [_diag("invalid-json", f"invalid JSON: {exc.msg} (column {col + 1})", col, end)]
+        reason = getattr(exc, "msg", None) or str(exc).split(";")[0]  # not Python's advice after ";"
+        message = f"invalid JSON: {reason} (column {col + 1})"
+        return None, [Diagnostic.at_columns("invalid-json", message, col, end)]
     _shift(node, lead)
     lone = _lone_surrogate(node)
     if lone is not None:
         # json accepts "\ud800" alone, but no UTF-8 file (the artifact) can hold it
-        return None, [_diag("invalid-json", "invalid JSON: a \\u escape is a lone surrogate, not a character",
-                            lone.start, lone.end)]
+        return None, [Diagnostic.at_columns("invalid-json", "invalid JSON: a \\u escape is a lone surrogate, "
+                                            "not a character", lone.start, lone.end)]
     if not isinstance(node.value, dict):
         kind = type(node.value).__name__ if not isinstance(node.value, list) else "array"
-        return None, [_diag("not-an-object", f"each line must be a JSON object, not {kind}",
-                            node.start, node.end)]
+        return None, [Diagnostic.at_columns("not-an-object", f"each line must be a JSON object, not {kind}",
+                                            node.start, node.end)]
     rec = QuestionRecord(node)
     diags: list[Diagnostic] = []
 
     def wrong(name: str, message: str) -> None:
         rec.valid = False
-        diags.append(_diag("wrong-type", message, *rec.field_range(name)))
+        diags.append(Diagnostic.at_columns("wrong-type", message, *rec.field_range(name)))
 
     for name in REQUIRED_FIELDS:
         if name not in node.members:
             rec.valid = False
-            diags.append(_diag("missing-field", f"missing required field {name!r}", node.start, node.end))
+            diags.append(Diagnostic.at_columns("missing-field", f"missing required field {name!r}",
+                                               node.start, node.end))
     for name, (key_node, _) in node.members.items():
         if name not in RECORD_FIELDS:
-            diags.append(_diag("unknown-field", f"unknown field {name!r} (known: {', '.join(RECORD_FIELDS)})",
-                               key_node.start, key_node.end))
+            diags.append(Diagnostic.at_columns("unknown-field",
+                                               f"unknown field {name!r} (known: {', '.join(RECORD_FIELDS)})",
+                                               key_node.start, key_node.end))
     members = node.value
     for name in ("id", "query", "expected_answer"):
         if name in members:
@@ -211,30 +219,35 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
 
 def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
     if not isinstance(item.value, dict):
-        return None, [_diag("wrong-type", "each locator must be an object {\"doc\", \"quote\"}", item.start, item.end)]
+        return None, [Diagnostic.at_columns("wrong-type", "each locator must be an object {\"doc\", \"quote\"}",
+                                            item.start, item.end)]
     diags = []
     members = item.members
     for name, (key_node, _) in members.items():
         if name not in LOCATOR_FIELDS:
-            diags.append(_diag("unknown-field", f"unknown locator field {name!r} (known: doc, quote, exact)",
-                               key_node.start, key_node.end))
+            diags.append(Diagnostic.at_columns("unknown-field",
+                                               f"unknown locator field {name!r} (known: doc, quote, exact)",
+                                               key_node.start, key_node.end))
     values: dict[str, Any] = {}
     for name in ("doc", "quote"):
         if name not in members:
-            diags.append(_diag("missing-field", f"locator is missing {name!r}", item.start, item.end))
+            diags.append(Diagnostic.at_columns("missing-field", f"locator is missing {name!r}",
+                                               item.start, item.end))
             continue
         value_node = members[name][1]
         if isinstance(value_node.value, str):
             values[name] = value_node.value
         else:
-            diags.append(_diag("wrong-type", f"locator {name!r} must be a string", value_node.start, value_node.end))
+            diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be a string",
+                                               value_node.start, value_node.end))
     exact = False
     if "exact" in members:
         value_node = members["exact"][1]
         if isinstance(value_node.value, bool):
             exact = value_node.value
         else:
-            diags.append(_diag("wrong-type", "locator 'exact' must be true or false", value_node.start, value_node.end))
+            diags.append(Diagnostic.at_columns("wrong-type", "locator 'exact' must be true or false",
+                                               value_node.start, value_node.end))
     return Locator(
         values.get("doc"), values.get("quote"), exact, item,
         members["doc"][1] if "doc" in values else None,

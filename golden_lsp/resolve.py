@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _TABLE_ROW = re.compile(r"^\s*\|")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+\.)\s")
@@ -53,7 +54,8 @@ def _line_bounds(t: str, p: int) -> tuple[int, int]:
 
 def enclosing_block(t: str, start: int, end: int) -> tuple[int, int, str]:
     """SPEC §4: the table row, list item or paragraph around [start, end)."""
-    block_lo = t.rfind("\n\n", 0, start) + 2 if t.rfind("\n\n", 0, start) != -1 else 0
+    prev = t.rfind("\n\n", 0, start)
+    block_lo = prev + 2 if prev != -1 else 0
     nxt = t.find("\n\n", end)
     block_hi = nxt + 1 if nxt != -1 else len(t)
     first_lo = _line_bounds(t, start)[0]
@@ -160,12 +162,14 @@ def not_found_hint(text: str, quote: str) -> Hint | None:
     return Hint(m.start(), m.end(), kind, found)
 
 
+@lru_cache(maxsize=1024)
 def lengthen(text: str, quote: str, at: int) -> str | None:
     """The shortest whole-word extension of the quote at ``at`` that occurs exactly once.
 
     It stays on the occurrence's line when the line allows, else grows across lines. Uniqueness
     is monotone (a superstring of a unique string is unique), so for each left boundary the
-    right boundary is found by bisection.
+    right boundary is found by bisection. Cached: editors ask for code actions on every cursor
+    move, and a document's text hashes once (Python caches a string's hash).
     """
     end = at + len(quote)
     line_lo = text.rfind("\n", 0, at) + 1

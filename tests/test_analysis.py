@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 
 from core_support import FAQ, GUIDE, SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, codes, loc, only, qline
-from golden_lsp.analysis import Analyzer
+from golden_lsp.analysis import Analysis, Analyzer
+from golden_lsp.diagnostics import CODES, Severity
 from golden_lsp.chunker import chunk_document
 from golden_lsp.corpus import load_corpus
 from golden_lsp.scoring import parse_hit_rule
@@ -237,3 +239,87 @@ def test_max_chars_change_invalidates_cache(tmp_path):
     small = json.loads(analyzer.analyze(tmp_path / "q", text).artifact_text())
     assert big["answer_bearing_chunk_ids"] != small["answer_bearing_chunk_ids"]
     assert len(small["answer_bearing_chunk_ids"]) == 2
+
+
+def test_each_questions_file_keeps_its_own_line_cache(tmp_path):
+    corpus, _ = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    a, b = tmp_path / "a.questions.jsonl", tmp_path / "b.questions.jsonl"
+    text_a = "\n".join(SAMPLE_LINES[:4]) + "\n"
+    text_b = "\n".join(SAMPLE_LINES[4:]) + "\n"
+    first = [r.result for r in analyzer.analyze(a, text_a).records]
+    analyzer.analyze(b, text_b)
+    assert [r.result for r in analyzer.analyze(a, text_a).records] == first
+    assert all(x is y for x, y in zip((r.result for r in analyzer.analyze(a, text_a).records), first))
+
+
+def test_unchanged_corpus_skips_the_document_check_and_placed_findings_are_reused(tmp_path, monkeypatch):
+    lines = SAMPLE_LINES + [qline("q8", [loc("faq.md", "not in the faq at all")])]
+    corpus, _ = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    checks = []
+    real_fresh = Analyzer._fresh
+    monkeypatch.setattr(Analyzer, "_fresh", lambda self, result: checks.append(result) or real_fresh(self, result))
+    path = tmp_path / "questions.jsonl"
+    text = "\n".join(lines) + "\n"
+    first = analyzer.analyze(path, text)
+    second = analyzer.analyze(path, text)
+    assert checks == []
+    assert [(d.code, d.range) for d in second.diagnostics] == [(d.code, d.range) for d in first.diagnostics]
+    before = only(first, "quote-not-found")
+    assert only(second, "quote-not-found") is before  # not re-created: same line, same result
+    # a line inserted above moves every finding below it, and only those are re-created
+    shifted = analyzer.analyze(path, "// a new comment\n" + text)
+    moved = only(shifted, "quote-not-found")
+    assert moved is not before and moved.range == before.range.moved_to(before.range.line + 1)
+    assert checks == []
+    # after a corpus change every kept line is checked against the documents it quotes once
+    analyzer.set_corpus(corpus.with_document(corpus.docs["faq.md"].path, FAQ + "\nMore text.\n"))
+    analyzer.analyze(path, text)
+    assert len(checks) == len(set(SAMPLE_LINES) - {"", SAMPLE_LINES[0]}) + 1
+    checks.clear()
+    analyzer.analyze(path, text)
+    assert checks == []
+
+
+def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypatch):
+    import golden_lsp.analysis as analysis_module
+
+    real = analysis_module.not_found_hint
+
+    def broken_hint(text, quote):
+        if quote == "trigger the bug":
+            raise RuntimeError("a bug")
+        return real(text, quote)
+
+    monkeypatch.setattr(analysis_module, "not_found_hint", broken_hint)
+    lines = [qline("q1", [loc("faq.md", "offsets break whenever")]),
+             qline("q2", [loc("faq.md", "trigger the bug")]),
+             qline("q3", [loc("faq.md", "not in the faq at all")])]
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    errors = [(d.range.line, d.code) for d in analysis.diagnostics if d.severity.value == "error"]
+    assert errors == [(1, "invalid-json"), (2, "quote-not-found")]
+    bad = only(analysis, "invalid-json")
+    assert bad.message == "cannot analyse this line (RuntimeError: a bug)"
+    assert (bad.range.column, bad.range.end_column) == (0, len(lines[1]))
+    assert analysis.artifact_text() is None
+
+
+def test_ambiguous_count_stops_after_the_listed_occurrences(tmp_path):
+    doc = "# D\n\n" + "".join(f"Sentence {i} says tick, and only the number differs here.\n" for i in range(25))
+    _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", "tick")])])
+    d = only(analysis, "quote-ambiguous")
+    assert d.message.startswith("quote occurs more than 20 times in d.md (at 3:17, 4:17, 5:17, 6:17, 7:17, …)")
+    assert len(d.related) == 20 and d.related[0].message == "occurrence 1 of more than 20"
+    assert len(analysis.records[0].result.resolved[0].ambiguous_at) == 21
+    # up to the listed number the count is exact
+    doc = "# D\n\n" + "".join(f"Sentence {i} says tick, and only the number differs here.\n" for i in range(20))
+    _, analysis = analyze_lines(tmp_path / "b", {"d.md": doc}, [qline("q1", [loc("d.md", "tick")])])
+    d = only(analysis, "quote-ambiguous")
+    assert d.message.startswith("quote occurs 20 times in d.md") and d.related[-1].message == "occurrence 20 of 20"
+
+
+def test_config_error_is_a_declared_error_code():
+    assert CODES["config-error"] is Severity.ERROR
+    assert set(Severity) == {Severity.ERROR, Severity.WARNING}
+    assert {f.name for f in fields(Analysis)} == {"path", "records", "diagnostics"}

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, loc, make_project, qline, write_questions
-from golden_lsp.artifact import corpus_commit, write_atomically
+from golden_lsp.artifact import artifact_line, corpus_commit, write_atomically
 from golden_lsp.canon import canonicalize
 from golden_lsp.chunker import chunk_document
-from golden_lsp.config import load_config
+from golden_lsp.config import ConfigError, load_config
 from golden_lsp.project import GoldenSet
 
 
@@ -60,6 +60,12 @@ def test_build_writes_a_fresh_artifact_and_manifest(project):
         "docs": {n: {"sha256": hashlib.sha256(t.encode()).hexdigest(), "chars": len(t)} for n, t in docs.items()},
     }
     assert m == gs.fresh_manifest(analysis)
+
+
+def test_the_artifact_is_one_serialised_line_per_record(project):
+    analysis = golden(project).analyze()
+    records = [r for r in analysis.records if r.record is not None]
+    assert analysis.artifact_text() == "".join(artifact_line(r.record, r.result.resolved) for r in records)
 
 
 def test_build_is_deterministic(project):
@@ -239,3 +245,61 @@ def test_check_writes_nothing(project):
     before = sorted(os.listdir(project))
     golden(project).check()
     assert sorted(os.listdir(project)) == before
+
+
+def test_committed_files_are_read_again_only_when_they_change(project, monkeypatch):
+    import golden_lsp.artifact as artifact_module
+
+    golden(project).build()
+    reads = []
+    real_read = artifact_module._read
+    monkeypatch.setattr(artifact_module, "_read", lambda path: reads.append(path.name) or real_read(path))
+    gs = golden(project)
+    for _ in range(3):
+        assert [d.code for d in gs.check().diagnostics] == ["too-few-records"]
+    assert sorted(reads) == ["golden-set.v1.jsonl", "golden-set.v1.manifest.json"]
+    path = project / "golden-set.v1.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    path.write_text("".join(lines[:-1]), encoding="utf-8")  # another size: read again
+    assert [d.code for d in gs.check().diagnostics if d.code.startswith("stale-")] == ["stale-artifact"]
+    assert sorted(reads) == ["golden-set.v1.jsonl", "golden-set.v1.jsonl", "golden-set.v1.manifest.json"]
+
+
+def test_fresh_manifest_is_made_once_per_corpus_and_record_count(project, monkeypatch):
+    import golden_lsp.project as project_module
+
+    made = []
+    real_manifest = project_module.manifest
+    monkeypatch.setattr(project_module, "manifest", lambda *args: made.append(args) or real_manifest(*args))
+    gs = golden(project)
+    analysis = gs.analyze()
+    first = gs.fresh_manifest(analysis)
+    first["n_records"] = -1  # a caller's copy: the cached manifest is unaffected
+    assert gs.fresh_manifest(analysis)["n_records"] == 7 and len(made) == 1
+    assert gs.fresh_manifest(analysis, "abc")["corpus_commit"] == "abc" and len(made) == 2
+    faq = gs.corpus.docs["faq.md"]
+    gs.set_corpus(gs.corpus.with_document(faq.path, faq.raw + "\nMore.\n"))
+    assert gs.fresh_manifest(analysis)["docs"]["faq.md"]["chars"] == faq.chars + len("\nMore.\n")
+    assert len(made) == 3
+
+
+def test_a_manifest_json_cannot_decode_is_stale_not_a_crash(project):
+    golden(project).build()
+    (project / "golden-set.v1.manifest.json").write_text('{"n_records": ' + "7" * 5000 + "}", encoding="utf-8")
+    (d,) = stale(project)
+    assert d.code == "stale-manifest" and "not JSON" in d.message
+
+
+@pytest.mark.parametrize("overrides, reason", [
+    ({"artifact": "questions.jsonl"}, "the artifact and the questions file are the same file"),
+    ({"manifest": "questions.jsonl"}, "the manifest and the questions file are the same file"),
+    ({"artifact": "x.json", "manifest": "x.json"}, "the manifest and the artifact are the same file"),
+    ({"manifest": "corpus/faq.md"}, "the manifest and the corpus document faq.md are the same file"),
+    ({"questions": "corpus/./guide.md"}, "the questions file and the corpus document guide.md are the same file"),
+])
+def test_a_build_never_writes_over_its_inputs_or_both_files_to_one(project, overrides, reason):
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
+    gs = GoldenSet(load_config(project / "golden-lsp.toml").with_overrides(overrides, project))
+    with pytest.raises(ConfigError, match=reason):
+        gs.build()
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 import pytest
 
@@ -195,3 +196,78 @@ def test_raw_position_with_several_boms_and_lone_cr():
     assert pm.raw_line(1) == "cd"
     assert pm.raw_line(0) == "\ufeffab"
     assert pm.raw_line(99) == ""
+
+
+# --- one document again: from disk (with_file) or from an editor buffer (with_document) ------
+
+def test_with_file_reads_a_document_exactly_as_load_corpus_does(tmp_path):
+    root = tmp_path / "c"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.md").write_text("# A\n\nAlpha text.\n", encoding="utf-8")
+    (root / "sub" / "b.md").write_text("# B\n", encoding="utf-8")
+    corpus = load_corpus(root, "**/*.md")
+
+    def same_as_a_fresh_load(c):
+        fresh = load_corpus(root, "**/*.md")
+        assert list(c.docs) == list(fresh.docs) and c.broken == fresh.broken
+        for doc_id, doc in fresh.docs.items():
+            got = c.docs[doc_id]
+            assert (got.path, got.raw, got.text, got.sha256, got.chunks) == (doc.path, doc.raw, doc.text, doc.sha256,
+                                                                            doc.chunks)
+
+    # edited on disk, with a BOM and CRLF
+    (root / "a.md").write_bytes("\ufeff# A\r\n\r\nAlpha text, edited.\r\n".encode("utf-8"))
+    corpus = corpus.with_file(root / "a.md")
+    same_as_a_fresh_load(corpus)
+    # no longer UTF-8: broken, located like load_corpus locates it
+    (root / "sub" / "b.md").write_bytes(b"# B\n\nCaf\xe9\n")
+    corpus = corpus.with_file(root / "sub" / "b.md")
+    assert "sub/b.md" not in corpus.docs and (corpus.broken["sub/b.md"].line, corpus.broken["sub/b.md"].column) == (2, 3)
+    same_as_a_fresh_load(corpus)
+    # fixed again, then removed, then created anew
+    (root / "sub" / "b.md").write_text("# B\n\nCafé\n", encoding="utf-8")
+    corpus = corpus.with_file(root / "sub" / "b.md")
+    assert "sub/b.md" in corpus.docs and not corpus.broken
+    (root / "sub" / "b.md").unlink()
+    corpus = corpus.with_file(root / "sub" / "b.md")
+    assert list(corpus.docs) == ["a.md"]
+    (root / "new.md").write_text("# New\n", encoding="utf-8")
+    corpus = corpus.with_file(root / "new.md")
+    same_as_a_fresh_load(corpus)
+    assert list(corpus.docs) == ["a.md", "new.md"]
+    # outside the corpus or not matching its glob: the very same corpus
+    (root / "notes.txt").write_text("x", encoding="utf-8")
+    (tmp_path / "elsewhere.md").write_text("x", encoding="utf-8")
+    assert corpus.with_file(root / "notes.txt") is corpus and corpus.with_file(tmp_path / "elsewhere.md") is corpus
+
+
+def test_doc_id_for_follows_pathlib_glob_semantics(tmp_path):
+    root = tmp_path / "c"
+    (root / "sub").mkdir(parents=True)
+    (root / "a.md").write_text("# A\n", encoding="utf-8")
+    corpus = load_corpus(root, "*.md")
+    (root / "a.md").unlink()
+    assert corpus.doc_id_for(root / "a.md") == "a.md"  # known: with_file then removes it
+    assert corpus.doc_id_for(root / "ghost.md") is None  # unknown and not on disk
+    (root / "dir.md").mkdir()
+    assert corpus.doc_id_for(root / "dir.md") is None  # not a regular file
+    assert corpus.with_document(root / "dir.md", "# text\n") is corpus
+    (root / "sub" / "deep.md").write_text("# D\n", encoding="utf-8")
+    assert corpus.doc_id_for(root / "sub" / "deep.md") is None  # "*" never crosses a folder
+    (root / "made.md").write_text("# M\n", encoding="utf-8")
+    assert corpus.doc_id_for(root / "made.md") == "made.md"
+    assert corpus.with_document(root / "made.md", "# M\n").docs["made.md"].path == root / "made.md"
+
+
+def test_with_file_refuses_an_unreadable_file(tmp_path, monkeypatch):
+    root = tmp_path / "c"
+    root.mkdir()
+    (root / "a.md").write_text("# A\n", encoding="utf-8")
+    corpus = load_corpus(root)
+
+    def denied(path):
+        raise PermissionError(13, "Permission denied", str(path))
+
+    monkeypatch.setattr(Path, "read_bytes", denied)
+    with pytest.raises(CorpusConfigError, match="cannot read corpus file .*a.md: Permission denied"):
+        corpus.with_file(root / "a.md")

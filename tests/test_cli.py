@@ -7,6 +7,7 @@ import json
 import pytest
 
 from core_support import FAQ, SAMPLE_DOCS, SAMPLE_LINES, loc, make_project, qline, write_docs, write_questions
+from golden_lsp.diagnostics import Range
 
 BROKEN_LINE = qline("q9", [loc("faq.md", "Because offsets break  whenever")])  # two spaces: not found
 
@@ -86,6 +87,10 @@ def test_format_github(project, cli):
     assert "::warning file=questions.jsonl,line=1,col=1," in proc.stdout
 
 
+def test_ranges_are_rendered_one_based():
+    assert Range(0, 4, 2, 9).one_based() == Range(1, 5, 3, 10)
+
+
 def test_github_format_escapes_properties(tmp_path, cli):
     root = make_project(tmp_path / "a,b:c")
     write_questions(root / "questions.jsonl", SAMPLE_LINES + [BROKEN_LINE])
@@ -115,13 +120,23 @@ def test_github_format_escapes_properties(tmp_path, cli):
     (lambda p: (p / "golden-lsp.toml").write_text("corpus = [\n"), ["check"], "invalid TOML"),
     (lambda p: None, ["check", "--glob", "/abs/*.md"], "invalid glob"),
     (lambda p: (p / "out").mkdir(), ["build", "--manifest", "out"], "cannot write"),
+    (lambda p: None, ["build", "--artifact", "questions.jsonl"], "the artifact and the questions file are the same"),
+    (lambda p: None, ["build", "--artifact", "x.json", "--manifest", "x.json"],
+     "the manifest and the artifact are the same file"),
+    (lambda p: None, ["build", "--artifact", "corpus/faq.md"], "the artifact and the corpus document faq.md"),
+    (lambda p: None, ["--tcp", "foo"], "--tcp expects HOST:PORT"),
+    (lambda p: None, ["serve", "--tcp", "localhost:http"], "not 'localhost:http'"),
+    (lambda p: None, ["--tcp", "127.0.0.1:70000"], "a port from 1 to 65535"),
+    (lambda p: None, ["--tcp", ":0"], "--tcp expects HOST:PORT"),
 ], ids=lambda v: v if isinstance(v, str) else None)
 def test_usage_errors_exit_2_with_one_line_reason(project, cli, setup, args, reason):
     setup(project)
+    before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
     proc = cli(args, cwd=project)
     assert proc.returncode == 2, (proc.stdout, proc.stderr)
     assert proc.stdout == ""
     assert one_line(proc.stderr) and proc.stderr.startswith("golden-lsp: ") and reason in proc.stderr, proc.stderr
+    assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before  # nothing written
 
 
 # --- configuration discovery ----------------------------------------------------------------
@@ -143,6 +158,21 @@ def test_config_found_walking_up_from_the_questions_file(tmp_path, cli):
     other = write_questions(proj / "sets" / "other.jsonl", [BROKEN_LINE])
     proc = cli(["check", other], cwd=elsewhere)
     assert proc.returncode == 1 and "error[quote-not-found]" in proc.stdout
+
+
+def test_a_folder_without_a_config_means_its_own_questions_file(tmp_path, cli):
+    root = make_project(tmp_path / "set", config=None)
+    write_questions(tmp_path / "questions.jsonl", [BROKEN_LINE])  # in the working directory: not this set's
+    proc = cli(["check", "set", "--corpus", root / "corpus"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stderr == "set/questions.jsonl: 7 records, 0 errors, 1 warnings\n"
+
+
+def test_bom_is_not_a_column_as_in_the_editor(project, cli):
+    (project / "questions.jsonl").write_bytes(("\ufeff" + BROKEN_LINE + "\n").encode("utf-8"))
+    proc = cli(["check"], cwd=project)
+    col = BROKEN_LINE.index('"Because') + 1
+    assert f"questions.jsonl:1:{col}: error[quote-not-found]" in proc.stdout, proc.stdout
 
 
 def test_config_from_pyproject_tool_section(tmp_path, cli):

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from core_support import FAQ, GUIDE, analyze_lines, codes, loc, only, qline
-from golden_lsp.questions import is_skipped, parse_json_line, parse_record, split_lines
+from golden_lsp.config import load_config
+from golden_lsp.diagnostics import Diagnostic, Range
+from golden_lsp.project import GoldenSet
+from golden_lsp.questions import MAX_DEPTH, is_skipped, parse_json_line, parse_record, split_lines
 
 DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
 
@@ -31,8 +35,8 @@ def test_quote_range_through_json_escapes_and_non_bmp():
     assert line[locator.doc_node.start:locator.doc_node.end] == '"d.md"'
     s, e = rec.field_range("query")
     assert line[s:e] == '"Why \\"this\\"? \U0001F600"'
-    s, e = rec.field_range("id", key=True)
-    assert line[s:e] == '"id"'
+    key_node = rec.node.members["id"][0]
+    assert line[key_node.start:key_node.end] == '"id"'
 
 
 def test_positions_with_odd_whitespace_and_nested_values():
@@ -52,6 +56,12 @@ def test_parser_accepts_exactly_json():
             parse_json_line(bad)
     node = parse_json_line('{"n": -1.5e3, "b": false, "z": null, "l": [], "o": {}}')
     assert node.value == {"n": -1500.0, "b": False, "z": None, "l": [], "o": {}}
+
+
+def test_a_finding_in_a_line_is_placed_later():
+    d = Diagnostic.at_columns("wrong-type", "message", 3, 7, (), doc_id="d.md")
+    assert (d.range, d.data, d.related) == (Range(0, 3, 0, 7), {"doc_id": "d.md"}, ())
+    assert d.moved_to(5, Path("q.jsonl")).range == Range(5, 3, 5, 7)
 
 
 def test_quote_diagnostic_range_is_the_quote_string(tmp_path):
@@ -121,12 +131,54 @@ def test_crlf_questions_file_parses(tmp_path):
     assert [r.record.id for r in analysis.records] == ["q1", "q2"]
 
 
-def test_bom_before_first_line_is_tolerated_and_positions_include_it():
-    line = "\ufeff" + qline("q1", [loc("d.md", "x")])
+def test_bom_is_dropped_like_editors_do_and_a_further_one_is_a_tolerated_character(project):
+    # editors keep one leading BOM out of the buffer: so does reading the file, and columns agree
+    line = qline("q1", [loc("faq.md", "offsets break whenever")])
+    (project / "questions.jsonl").write_bytes(("\ufeff" + line + "\n").encode("utf-8"))
+    golden = GoldenSet(load_config(project / "golden-lsp.toml"))
+    assert golden.read_questions() == line + "\n"
+    (rec,) = golden.analyze().records
+    s, e = rec.record.field_range("id")
+    assert line[s:e] == '"q1"'
+    # a second BOM is a character the editor shows: tolerated, and counted in the columns
+    line = "\ufeff" + line
     rec, diags = parse_record(line)
     assert diags == [] and rec.id == "q1"
     s, e = rec.field_range("id")
     assert line[s:e] == '"q1"'
+
+
+def test_json_the_decoder_rejects_without_a_position_is_an_invalid_json_finding():
+    huge = '{"id": ' + "1" * 5000 + "}"  # int() refuses more than 4300 digits: a ValueError
+    (d,) = parse_record(huge)[1]
+    assert d.code == "invalid-json" and "4300 digits" in d.message and "sys." not in d.message
+    assert (d.range.column, d.range.end_column) == (0, len(huge))
+    deep = "[" * 100_000 + "]" * 100_000  # too deep for the decoder: a RecursionError
+    (d,) = parse_record(deep)[1]
+    assert d.code == "invalid-json" and "recursion" in d.message
+    assert (d.range.column, d.range.end_column) == (0, len(deep))
+
+
+def test_the_position_walker_stops_at_max_depth():
+    ok = '{"a": ' + "[" * (MAX_DEPTH - 1) + "]" * (MAX_DEPTH - 1) + "}"
+    assert "invalid-json" not in [d.code for d in parse_record(ok)[1]]
+    line = '{"a": ' + "[" * 150 + "]" * 150 + "}"  # valid JSON, deeper than the walker follows
+    (d,) = parse_record(line)[1]
+    column = len('{"a": ') + MAX_DEPTH - 1  # the array at depth MAX_DEPTH (the object is depth 0)
+    assert d.code == "invalid-json" and f"nested deeper than {MAX_DEPTH} levels" in d.message
+    assert (d.range.column, d.range.end_column) == (column, len(line))
+
+
+def test_lines_the_decoder_rejects_never_hide_the_other_lines(tmp_path):
+    lines = [qline("q1", [loc("faq.md", "no such words in the faq")]),
+             '{"id": ' + "9" * 5000 + "}",
+             "[" * 100_000 + "]" * 100_000,
+             '{"a": ' + "[" * 500 + "]" * 500 + "}",
+             qline("q2", [loc("nope.md", "x")])]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    found = [(d.range.line, d.code) for d in analysis.diagnostics if d.severity.value == "error"]
+    assert found == [(0, "quote-not-found"), (1, "invalid-json"), (2, "invalid-json"), (3, "invalid-json"),
+                     (4, "unknown-doc")]
 
 
 # --- field validation -----------------------------------------------------------------------

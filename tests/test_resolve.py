@@ -259,3 +259,17 @@ def test_lengthen_crosses_lines_when_the_line_cannot_be_unique():
     assert (a, b) == ("the cat\nbeta", "beta\nthe cat")
     assert _check_extension(text, "the cat", first, a) == first
     assert _check_extension(text, "the cat", second, b) == text.index("beta")
+
+
+def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
+    import golden_lsp.resolve as resolve_module
+
+    text = "alpha the cat\nbeta the cat\n"
+    searches = []
+    real = resolve_module.count_at_most
+    monkeypatch.setattr(resolve_module, "count_at_most", lambda *args: searches.append(args) or real(*args))
+    lengthen.cache_clear()
+    first = lengthen(text, "the cat", 6)
+    n = len(searches)
+    assert n and lengthen(text, "the cat", 6) == first == "alpha the cat"
+    assert len(searches) == n and lengthen.cache_info().hits == 1

@@ -28,9 +28,8 @@ def _quote_edit(view: View, line: int, node, new_quote: str) -> types.WorkspaceE
 
 def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
     out: list[types.CodeAction] = []
-    first, last = request.start.line, request.end.line
-    lo = view.buffer.column(request.start)
-    hi = view.buffer.column(request.end)
+    first, lo = view.buffer.core_location(request.start)
+    last, hi = view.buffer.core_location(request.end)
     for d in view.analysis.diagnostics:
         line = d.range.line
         if d.path != view.path or not first <= line <= last:

@@ -17,34 +17,56 @@ from typing import Any, Callable
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..config import ConfigError
 from . import actions, hover, navigation
-from .convert import SOURCE, to_lsp
+from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
 from .view import View
-from .workspace import Workspace
+from .workspace import GoldenSets
 
-#: seconds of quiet after a keystroke before re-analysing (keeps bursts from queueing work)
+#: seconds of quiet after a keystroke in a questions file before re-analysing it
 DEBOUNCE = 0.015
+#: the same for a corpus chapter: re-chunking a large chapter per keystroke would queue work
+CORPUS_DEBOUNCE = 0.05
 STATUS_NOTIFICATION = "golden-lsp/status"
 WATCHED = ("**/*.md", "**/golden-lsp.toml", "**/pyproject.toml", "**/*.jsonl", "**/*.json")
+CONFIG_NAMES = ("golden-lsp.toml", "pyproject.toml")
 
 log = logging.getLogger(__name__)
 
 
+def _user_handler_only(method: str) -> Callable:
+    @lsp_method(method)
+    def forward(self: LanguageServerProtocol, params: Any):
+        if (handler := self.fm.features.get(method)) is not None:
+            yield handler, (params,), None
+    return forward
+
+
+class BufferedProtocol(LanguageServerProtocol):
+    """pygls' protocol minus its document store: golden-lsp keeps documents in its own buffers
+    (``positions.Buffer``), so pygls would only hold and re-split a second copy per keystroke."""
+
+    lsp_text_document__did_open = _user_handler_only(types.TEXT_DOCUMENT_DID_OPEN)
+    lsp_text_document__did_change = _user_handler_only(types.TEXT_DOCUMENT_DID_CHANGE)
+    lsp_text_document__did_close = _user_handler_only(types.TEXT_DOCUMENT_DID_CLOSE)
+
+
 class GoldenServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("golden-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("golden-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=BufferedProtocol)
         self.buffers: dict[str, Buffer] = {}
-        self.index = Workspace()
+        self.sets = GoldenSets()
         self.encoding: str = types.PositionEncodingKind.Utf16
         #: bumped whenever the corpus or config changes under the open documents
         self.generation = 0
         self._views: dict[str, tuple[int | None, int, View]] = {}
-        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._timers: dict[object, asyncio.TimerHandle] = {}
         self._config_errors: dict[str, str] = {}
 
     def report_server_error(self, error: Exception, source: Any) -> None:
@@ -65,31 +87,45 @@ class GoldenServer(LanguageServer):
 
     def is_questions(self, uri: str) -> bool:
         path = self.path_of(uri)
-        return path is not None and self.index.is_questions_file(path)
+        return path is not None and self.sets.is_questions_file(path)
 
     def view(self, uri: str) -> View | None:
         """The analysed view of an open questions file (analysed now if out of date)."""
         buf = self.buffers.get(uri)
         path = self.path_of(uri)
-        if buf is None or path is None or not self.index.is_questions_file(path):
+        if buf is None or path is None or not self.sets.is_questions_file(path):
             return None
         cached = self._views.get(uri)
         if cached and cached[0] == buf.version and cached[1] == self.generation:
             return cached[2]
-        golden = self.index.golden_set_for(path)
+        golden = self.sets.golden_set_for(path)
         view = View(uri, path, buf, golden, golden.check(buf.text, path))
         self._views[uri] = (buf.version, self.generation, view)
         return view
 
-    def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
-        timer = self._timers.pop(uri, None)
+    def forget(self, uri: str) -> None:
+        self.buffers.pop(uri, None)
+        self._views.pop(uri, None)
+
+    def later(self, key: object, delay: float, fn: Callable, *args: Any) -> None:
+        """Run ``fn(*args)`` after ``delay`` seconds, replacing what was pending under ``key``."""
+        timer = self._timers.pop(key, None)
         if timer is not None:
             timer.cancel()
-        loop = asyncio.get_running_loop()
-        self._timers[uri] = loop.call_later(delay, self.publish, uri)
+
+        def run() -> None:
+            self._timers.pop(key, None)
+            try:
+                fn(*args)
+            except Exception:
+                self.log_error(f"{getattr(fn, '__name__', fn)} failed:\n{traceback.format_exc()}")
+
+        self._timers[key] = asyncio.get_running_loop().call_later(delay, run)
+
+    def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
+        self.later(uri, delay, self.publish, uri)
 
     def publish(self, uri: str) -> None:
-        self._timers.pop(uri, None)
         if uri not in self.buffers:
             return
         try:
@@ -97,22 +133,19 @@ class GoldenServer(LanguageServer):
         except ConfigError as exc:
             self._publish_config_error(uri, str(exc))
             return
-        except Exception:
-            self.log_error(f"analysis of {uri} failed:\n{traceback.format_exc()}")
-            return
         if view is None:
             return
         self._config_errors.pop(uri, None)
         diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
-        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **status(view, diagnostics)})
+        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis)})
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
         diag = types.Diagnostic(types.Range(types.Position(0, 0), types.Position(0, 0)),
                                 f"golden-lsp cannot check this file: {message}",
-                                types.DiagnosticSeverity.Error, code="corpus-error", source=SOURCE)
+                                types.DiagnosticSeverity.Error, code="config-error", source=SOURCE)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, [diag], version=buf.version))
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, "records": 0, "errors": 1, "warnings": 0})
         if self._config_errors.get(uri) != message:
@@ -125,17 +158,13 @@ class GoldenServer(LanguageServer):
             if self.is_questions(uri):
                 self.schedule(uri, 0)
 
-    def corpus_text_changed(self, path: Path, text: str | None) -> None:
-        if self.index.corpus_changed(path, text):
+    def corpus_buffer_changed(self, path: Path, text: str) -> None:
+        if self.sets.buffer_changed(path, text):
             self.republish_all()
 
-
-def status(view: View, diagnostics: list[types.Diagnostic]) -> dict[str, int]:
-    """Counts as the editor shows them (a stale artifact is a hint there, not an error)."""
-    severities = [d.severity for d in diagnostics]
-    return {"records": view.analysis.counts()["records"],
-            "errors": severities.count(types.DiagnosticSeverity.Error),
-            "warnings": severities.count(types.DiagnosticSeverity.Warning)}
+    def corpus_file_changed(self, path: Path) -> None:
+        if self.sets.file_changed(path):
+            self.republish_all()
 
 
 server = GoldenServer()
@@ -169,7 +198,7 @@ def initialize(ls: GoldenServer, params: types.InitializeParams) -> None:
     ls.encoding = ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
     options = params.initialization_options or {}
     if isinstance(options, dict):
-        ls.index.set_overrides(options.get("overrides"))
+        ls.sets.set_overrides(options.get("overrides"))
 
 
 @server.feature(types.INITIALIZED)
@@ -189,7 +218,7 @@ def did_change_configuration(ls: GoldenServer, params: types.DidChangeConfigurat
     settings = params.settings if isinstance(params.settings, dict) else {}
     settings = settings.get("goldenLsp", settings)
     if isinstance(settings, dict) and ("overrides" in settings or "config" in settings):
-        ls.index.set_overrides(settings.get("overrides", settings.get("config")))
+        ls.sets.set_overrides(settings.get("overrides", settings.get("config")))
         ls.republish_all()
 
 
@@ -202,8 +231,7 @@ def did_open(ls: GoldenServer, params: types.DidOpenTextDocumentParams) -> None:
     if ls.is_questions(doc.uri):
         ls.schedule(doc.uri, 0)
     elif path is not None and path.suffix == ".md":
-        ls.index.corpus_buffers[path] = doc.text
-        ls.corpus_text_changed(path, doc.text)
+        ls.corpus_buffer_changed(path, doc.text)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
@@ -220,35 +248,30 @@ def did_change(ls: GoldenServer, params: types.DidChangeTextDocumentParams) -> N
     if ls.is_questions(uri):
         ls.schedule(uri)
     elif path is not None and path.suffix == ".md":
-        ls.index.corpus_buffers[path] = buf.text
-        ls.corpus_text_changed(path, buf.text)
+        ls.later(path, CORPUS_DEBOUNCE, ls.corpus_buffer_changed, path, buf.text)
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
 @guarded
 def did_save(ls: GoldenServer, params: types.DidSaveTextDocumentParams) -> None:
-    if ls.is_questions(params.text_document.uri):
-        ls.republish_all()  # the saved file may be another set's artifact input
+    path = ls.path_of(params.text_document.uri)
+    if path is not None and path.name in CONFIG_NAMES:
+        ls.sets.reload()
+        ls.republish_all()
 
 
 @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
 @guarded
 def did_close(ls: GoldenServer, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    ls.buffers.pop(uri, None)
-    ls._views.pop(uri, None)
+    ls.forget(uri)
     path = ls.path_of(uri)
-    if path is not None and ls.index.corpus_buffers.pop(path, None) is not None:
-        ls.corpus_text_changed(path, _read_text(path))
-    if path is not None and ls.index.is_questions_file(path):
+    if path is None:
+        return
+    if path in ls.sets.corpus_buffers:  # the unsaved text goes: the file on disk counts again
+        ls.corpus_file_changed(path)
+    if ls.sets.is_questions_file(path):
         ls.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
-
-
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
@@ -258,12 +281,13 @@ def did_change_watched_files(ls: GoldenServer, params: types.DidChangeWatchedFil
         path = ls.path_of(change.uri)
         if path is None:
             continue
-        if path.name in ("golden-lsp.toml", "pyproject.toml"):
-            ls.index.reload()
-        elif path.suffix == ".md" and path not in ls.index.corpus_buffers:
-            gone = change.type == types.FileChangeType.Deleted
-            ls.index.corpus_changed(path, None if gone else _read_text(path))
-    ls.republish_all()
+        if path.name in CONFIG_NAMES:
+            ls.sets.reload()
+            ls.republish_all()
+        elif path.suffix == ".md" and path not in ls.sets.corpus_buffers:
+            ls.corpus_file_changed(path)
+        elif path.suffix in (".json", ".jsonl") and ls.sets.is_derived_file(path):
+            ls.republish_all()
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
@@ -307,21 +331,24 @@ def _questions_uri(ls: GoldenServer, args: tuple) -> str | None:
 @server.command(actions.BUILD_COMMAND)
 @guarded
 def build(ls: GoldenServer, *args: Any) -> dict:
+    """Build from the saved questions file, as CI will; unsaved edits are pointed out."""
     uri = _questions_uri(ls, args)
     path = ls.path_of(uri) if uri else None
     if path is None:
         return {"ok": False, "message": "no questions file to build"}
     try:
-        golden = ls.index.golden_set_for(path)
-        text = ls.buffers[uri].text if uri in ls.buffers else None
+        golden = ls.sets.golden_set_for(path)
         if path.resolve() != golden.questions_path.resolve():
             return {"ok": False, "message": f"{path.name} is not the configured questions file of its set"}
-        analysis, written = golden.build(text)
+        analysis, written = golden.build()
+        unsaved = uri in ls.buffers and ls.buffers[uri].text != golden.read_questions()
     except ConfigError as exc:
         return {"ok": False, "message": str(exc)}
     counts = analysis.counts()
     message = (f"wrote {golden.config.artifact_path().name} ({counts['records']} records)" if written
                else f"nothing written: {counts['errors']} errors")
+    if unsaved:
+        message += " from the saved file; save to include your unsaved edits"
     ls.window_show_message(types.ShowMessageParams(
         types.MessageType.Info if written else types.MessageType.Error, f"golden-lsp: {message}"))
     ls.republish_all()
@@ -335,13 +362,13 @@ def check(ls: GoldenServer, *args: Any) -> dict:
     view = ls.view(uri) if uri else None
     if view is None:
         return {"records": 0, "errors": 0, "warnings": 0}
-    return status(view, [to_lsp(view, d) for d in view.analysis.diagnostics])
+    return editor_counts(view.analysis)
 
 
-def serve(tcp: str | None = None) -> int:
+def serve(tcp: tuple[str, int] | None = None) -> int:
+    """Serve on stdio, or on ``tcp`` = (host, port) for debugging."""
     if tcp:
-        host, _, port = tcp.rpartition(":")
-        server.start_tcp(host or "127.0.0.1", int(port))
+        server.start_tcp(*tcp)
     else:
         server.start_io()
     return 0

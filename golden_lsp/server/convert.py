@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
+from ..analysis import Analysis
 from ..diagnostics import Diagnostic, Severity
 from .view import View
 
@@ -17,8 +18,6 @@ EDITOR_HINTS = ("stale-artifact", "stale-manifest")
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
-    Severity.INFORMATION: types.DiagnosticSeverity.Information,
-    Severity.HINT: types.DiagnosticSeverity.Hint,
 }
 
 
@@ -33,3 +32,10 @@ def to_lsp(view: View, d: Diagnostic) -> types.Diagnostic:
         source=SOURCE,
         related_information=related or None,
     )
+
+
+def editor_counts(analysis: Analysis) -> dict[str, int]:
+    """Records, errors and warnings as the editor shows them (stale-* are hints there)."""
+    shown = [d.severity for d in analysis.diagnostics if d.code not in EDITOR_HINTS]
+    return {"records": analysis.counts()["records"],
+            "errors": shown.count(Severity.ERROR), "warnings": shown.count(Severity.WARNING)}

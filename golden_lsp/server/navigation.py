@@ -37,13 +37,12 @@ def document_symbols(view: View) -> list[types.DocumentSymbol]:
         r = rec.record
         if r is None:
             continue
-        line_len = len(view.buffer.line_text(rec.line))
         name = f"{r.id or '?'} — {r.query or ''}".strip(" —") or "record"
         s, e = r.field_range("id")
         symbols.append(types.DocumentSymbol(
             name=name,
             kind=types.SymbolKind.Object,
-            range=view.range(Range.on_line(rec.line, 0, line_len)),
+            range=view.range(Range.on_line(rec.line, 0, r.node.end)),
             selection_range=view.range(Range.on_line(rec.line, s, e)),
             detail=f"{r.hop} · {len(r.locators)} locator(s)",
         ))

@@ -1,11 +1,13 @@
 """Open editor buffers and exact position conversion in the negotiated encoding.
 
-LSP positions count lines split on ``\\n``, ``\\r\\n`` and ``\\r`` only, and characters in the
-negotiated unit (UTF-16 by default, UTF-8 or UTF-32 when the client prefers). pygls' own document
-store splits lines with ``str.splitlines``, which also breaks on U+2028 and friends — legal inside a
-JSON string — so golden-lsp keeps its own buffers and applies incremental changes with the same
-line rule the client uses. The core works in code points; this module is the only place that
-converts.
+LSP positions count lines split on ``\\n``, ``\\r\\n`` and ``\\r``, and characters in the
+negotiated unit (UTF-16 by default, UTF-8 or UTF-32 when the client prefers). The core counts
+lines of a questions file split on ``\\n`` only (SPEC §3) and columns in code points. pygls' own
+document store splits with ``str.splitlines``, which also breaks on U+2028 — legal inside a JSON
+string — so golden-lsp keeps its own buffers, applies incremental changes with the client's line
+rule, and maps core (line, column) to client positions through absolute offsets, which stays
+exact even where a lone ``\\r`` makes the two notions of "line" differ. This module is the only
+place that converts.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import bisect
 import re
 
 from lsprotocol import types
+
+from ..canon import line_starts
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
@@ -24,12 +28,12 @@ def units_of(text: str, encoding: str) -> int:
         return len(text)
     if encoding == types.PositionEncodingKind.Utf8:
         return len(text.encode("utf-8", "surrogatepass"))
-    return len(text) + sum(1 for c in text if ord(c) > 0xFFFF)
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
 def column_from_units(line: str, units: int, encoding: str) -> int:
     """Code-point column of a client column on ``line`` (clamped to the line)."""
-    if encoding == types.PositionEncodingKind.Utf32:
+    if encoding == types.PositionEncodingKind.Utf32 or line.isascii():
         return min(units, len(line))
     seen = 0
     for i, ch in enumerate(line):
@@ -39,8 +43,15 @@ def column_from_units(line: str, units: int, encoding: str) -> int:
     return len(line)
 
 
+def client_line_starts(text: str) -> list[int]:
+    """Offsets at which the client's lines start (``\\r\\n``, ``\\r`` and ``\\n`` end a line)."""
+    if "\r" not in text:
+        return line_starts(text)  # the common case, and much faster than the regex
+    return [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+
+
 class Buffer:
-    """The text of one open document, with the client's notion of lines."""
+    """The text of one open document, with the client's lines and the core's lines."""
 
     def __init__(self, text: str, version: int | None, encoding: str):
         self.version = version
@@ -49,10 +60,18 @@ class Buffer:
 
     def _set(self, text: str) -> None:
         self.text = text
-        self._starts = [0] + [m.end() for m in _LINE_BREAK.finditer(text)]
+        self._starts = client_line_starts(text)
+        self._core_starts: list[int] | None = None if "\r" in text else self._starts
+
+    @property
+    def core_starts(self) -> list[int]:
+        """Line starts as the core counts lines (``\\n`` only)."""
+        if self._core_starts is None:
+            self._core_starts = line_starts(self.text)
+        return self._core_starts
 
     def line_text(self, line: int) -> str:
-        """The text of ``line`` without its line break."""
+        """The text of client ``line`` without its line break."""
         if not 0 <= line < len(self._starts):
             return ""
         start = self._starts[line]
@@ -65,17 +84,24 @@ class Buffer:
             return len(self.text)
         return self._starts[pos.line] + column_from_units(self.line_text(pos.line), pos.character, self.encoding)
 
-    def column(self, pos: types.Position) -> int:
-        """Code-point column of a client position on its line."""
-        return column_from_units(self.line_text(pos.line), pos.character, self.encoding)
-
-    def position(self, line: int, column: int) -> types.Position:
-        """Client position of a code-point (line, column)."""
-        return types.Position(line, units_of(self.line_text(line)[:column], self.encoding))
-
     def position_at(self, offset: int) -> types.Position:
+        """Client position of a code-point offset."""
         line = bisect.bisect_right(self._starts, offset) - 1
-        return self.position(line, offset - self._starts[line])
+        return types.Position(line, units_of(self.text[self._starts[line]:offset], self.encoding))
+
+    def core_position(self, line: int, column: int) -> types.Position:
+        """Client position of the core's (line, code-point column)."""
+        starts = self.core_starts
+        if line >= len(starts):
+            return self.position_at(len(self.text))
+        return self.position_at(min(starts[line] + column, len(self.text)))
+
+    def core_location(self, pos: types.Position) -> tuple[int, int]:
+        """The core's (line, code-point column) of a client position."""
+        offset = self.offset(pos)
+        starts = self.core_starts
+        line = bisect.bisect_right(starts, offset) - 1
+        return line, offset - starts[line]
 
     def apply(self, change: types.TextDocumentContentChangeEvent) -> None:
         if isinstance(change, types.TextDocumentContentChangePartial):
@@ -86,7 +112,7 @@ class Buffer:
 
 
 def to_client_range(line_text, r, encoding: str) -> types.Range:
-    """A core ``Range`` (code points) as an LSP range; ``line_text(n)`` gives line n's text."""
+    """A core ``Range`` in a file held only as lines (``line_text(n)``) as an LSP range."""
     return types.Range(
         types.Position(r.line, units_of(line_text(r.line)[: r.column], encoding)),
         types.Position(r.end_line, units_of(line_text(r.end_line)[: r.end_column], encoding)),

@@ -40,7 +40,9 @@ class View:
     analysis: Analysis
 
     def range(self, r: Range) -> types.Range:
-        return to_client_range(self.buffer.line_text, r, self.buffer.encoding)
+        """A range in this questions file (core lines and code points) in client units."""
+        return types.Range(self.buffer.core_position(r.line, r.column),
+                           self.buffer.core_position(r.end_line, r.end_column))
 
     def corpus_range(self, doc: CorpusDoc, start: int, end: int) -> types.Range:
         (l0, c0), (l1, c1) = doc.positions.raw_position(start), doc.positions.raw_position(end)
@@ -57,10 +59,10 @@ class View:
             types.Position(r.line, r.column), types.Position(r.end_line, r.end_column)))
 
     def target_at(self, pos: types.Position) -> Target | None:
-        record_line = self.analysis.record_at(pos.line)
+        line, col = self.buffer.core_location(pos)
+        record_line = self.analysis.record_at(line)
         if record_line is None or record_line.record is None:
             return None
-        col = self.buffer.column(pos)
         record = record_line.record
         if "id" in record.node.members:
             s, e = record.field_range("id")

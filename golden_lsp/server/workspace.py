@@ -3,7 +3,7 @@
 Questions files in one workspace may belong to different golden sets (each uses the config found
 from its own folder), so sets are keyed by their config and built once; a corpus file the author
 edits replaces just that document in every set that contains it. Nothing here speaks LSP: the
-protocol layer hands in paths and texts and reads back ``GoldenSet``s and analyses.
+protocol layer hands in paths and texts and reads back ``GoldenSet``s.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..config import ConfigError, config_for
+from ..config import Config, ConfigError, config_for
 from ..project import GoldenSet
 
 QUESTIONS_NAME = "questions.jsonl"
@@ -20,39 +20,49 @@ QUESTIONS_SUFFIX = ".questions.jsonl"
 EDITOR_OVERRIDES = ("corpus", "glob", "artifact", "manifest", "max_chars", "hit_rule")
 
 
-class Workspace:
-    def __init__(self, overrides: dict[str, Any] | None = None):
-        self.overrides = {k: v for k, v in (overrides or {}).items() if k in EDITOR_OVERRIDES}
+class GoldenSets:
+    def __init__(self) -> None:
+        self.overrides: dict[str, Any] = {}
         self._sets: dict[Path, GoldenSet] = {}
+        self._configs: dict[Path, Config] = {}
         #: corpus files open in the editor: their unsaved text wins over the disk
         self.corpus_buffers: dict[Path, str] = {}
 
     def set_overrides(self, overrides: dict[str, Any] | None) -> None:
         self.overrides = {k: v for k, v in (overrides or {}).items() if k in EDITOR_OVERRIDES}
-        self._sets.clear()
+        self.reload()
 
     def reload(self) -> None:
-        """Forget every set (a config file changed); they are rebuilt on demand."""
+        """Forget every config and set (a config file changed); they are rebuilt on demand."""
         self._sets.clear()
+        self._configs.clear()
 
-    @staticmethod
-    def is_questions_file(path: Path) -> bool:
+    def config_for(self, path: Path) -> Config:
+        """The config of a questions file, editor overrides applied (cached until ``reload``)."""
+        config = self._configs.get(path)
+        if config is None:
+            config = config_for(path)
+            base = config.source.parent if config.source else path.parent
+            config = config.with_overrides(self.overrides, base)
+            if config.questions is None:  # no config names it: the file being edited is the set's
+                config = config.with_overrides({"questions": path}, base)
+            self._configs[path] = config
+        return config
+
+    def is_questions_file(self, path: Path) -> bool:
         if path.name == QUESTIONS_NAME or path.name.endswith(QUESTIONS_SUFFIX):
             return True
         if path.suffix != ".jsonl":
             return False
         try:
-            config = config_for(path)
+            return self.config_for(path).questions == path.resolve()
         except ConfigError:
             return False
-        return config.questions is not None and config.questions == path.resolve()
 
     def golden_set_for(self, path: Path) -> GoldenSet:
         """The golden set a questions file belongs to; raises ConfigError with the reason."""
-        config = config_for(path)
-        base = config.source.parent if config.source else path.parent
-        config = config.with_overrides(self.overrides, base)
-        key = config.source or path.parent.resolve()
+        config = self.config_for(path)
+        key = config.source or config.questions_path().resolve()
         golden = self._sets.get(key)
         if golden is None or golden.config != config:
             golden = GoldenSet(config)
@@ -61,17 +71,33 @@ class Workspace:
             self._sets[key] = golden
         return golden
 
-    def sets(self) -> list[GoldenSet]:
-        return list(self._sets.values())
+    def buffer_changed(self, path: Path, text: str) -> bool:
+        """An open corpus file's text changed; True when any set's corpus changed with it."""
+        self.corpus_buffers[path] = text
 
-    def corpus_changed(self, path: Path, text: str | None) -> list[GoldenSet]:
-        """A corpus file's text changed (``None``: it is gone); returns the sets it touched."""
-        touched = []
+        def change(corpus):
+            doc = corpus.docs.get(corpus.doc_id_for(path) or "")
+            return corpus if doc is not None and doc.raw == text else corpus.with_document(path, text)
+
+        return self._update(path, change)
+
+    def file_changed(self, path: Path) -> bool:
+        """A corpus file changed on disk (or its editor buffer was closed): re-read it."""
+        self.corpus_buffers.pop(path, None)
+        return self._update(path, lambda corpus: corpus.with_file(path))
+
+    def _update(self, path: Path, change) -> bool:
+        touched = False
         for golden in self._sets.values():
             if golden.corpus.doc_id_for(path) is not None:
-                golden.set_corpus(golden.corpus.with_document(path, text))
-                touched.append(golden)
+                corpus = change(golden.corpus)
+                if corpus is not golden.corpus:
+                    golden.set_corpus(corpus)
+                    touched = True
         return touched
 
-    def is_corpus_file(self, path: Path) -> bool:
-        return any(g.corpus.doc_id_for(path) is not None for g in self._sets.values())
+    def is_derived_file(self, path: Path) -> bool:
+        """An artifact or manifest of a known set (its change makes staleness worth re-checking)."""
+        resolved = path.resolve()
+        return any(resolved in (g.config.artifact_path().resolve(), g.config.manifest_path().resolve())
+                   for g in self._sets.values())

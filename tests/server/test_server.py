@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -58,12 +59,17 @@ def first_record_in(text: str, doc: str) -> int:
     return next(i for i in record_lines(text) if json.loads(lines[i])["locators"][0]["doc"] == doc)
 
 
+def client_lines(text: str) -> list[str]:
+    """Lines as an LSP client counts them, each with its line break."""
+    return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
+
+
 def apply_edits(text: str, edits: list[types.TextEdit]) -> str:
     """Apply LSP (UTF-16) edits to ``text`` the way an editor does."""
-    lines = text.split("\n")
+    lines = client_lines(text)
 
     def offset(pos: types.Position) -> int:
-        base = sum(len(x) + 1 for x in lines[:pos.line])
+        base = sum(len(x) for x in lines[:pos.line])
         line, units_left, i = lines[pos.line], pos.character, 0
         while units_left > 0:
             units_left -= utf16(line[i])
@@ -328,6 +334,7 @@ async def test_stale_artifact_hint_and_build_command(client: LanguageClient, gol
     obj["expected_answer"] += " (revised)"
     lines[n] = json.dumps(obj, ensure_ascii=False)
     text = "\n".join(lines)
+    q.write_text(text, encoding="utf-8")  # saved: the build reads the file, as CI does
     uri = open_doc(client, q, text)
     pub = await published(client, uri, lambda p: any(d.code == "stale-artifact" for d in p.diagnostics))
     stale = next(d for d in pub.diagnostics if d.code == "stale-artifact")
@@ -459,3 +466,70 @@ async def test_two_golden_sets_in_one_workspace_each_see_their_own_corpus(client
     beta = await published(client, uris["beta"])
     assert "quote-not-found" not in codes(alpha.diagnostics)
     assert "quote-not-found" in codes(beta.diagnostics)
+
+
+async def test_lone_carriage_return_keeps_ranges_and_edits_on_the_right_line(client: LanguageClient, ambiguous_set):
+    """A lone CR is JSON whitespace to the core but a line break to the client."""
+    q, text, n = ambiguous_set
+    lines = text.split("\n")
+    lines[n] = lines[n].replace(', "locators"', ',\r"locators"', 1)
+    text = "\n".join(lines)
+    uri = open_doc(client, q, text)
+    pub = await published(client, uri, lambda p: any(d.code == "quote-ambiguous" for d in p.diagnostics))
+    amb = next(d for d in pub.diagnostics if d.code == "quote-ambiguous")
+    after_cr = lines[n].split("\r")[1]
+    start = after_cr.index('"quote": "hut"') + len('"quote": ')
+    end = start + len('"hut"')
+    assert (amb.range.start.line, amb.range.start.character, amb.range.end.character) == (
+        n + 1, utf16(after_cr[:start]), utf16(after_cr[:end]))
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), amb.range, types.CodeActionContext([amb])))
+    edits = next(a for a in actions if a.title.startswith("Lengthen")).edit.changes[uri]
+    new_text = apply_edits(text, edits)
+    old_lines, new_lines = text.split("\n"), new_text.split("\n")
+    assert [i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b] == [n]
+    assert json.loads(new_lines[n])["locators"][0]["quote"] != "hut"
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(n + 1, amb.range.start.character + 1)))
+    assert "quote-ambiguous" in hover.contents.value
+
+
+async def test_non_utf8_corpus_change_is_a_corpus_error_as_in_the_cli(client: LanguageClient, golden_dir: Path):
+    q = golden_dir / "questions.jsonl"
+    uri = open_doc(client, q)
+    await published(client, uri)
+    chapter = golden_dir / "corpus" / CHAPTER
+    chapter.write_bytes(chapter.read_bytes() + b"\nbroken \xff byte\n")
+    count = len(client.published)
+    client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(
+        [types.FileEvent(uri_of(chapter), types.FileChangeType.Changed)]))
+    pub = await published(client, uri, lambda p: "corpus-error" in codes(p.diagnostics), since=count)
+    assert "unknown-doc" not in codes(pub.diagnostics)
+    cli = subprocess.run([sys.executable, "-m", "golden_lsp", "check", "--format", "json", str(q)],
+                         capture_output=True, text=True, cwd=golden_dir)
+    assert sorted(f["code"] for f in json.loads(cli.stdout)) == codes(
+        d for d in pub.diagnostics if not str(d.code).startswith("stale-"))
+
+
+async def test_editor_settings_alone_configure_a_set(golden_dir: Path):
+    """No golden-lsp.toml: the corpus comes from initializationOptions, the file is the set's."""
+    (golden_dir / "golden-lsp.toml").unlink()
+    lsp_client = SERVER.client_factory()
+    await lsp_client.start_io(*SERVER.server_command)
+    try:
+        params = init_params(golden_dir)
+        params.initialization_options = {"overrides": {"corpus": str(golden_dir / "corpus")}}
+        await lsp_client.initialize_session(params)
+        q = golden_dir / "questions.jsonl"
+        text = q.read_text(encoding="utf-8")
+        uri = open_doc(lsp_client, q, text)
+        pub = await published(lsp_client, uri)
+        assert not [d for d in pub.diagnostics if d.severity == types.DiagnosticSeverity.Error]
+        change_doc(lsp_client, uri, 2, text.replace('"ex001"', '"ex001-renamed"', 1))
+        result = await lsp_client.workspace_execute_command_async(types.ExecuteCommandParams(
+            "golden-lsp.build", [uri]))
+        assert result["ok"] is True and "save to include your unsaved edits" in result["message"]
+        assert '"ex001"' in (golden_dir / "golden-set.v1.jsonl").read_text(encoding="utf-8")
+        await lsp_client.shutdown_session()
+    finally:
+        await lsp_client.stop()
