@@ -9,6 +9,8 @@ import json
 import os
 import re
 import shutil
+import signal
+import subprocess
 import sys
 import unicodedata
 from collections import Counter
@@ -166,3 +168,28 @@ def isolated_env(base: Path, extra: dict | None = None) -> dict:
     if extra:
         env.update(extra)
     return env
+
+
+def run(cmd, *, timeout, env=None, cwd=None, out: Path | None = None) -> subprocess.CompletedProcess:
+    """Run a command in its own session; kill the whole group on timeout."""
+    proc = subprocess.Popen(
+        [str(c) for c in cmd],
+        env=env,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        stdout, _ = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        stdout, _ = proc.communicate(timeout=10)
+        if out:
+            out.write_text(stdout or "")
+        pytest.fail(f"timed out after {timeout}s: {' '.join(map(str, cmd))}\n{(stdout or '')[-3000:]}")
+    if out:
+        out.write_text(stdout or "")
+    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, "")

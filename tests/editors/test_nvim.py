@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from editor_support import REPO, isolated_env, unavailable, venv_bin
+from editor_support import REPO, isolated_env, run, unavailable, venv_bin
 
 PLUGIN = REPO / "editors" / "nvim"
 HERE = Path(__file__).resolve().parent
@@ -67,26 +65,8 @@ def test_nvim_diagnostics_hover_and_lengthen(method, explicit_cmd, tmp_path, amb
         f"luafile {HERE / 'nvim_golden_test.lua'}",
         str(ambiguous_copy["questions"]),
     ]
-    proc = subprocess.Popen(
-        cmd,
-        cwd=ambiguous_copy["folder"],
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        output, _ = proc.communicate(timeout=180)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        output, _ = proc.communicate(timeout=10)
-        pytest.fail(f"nvim did not finish within 180 s; output:\n{output}")
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    (output_dir / "nvim-output.txt").write_text(output or "")
+    proc = run(cmd, timeout=180, env=env, cwd=ambiguous_copy["folder"], out=output_dir / "nvim-output.txt")
+    output = proc.stdout
     lsp_log = tmp_path / "state" / "state" / "nvim" / "lsp.log"
     if lsp_log.is_file():
         shutil.copy2(lsp_log, output_dir / "lsp.log")

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from editor_support import REPO, isolated_env, unavailable, venv_bin
+from editor_support import REPO, isolated_env, run, unavailable
 
 HERE = Path(__file__).resolve().parent
 EXT_DIR = REPO / "editors" / "vscode"
@@ -34,32 +34,6 @@ CACHE = Path(os.environ.get("GOLDEN_LSP_CACHE") or Path.home() / ".cache" / "gol
 
 def log(msg: str) -> None:
     print(f"[test_vscode {time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def run(cmd, *, timeout, env=None, cwd=None, out: Path | None = None) -> subprocess.CompletedProcess:
-    """Run a command in its own session; kill the whole group on timeout."""
-    log(f"$ {' '.join(map(str, cmd))}")
-    proc = subprocess.Popen(
-        [str(c) for c in cmd],
-        env=env,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        start_new_session=True,
-    )
-    try:
-        stdout, _ = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        stdout, _ = proc.communicate(timeout=10)
-        if out:
-            out.write_text(stdout or "")
-        pytest.fail(f"timed out after {timeout}s: {' '.join(map(str, cmd))}\n{(stdout or '')[-3000:]}")
-    if out:
-        out.write_text(stdout or "")
-    return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, "")
 
 
 def editor_deps(output_dir: Path) -> dict:

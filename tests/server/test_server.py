@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import pytest_lsp
 from conftest import SERVER, change_doc, init_params, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
