@@ -1,9 +1,10 @@
 """Keystroke feedback latency: didChange → publishDiagnostics, next to a full CLI check.
 
 Runs the real server over JSON-RPC on the conformance fixture (../shared/conformance/ai-rag-lab:
-60 questions over a 300 KB corpus), sends N single-character edits to random records — typing
-into a query, breaking and restoring a quote — and times each from the didChange to the
-publishDiagnostics that carries its version. The baseline, run side by side on the same machine,
+60 questions over a 300 KB corpus), or on a generated corpus and set of any size, sends N
+incremental single-character edits to random records — typing into a query, breaking and
+restoring a quote — and times each from the didChange to the publishDiagnostics that carries
+its version. The baseline, run side by side on the same machine,
 is a full ``golden-lsp --check`` of the same file as a subprocess (what a save-and-run workflow
 costs). Prints p50/p95/max and their ratio to the baseline; the target is p95 under 50 ms.
 
@@ -74,7 +75,10 @@ def synthetic_workspace(megabytes: int, n_questions: int, into: Path, seed: int 
 
 
 def edits(text: str, n: int, seed: int = 7):
-    """n edited versions of ``text``: typing into a query, or toggling one quote broken/fixed."""
+    """n edits as an editor sends them: (line, old line text, new line text).
+
+    Typing into a query, or toggling one quote broken/fixed; each replaces one line.
+    """
     rng = random.Random(seed)
     lines = text.split("\n")
     records = [i for i, line in enumerate(lines) if line.startswith("{")]
@@ -88,8 +92,12 @@ def edits(text: str, n: int, seed: int = 7):
             original = json.loads(lines[i])["locators"][0]["quote"]
             q = obj["locators"][0]["quote"]
             obj["locators"][0]["quote"] = original if q != original else original + "~"
-        current[i] = json.dumps(obj, ensure_ascii=False)
-        yield "\n".join(current)
+        old, current[i] = current[i], json.dumps(obj, ensure_ascii=False)
+        yield i, old, current[i]
+
+
+def utf16(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 async def measure(questions: Path, n: int) -> list[float]:
@@ -116,11 +124,12 @@ async def measure(questions: Path, n: int) -> list[float]:
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
     await wait_for(published, arrived, 1, timeout=600)  # the first analysis indexes the corpus
     latencies = []
-    for version, new_text in enumerate(edits(text, n), start=2):
+    for version, (line, old, new) in enumerate(edits(text, n), start=2):
+        whole_line = types.Range(types.Position(line, 0), types.Position(line, utf16(old)))
         sent = time.perf_counter()
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(version=version, uri=uri),
-            [types.TextDocumentContentChangeWholeDocument(new_text)]))
+            [types.TextDocumentContentChangePartial(whole_line, new)]))  # incremental, as editors send
         await wait_for(published, arrived, version)
         latencies.append((published[version] - sent) * 1000)
     await client.shutdown_async(None)

@@ -13,6 +13,7 @@ set-level rules (duplicates, size, balance) and the final sort over all records.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import chain
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -53,6 +54,11 @@ class LineResult:
     artifact_line: str | None
     deps: tuple[tuple[str, str | None], ...]
 
+    @cached_property
+    def span_docs(self) -> list[str]:
+        """The doc of every well-formed locator, once per locator (the set's balance counts spans)."""
+        return [loc.doc for loc in self.record.locators if loc.doc is not None] if self.record else []
+
 
 @dataclass
 class RecordLine:
@@ -87,10 +93,15 @@ class Analysis:
     def record_at(self, line: int) -> RecordLine | None:
         return self._by_line.get(line)
 
-    def counts(self) -> dict[str, int]:
+    @cached_property
+    def _counts(self) -> dict[str, int]:
         by = Counter(d.severity for d in self.diagnostics)
-        return {"records": sum(1 for r in self.records if r.record is not None),
+        return {"records": sum(1 for r in self.records if r.result.record is not None),
                 "errors": by[Severity.ERROR], "warnings": by[Severity.WARNING]}
+
+    def counts(self) -> dict[str, int]:
+        """Records, errors and warnings (computed once per analysis)."""
+        return dict(self._counts)
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
@@ -284,27 +295,23 @@ class Analyzer:
     def _set_rules(self, path: Path, text: str, records: list[RecordLine]) -> list[Diagnostic]:
         out: list[Diagnostic] = []
         top = Range.on_line(0, 0, len(text.split("\n", 1)[0]))
-        for name, code in (("id", "duplicate-id"), ("query", "duplicate-query")):
-            seen: dict[str, RecordLine] = {}
-            for r in records:
-                value = getattr(r.record, name, None) if r.record else None
-                if value is None:
-                    continue
-                if value in seen:
-                    first = seen[value]
-                    s, e = first.record.field_range(name)
-                    related = Related(path, Range.on_line(first.line, s, e), f"first used on line {first.line + 1}")
-                    s, e = r.record.field_range(name)
-                    out.append(Diagnostic(code, f"{name} {_short(value)!r} already used on line {first.line + 1}",
-                                          path, Range.on_line(r.line, s, e), (related,)))
-                else:
-                    seen[value] = r
-        n_records = sum(1 for r in records if r.record is not None)
+        # This runs on every keystroke over every record: count with C-level Counters, and walk
+        # the records again only for the rare values that repeat.
+        recs = [r for r in records if r.result.record is not None]
+        n_records = len(recs)
+        for name in ("id", "query"):
+            values = [getattr(r.result.record, name) for r in recs]
+            repeated = {v for v, n in Counter(values).items() if n > 1 and v is not None}
+            first: dict[str, RecordLine] = {}
+            for r, value in zip(recs, values) if repeated else ():
+                if value in repeated and first.setdefault(value, r) is not r:
+                    out.append(self._duplicate(path, name, value, first[value], r))
+        spans = Counter(chain.from_iterable(r.result.span_docs for r in recs))
+        for doc_id in [d for d in spans if d not in self.corpus.docs]:
+            del spans[doc_id]
         if n_records < MIN_RECORDS:
             out.append(Diagnostic("too-few-records", f"{n_records} records: a golden set needs at least "
                                   f"{MIN_RECORDS} to measure anything", path, top))
-        spans = Counter(loc.doc for r in records if r.record for loc in r.record.locators
-                        if loc.doc in self.corpus.docs)
         total = sum(spans.values())
         for doc_id, n in spans.items():
             if total and n / total > MAX_DOC_SHARE:
@@ -318,4 +325,13 @@ class Analyzer:
             out.append(Diagnostic("corpus-error", f"{broken.doc_id}: {broken.message}", broken.path,
                                   Range.on_line(broken.line, broken.column, broken.column + 1)))
         return out
+
+    @staticmethod
+    def _duplicate(path: Path, name: str, value: str, first: RecordLine, again: RecordLine) -> Diagnostic:
+        code = "duplicate-id" if name == "id" else "duplicate-query"
+        s, e = first.record.field_range(name)
+        related = Related(path, Range.on_line(first.line, s, e), f"first used on line {first.line + 1}")
+        s, e = again.record.field_range(name)
+        return Diagnostic(code, f"{name} {_short(value)!r} already used on line {first.line + 1}",
+                          path, Range.on_line(again.line, s, e), (related,))
 
