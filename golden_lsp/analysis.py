@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from . import quoteindex
 from .artifact import artifact_line
 from .chunker import Chunk
 from .corpus import Corpus
@@ -139,6 +140,8 @@ class Analyzer:
         self.corpus = corpus
         self.hit_rule = hit_rule
         self._files: dict[Path, _FileCache] = {}
+        #: (doc_id, quote) → its first occurrences, found in one pass per document by ``_prefetch``
+        self._found: dict[tuple[str, str], list[int]] = {}
         #: bumped by every ``set_corpus``: cached lines of an older generation are rechecked
         self._generation = 0
 
@@ -159,19 +162,25 @@ class Analyzer:
 
     def analyze(self, path: Path, text: str) -> Analysis:
         previous = self._files.get(path) or _FileCache({}, {}, -1)
-        # every line cached by the previous analysis was checked against the corpus of its generation
+        # every line cached by the previous analysis was checked against the corpus of its
+        # generation: after a corpus change, each is checked once against its documents
         checked = previous.generation == self._generation
         lines: dict[str, LineResult] = {}
         placed: dict[int, tuple[RecordLine, list[Diagnostic]]] = {}
         records: list[RecordLine] = []
         diagnostics: list[Diagnostic] = []
-        for no, line in enumerate(split_lines(text)):
+        all_lines = split_lines(text)
+        stale = set() if checked else {line for line, r in previous.lines.items() if not self._fresh(r)}
+        if stale or len(all_lines) - len(previous.lines) >= quoteindex.MIN_QUOTES:  # many to resolve
+            self._prefetch([line for line in all_lines if (line not in previous.lines or line in stale)
+                            and not is_skipped(line)])
+        for no, line in enumerate(all_lines):
             if is_skipped(line):
                 continue
             result = lines.get(line)
             if result is None:
                 result = previous.lines.get(line)
-                if result is None or not (checked or self._fresh(result)):
+                if result is None or line in stale:
                     result = self._analyze_line(line)
                 lines[line] = result
             entry = previous.placed.get(no)
@@ -181,9 +190,23 @@ class Analyzer:
             records.append(entry[0])
             diagnostics.extend(entry[1])
         self._files[path] = _FileCache(lines, placed, self._generation)
+        self._found.clear()
         diagnostics.extend(self._set_rules(path, text, records))
         diagnostics.sort(key=lambda d: (d.range.line, d.range.column, d.code))
         return Analysis(path, records, diagnostics)
+
+    def _prefetch(self, cold: list[str]) -> None:
+        """Find the quotes of many lines to resolve with one pass per document (a cold start)."""
+        wanted: dict[str, set[str]] = {}
+        for line in cold:
+            record, _ = parse_record(line)
+            for loc in record.locators if record else ():
+                if loc.well_formed and loc.doc in self.corpus.docs and quoteindex.batchable(loc.quote):
+                    wanted.setdefault(loc.doc, set()).add(loc.quote)
+        for doc_id, quotes in wanted.items():
+            if len(quotes) >= quoteindex.MIN_QUOTES:
+                found = quoteindex.find_all(self.corpus.docs[doc_id].text, quotes, MAX_LISTED_OCCURRENCES + 1)
+                self._found.update(((doc_id, q), starts) for q, starts in found.items())
 
     # --- one line ---------------------------------------------------------------------------
 
@@ -234,7 +257,9 @@ class Analyzer:
             diags.append(Diagnostic.at_columns(
                 "quote-multiline", "the quote spans lines: keep quotes on one line of the doc", *cols))
         # counting stops after the listed ones: a one-letter quote occurs millions of times
-        found = occurrences(doc.text, quote, MAX_LISTED_OCCURRENCES + 1)
+        found = self._found.get((doc_id, quote))
+        if found is None:
+            found = occurrences(doc.text, quote, MAX_LISTED_OCCURRENCES + 1)
         if not found:
             diags.append(self._not_found(doc_id, doc.text, quote, qnode))
             return out

@@ -1,0 +1,40 @@
+"""One pass per document for many quotes: the cold start of a large golden set.
+
+Resolving a quote means finding every place it starts in its document. One ``str.find`` scan per
+quote is right for a keystroke, but opening (or checking in CI) a set of 10,000 quotes over
+2.5 MB documents would scan each document thousands of times. Here all the quotes of a document
+are found in a single Aho–Corasick pass (pyahocorasick, a maintained C implementation), with the
+same answer as ``resolve.occurrences``: every start offset, overlapping ones included, ascending,
+cut after ``limit``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import ahocorasick
+
+#: below this many quotes for one document, separate scans are as fast as building an automaton
+MIN_QUOTES = 8
+#: shorter quotes match too often to be worth reporting through the automaton
+MIN_QUOTE_CHARS = 4
+
+
+def find_all(text: str, quotes: Iterable[str], limit: int) -> dict[str, list[int]]:
+    """Start offsets of each quote in ``text`` (at most ``limit`` each), in one pass."""
+    automaton = ahocorasick.Automaton()
+    for quote in quotes:
+        automaton.add_word(quote, quote)
+    found: dict[str, list[int]] = {quote: [] for quote in automaton.values()}
+    if not found:
+        return found
+    automaton.make_automaton()
+    for end, quote in automaton.iter(text):
+        starts = found[quote]
+        if len(starts) < limit:
+            starts.append(end - len(quote) + 1)
+    return found
+
+
+def batchable(quote: str) -> bool:
+    return len(quote) >= MIN_QUOTE_CHARS

@@ -1,0 +1,46 @@
+"""The one-pass quote index must answer exactly as one scan per quote does."""
+
+from __future__ import annotations
+
+import random
+
+from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, qline
+
+from golden_lsp import quoteindex
+from golden_lsp.analysis import Analyzer
+from golden_lsp.resolve import occurrences
+from golden_lsp.scoring import parse_hit_rule
+
+
+def test_find_all_equals_occurrences_including_overlaps_and_the_limit():
+    rng = random.Random(3)
+    text = "".join(rng.choice("ab \n") for _ in range(5000)) + " abab abababa é😀é"
+    quotes = {"abab", "aaaa", "b ab", "a\nb", "abababa", "é😀é", "zzzz", " a b"}
+    for limit in (1, 2, 21, 10_000):
+        found = quoteindex.find_all(text, quotes, limit)
+        assert found == {q: occurrences(text, q, limit) for q in quotes}
+
+
+def test_a_cold_start_through_the_index_gives_the_same_findings_and_artifact(tmp_path, monkeypatch):
+    extra = [qline(f"x{i}", [loc("faq.md", q)]) for i, q in enumerate(
+        ["offsets break", "quote", "the corpus", "golden", "Chunk IDs", "nowhere at all", "span", "labels rot"])]
+    corpus, batched = analyze_lines(tmp_path / "a", SAMPLE_DOCS, SAMPLE_LINES + extra)
+    monkeypatch.setattr(quoteindex, "MIN_QUOTES", 10**9)  # every quote scanned on its own
+    _, single = analyze_lines(tmp_path / "b", SAMPLE_DOCS, SAMPLE_LINES + extra)
+    assert [(d.code, d.range, d.message) for d in batched.diagnostics] == \
+        [(d.code, d.range, d.message) for d in single.diagnostics]
+    assert batched.artifact_text() == single.artifact_text()
+
+
+def test_the_index_is_used_on_a_cold_start(tmp_path, monkeypatch):
+    lines = SAMPLE_LINES + [qline(f"x{i}", [loc("faq.md", f"missing quote {i}")]) for i in range(10)]
+    corpus, _ = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    calls = []
+    real = quoteindex.find_all
+    monkeypatch.setattr(quoteindex, "find_all", lambda *a: calls.append(a[1]) or real(*a))
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    analyzer.analyze(tmp_path / "q.jsonl", "\n".join(lines))
+    assert len(calls) == 1 and {f"missing quote {i}" for i in range(10)} <= set(calls[0])
+    calls.clear()
+    analyzer.analyze(tmp_path / "q.jsonl", "\n".join(lines) + "\n")  # a keystroke: no batch
+    assert calls == []
