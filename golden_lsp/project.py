@@ -2,7 +2,8 @@
 
 ``check`` and ``build`` are defined once here and called by the CLI and by the language server
 alike, so "the same findings in the editor as in CI" holds by construction: both run this code on
-the same inputs (the server merely passes the unsaved buffer instead of the file on disk).
+the same inputs (the server's check merely passes the unsaved buffer instead of the file on disk;
+a build always reads the saved file, as CI will).
 """
 
 from __future__ import annotations
@@ -98,10 +99,10 @@ class GoldenSet:
             if other != what:
                 raise ConfigError(f"the {what} and the {other} are the same file: {path}")
 
-    def build(self, text: str | None = None) -> tuple[Analysis, bool]:
-        """Write artifact and manifest, or nothing when there is any error."""
+    def build(self) -> tuple[Analysis, bool]:
+        """Write artifact and manifest from the saved questions file, or nothing on any error."""
         self._refuse_colliding_paths()
-        analysis = self.analyze(text)
+        analysis = self.analyze()
         body = analysis.artifact_text()
         if body is None:
             return analysis, False
