@@ -140,8 +140,10 @@ class Analyzer:
         self.corpus = corpus
         self.hit_rule = hit_rule
         self._files: dict[Path, _FileCache] = {}
-        #: (doc_id, quote) → its first occurrences, found in one pass per document by ``_prefetch``
+        #: what ``_prefetch`` learnt for the analysis under way: each quote's first occurrences
+        #: (one pass per document) and each cold line's parse, so no line is parsed twice
         self._found: dict[tuple[str, str], list[int]] = {}
+        self._parsed: dict[str, tuple] = {}
         #: bumped by every ``set_corpus``: cached lines of an older generation are rechecked
         self._generation = 0
 
@@ -169,6 +171,8 @@ class Analyzer:
         placed: dict[int, tuple[RecordLine, list[Diagnostic]]] = {}
         records: list[RecordLine] = []
         diagnostics: list[Diagnostic] = []
+        self._found.clear()  # what a previous prefetch learnt may be of another corpus
+        self._parsed.clear()
         all_lines = split_lines(text)
         stale = set() if checked else {line for line, r in previous.lines.items() if not self._fresh(r)}
         if stale or len(all_lines) - len(previous.lines) >= quoteindex.MIN_QUOTES:  # many to resolve
@@ -190,7 +194,6 @@ class Analyzer:
             records.append(entry[0])
             diagnostics.extend(entry[1])
         self._files[path] = _FileCache(lines, placed, self._generation)
-        self._found.clear()
         diagnostics.extend(self._set_rules(path, text, records))
         diagnostics.sort(key=lambda d: (d.range.line, d.range.column, d.code))
         return Analysis(path, records, diagnostics)
@@ -199,7 +202,7 @@ class Analyzer:
         """Find the quotes of many lines to resolve with one pass per document (a cold start)."""
         wanted: dict[str, set[str]] = {}
         for line in cold:
-            record, _ = parse_record(line)
+            record, diags = self._parsed[line] = parse_record(line)
             for loc in record.locators if record else ():
                 if loc.well_formed and loc.doc in self.corpus.docs and quoteindex.batchable(loc.quote):
                     wanted.setdefault(loc.doc, set()).add(loc.quote)
@@ -219,7 +222,7 @@ class Analyzer:
                               None, ())
 
     def _line_result(self, line: str) -> LineResult:
-        record, diags = parse_record(line)
+        record, diags = self._parsed.pop(line, None) or parse_record(line)
         if record is None:
             return LineResult(None, [], diags, None, ())
         deps: dict[str, str | None] = {}
