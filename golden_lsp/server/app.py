@@ -103,6 +103,14 @@ class GoldenServer(LanguageServer):
         self._views[uri] = (buf.version, self.generation, view)
         return view
 
+    def request_view(self, uri: str) -> View | None:
+        """The view a request works on; None when the file cannot be analysed (the reason was
+        published as its config-error diagnostic)."""
+        try:
+            return self.view(uri)
+        except ConfigError:
+            return None
+
     def forget(self, uri: str) -> None:
         self.buffers.pop(uri, None)
         self._views.pop(uri, None)
@@ -293,7 +301,7 @@ def did_change_watched_files(ls: GoldenServer, params: types.DidChangeWatchedFil
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded
 def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
-    view = ls.view(params.text_document.uri)
+    view = ls.request_view(params.text_document.uri)
     target = view.target_at(params.position) if view else None
     return hover.hover(view, target) if target else None
 
@@ -301,7 +309,7 @@ def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
 @guarded
 def on_definition(ls: GoldenServer, params: types.DefinitionParams) -> list[types.Location] | None:
-    view = ls.view(params.text_document.uri)
+    view = ls.request_view(params.text_document.uri)
     target = view.target_at(params.position) if view else None
     return navigation.definition(view, target) if target else None
 
@@ -309,7 +317,7 @@ def on_definition(ls: GoldenServer, params: types.DefinitionParams) -> list[type
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @guarded
 def on_document_symbol(ls: GoldenServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
-    view = ls.view(params.text_document.uri)
+    view = ls.request_view(params.text_document.uri)
     return navigation.document_symbols(view) if view else None
 
 
@@ -317,7 +325,7 @@ def on_document_symbol(ls: GoldenServer, params: types.DocumentSymbolParams) -> 
                 types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
 @guarded
 def on_code_action(ls: GoldenServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-    view = ls.view(params.text_document.uri)
+    view = ls.request_view(params.text_document.uri)
     return actions.code_actions(view, params.range) if view else None
 
 
@@ -359,7 +367,7 @@ def build(ls: GoldenServer, *args: Any) -> dict:
 @guarded
 def check(ls: GoldenServer, *args: Any) -> dict:
     uri = _questions_uri(ls, args)
-    view = ls.view(uri) if uri else None
+    view = ls.request_view(uri) if uri else None
     if view is None:
         return {"records": 0, "errors": 0, "warnings": 0}
     return editor_counts(view.analysis)

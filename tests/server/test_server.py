@@ -532,3 +532,19 @@ async def test_editor_settings_alone_configure_a_set(golden_dir: Path):
         await lsp_client.shutdown_session()
     finally:
         await lsp_client.stop()
+
+
+async def test_a_file_without_a_corpus_gets_one_config_error_and_quiet_requests(client: LanguageClient,
+                                                                                 golden_dir: Path):
+    lonely = golden_dir.parent / "elsewhere" / "questions.jsonl"
+    lonely.parent.mkdir()
+    lonely.write_text('{"id": "a", "query": "q?", "expected_answer": "an answer long enough", '
+                      '"locators": [{"doc": "x.md", "quote": "anything"}]}\n', encoding="utf-8")
+    uri = open_doc(client, lonely)
+    pub = await published(client, uri)
+    assert codes(pub.diagnostics) == ["config-error"] and "corpus" in pub.diagnostics[0].message
+    assert any("golden-lsp" in m.message for m in client.messages)  # told once, as a notification
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(0, 60)))
+    assert hover is None
+    assert not [m for m in client.log_messages if m.type == types.MessageType.Error]
