@@ -25,8 +25,8 @@ from .corpus import Corpus
 from .diagnostics import Diagnostic, Range
 from .scoring import HitRule
 
-if TYPE_CHECKING:  # analysis imports this module for artifact_line
-    from .analysis import Analysis, ResolvedLocator
+if TYPE_CHECKING:  # rules import this module for artifact_line
+    from .model import Analysis, ResolvedLocator
     from .questions import QuestionRecord
 
 

@@ -283,7 +283,7 @@ def test_unchanged_corpus_skips_the_document_check_and_placed_findings_are_reuse
 
 
 def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypatch):
-    import golden_lsp.analysis as analysis_module
+    import golden_lsp.rules as analysis_module
 
     real = analysis_module.not_found_hint
 

@@ -12,7 +12,7 @@ import json
 
 from lsprotocol import types
 
-from ..analysis import MAX_LISTED_OCCURRENCES
+from ..rules import MAX_LISTED_OCCURRENCES
 from ..diagnostics import Range
 from ..resolve import lengthen
 from .convert import EDITOR_HINTS, to_lsp

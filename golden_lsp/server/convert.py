@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..analysis import Analysis
+from ..model import Analysis
 from ..diagnostics import Diagnostic, Severity
 from .view import View
 

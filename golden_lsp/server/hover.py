@@ -12,7 +12,7 @@ import re
 
 from lsprotocol import types
 
-from ..analysis import RecordLine, ResolvedLocator
+from ..model import RecordLine, ResolvedLocator
 from ..diagnostics import Range
 from .view import Target, View
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..analysis import Analysis, RecordLine, ResolvedLocator
+from ..model import Analysis, RecordLine, ResolvedLocator
 from ..corpus import CorpusDoc
 from ..diagnostics import Range, Related
 from ..project import GoldenSet

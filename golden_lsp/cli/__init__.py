@@ -1,0 +1,72 @@
+"""The command line: ``check`` (the CI gate), ``build`` (write the artifact), ``serve``, and the
+other uses of a set, one module each in this package.
+
+A thin front end over the core: each command module turns flags into a call of a pure core
+function and prints what it returns. Every module in ``COMMANDS`` has ``register(sub)``, which
+adds its subparser(s) with ``set_defaults(run=fn)``; ``fn(args)`` returns the exit code. Exit
+codes are a contract for CI: 0 no error, 1 findings with an error, 2 a usage or configuration
+problem, always with a one-line reason on stderr.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .. import __version__
+from ..config import ConfigError
+from . import jobs
+from .common import USAGE_ERROR
+
+#: the command modules, in the order ``--help`` lists them
+COMMANDS = (jobs,)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="golden-lsp",
+        description="Quote-anchored RAG golden sets: check, build, or serve the editor (no command: serve).")
+    parser.add_argument("--version", action="version", version=f"golden-lsp {__version__}")
+    sub = parser.add_subparsers(dest="command")
+    for module in COMMANDS:
+        module.register(sub)
+    serve = sub.add_parser("serve", help="run the language server (the default)")
+    serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead, for debugging")
+    return parser
+
+
+def _tcp_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (or ``:PORT`` for 127.0.0.1) as (host, port)."""
+    host, sep, port = value.rpartition(":")
+    if not sep or not (port.isascii() and port.isdigit()) or not 0 < int(port) < 65536:
+        raise ConfigError(f"--tcp expects HOST:PORT with a port from 1 to 65535, not {value!r}")
+    return host or "127.0.0.1", int(port)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if "--check" in argv:
+        argv.remove("--check")
+        argv.insert(0, "check")
+    if not argv or argv[0] in ("--stdio", "--tcp"):
+        argv.insert(0, "serve")
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        try:
+            tcp = _tcp_address(args.tcp) if args.tcp is not None else None
+        except ConfigError as exc:
+            sys.stderr.write(f"golden-lsp: {exc}\n")
+            return USAGE_ERROR
+        from ..server import serve  # the protocol layer is imported only to serve
+
+        return serve(tcp)
+    try:
+        return args.run(args)
+    except ConfigError as exc:
+        sys.stderr.write(f"golden-lsp: {exc}\n")
+        return USAGE_ERROR
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""What every subcommand shares: the set options, finding the golden set, and paths for people.
+
+Each command (check, build, and every later use of a set) addresses a golden set the same way —
+``PATH`` or ``--config``, then flags overriding any config key — so that one flag means one thing
+everywhere; this module is that one way.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from ..config import DEFAULT_QUESTIONS, ConfigError, config_for
+from ..project import GoldenSet
+
+USAGE_ERROR = 2
+
+
+def display(path: Path) -> str:
+    """A path as the user will want to click it: relative to the working directory if inside."""
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:
+        return str(path)
+    return str(path) if rel.startswith("..") else rel
+
+
+def add_set_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", type=Path, help="golden-lsp.toml or pyproject.toml to use")
+    p.add_argument("--corpus", type=Path, help="corpus folder (Markdown documents)")
+    p.add_argument("--glob", help="documents under the corpus folder (pathlib glob, default *.md)")
+    p.add_argument("--questions", type=Path, help="questions file (questions.jsonl)")
+    p.add_argument("--artifact", type=Path, help="artifact to write or check (golden-set.v1.jsonl)")
+    p.add_argument("--manifest", type=Path, help="manifest to write or check")
+    p.add_argument("--max-chars", type=int, dest="max_chars", help="chunker max_chars (default 1800)")
+    p.add_argument("--hit-rule", dest="hit_rule",
+                   help="any_overlap (default), span_containment, coverage>=τ, union_coverage>=τ")
+
+
+def golden_set(args: argparse.Namespace, target: Path | None) -> GoldenSet:
+    """The golden set a command addresses: config from --config or found from ``target``."""
+    if target is not None and not target.exists():
+        raise ConfigError(f"no such file or folder: {target}")
+    config = config_for(target or (args.questions and args.questions.parent), args.config)
+    overrides = {k: getattr(args, k) for k in ("corpus", "glob", "questions", "artifact", "manifest",
+                                                "max_chars", "hit_rule")}
+    if target is not None and target.is_file():
+        overrides["questions"] = target
+    elif target is not None and config.source is None and args.questions is None:
+        overrides["questions"] = target / DEFAULT_QUESTIONS  # a folder without a config: its own file
+    config = config.with_overrides(overrides, Path.cwd())
+    return GoldenSet(config)
+
+

@@ -1,0 +1,51 @@
+"""``check`` (the CI gate) and ``build`` (write the artifact and manifest, all or nothing)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..config import Config
+from ..model import Analysis
+from .common import add_set_options, display as _display, golden_set as _golden_set
+from .formats import FORMATS, format_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    check = sub.add_parser("check", help="report every finding; exit 1 on any error (also: golden-lsp --check)")
+    check.add_argument("paths", nargs="*", type=Path, help="questions files or folders holding a config")
+    check.add_argument("--format", choices=sorted(FORMATS), default="text")
+    add_set_options(check)
+    check.set_defaults(run=_check)
+    build = sub.add_parser("build", help="write the artifact and manifest, or nothing when there is an error")
+    add_set_options(build)
+    build.set_defaults(run=_build)
+
+
+def _check(args: argparse.Namespace) -> int:
+    targets: list[Path | None] = list(args.paths) or [None]
+    analyses: list[Analysis] = [_golden_set(args, t).check() for t in targets]
+    diags = [d for a in analyses for d in a.diagnostics]
+    sys.stdout.write(FORMATS[args.format](diags))
+    if args.format == "text":
+        for a in analyses:
+            c = a.counts()
+            sys.stderr.write(f"{_display(a.path)}: {c['records']} records, {c['errors']} errors, "
+                             f"{c['warnings']} warnings\n")
+    return 1 if any(a.has_errors for a in analyses) else 0
+
+
+def _build(args: argparse.Namespace) -> int:
+    golden = _golden_set(args, None)
+    analysis, written = golden.build()
+    sys.stdout.write(format_text(analysis.diagnostics))
+    config: Config = golden.config
+    if not written:
+        sys.stderr.write(f"golden-lsp: nothing written: {analysis.counts()['errors']} errors\n")
+        return 1
+    sys.stderr.write(f"golden-lsp: wrote {_display(config.artifact_path())} ({analysis.counts()['records']} "
+                     f"records) and {_display(config.manifest_path())}\n")
+    return 0
+
+

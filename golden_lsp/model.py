@@ -1,0 +1,126 @@
+"""The result model of an analysis: what every feature reads, and nothing that computes it.
+
+The engine (``analysis.py``) and the rules (``rules.py``) produce these plain values; the CLI,
+the language server, the artifact and every later use of a set (stats, export, evaluation,
+reports, corpus-side features) only read them. Keeping the model apart means none of those
+readers can reach into the engine's cache, and the cache can change without touching them. The
+one derived structure kept here is the reverse index from corpus documents to the records whose
+spans lie in them, built at most once per analysis, because the corpus side of the editor asks
+"who labels this passage?" on every hover and code lens.
+"""
+
+from __future__ import annotations
+
+import bisect
+from collections import Counter
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from .chunker import Chunk
+from .diagnostics import Diagnostic, Severity
+from .questions import Locator, QuestionRecord
+from .resolve import Span
+
+
+@dataclass
+class ResolvedLocator:
+    locator: Locator
+    span: Span | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+    coverage: float = 0.0
+    #: the first start offsets of an ambiguous quote (at most rules.MAX_LISTED_OCCURRENCES + 1)
+    ambiguous_at: list[int] = field(default_factory=list)
+
+
+@dataclass
+class LineResult:
+    """What one line yields, independent of where the line sits in the file."""
+
+    record: QuestionRecord | None
+    resolved: list[ResolvedLocator]
+    diagnostics: list[Diagnostic]  # on line 0, moved into place by ``Analysis``
+    artifact_line: str | None
+    deps: tuple[tuple[str, str | None], ...]
+
+    @cached_property
+    def span_docs(self) -> list[str]:
+        """The doc of every well-formed locator, once per locator (the set's balance counts spans)."""
+        return [loc.doc for loc in self.record.locators if loc.doc is not None] if self.record else []
+
+
+@dataclass
+class RecordLine:
+    line: int
+    result: LineResult
+
+    @property
+    def record(self) -> QuestionRecord | None:
+        return self.result.record
+
+
+@dataclass(frozen=True)
+class LabelledSpan:
+    """One resolved span of one record, as the corpus side sees it."""
+
+    start: int
+    end: int
+    record: RecordLine
+    locator: ResolvedLocator
+
+
+@dataclass
+class Analysis:
+    path: Path
+    records: list[RecordLine]
+    diagnostics: list[Diagnostic]
+
+    @property
+    def has_errors(self) -> bool:
+        return any(d.severity is Severity.ERROR for d in self.diagnostics)
+
+    def artifact_text(self) -> str | None:
+        """The artifact body, or None when any error forbids a build."""
+        if self.has_errors:
+            return None
+        return "".join(r.result.artifact_line or "" for r in self.records if r.record is not None)
+
+    @cached_property
+    def _by_line(self) -> dict[int, RecordLine]:
+        return {r.line: r for r in self.records}
+
+    def record_at(self, line: int) -> RecordLine | None:
+        return self._by_line.get(line)
+
+    @cached_property
+    def _counts(self) -> dict[str, int]:
+        by = Counter(d.severity for d in self.diagnostics)
+        return {"records": sum(1 for r in self.records if r.result.record is not None),
+                "errors": by[Severity.ERROR], "warnings": by[Severity.WARNING]}
+
+    def counts(self) -> dict[str, int]:
+        """Records, errors and warnings (computed once per analysis)."""
+        return dict(self._counts)
+
+    @cached_property
+    def spans_by_doc(self) -> dict[str, list[LabelledSpan]]:
+        """Every resolved span, grouped by document and sorted by (start, end, line)."""
+        out: dict[str, list[LabelledSpan]] = {}
+        for rec in self.records:
+            for resolved in rec.result.resolved:
+                span = resolved.span
+                if span is not None:
+                    out.setdefault(span.doc_id, []).append(LabelledSpan(span.start, span.end, rec, resolved))
+        for spans in out.values():
+            spans.sort(key=lambda s: (s.start, s.end, s.record.line))
+        return out
+
+    @cached_property
+    def _span_starts(self) -> dict[str, list[int]]:
+        return {doc_id: [s.start for s in spans] for doc_id, spans in self.spans_by_doc.items()}
+
+    def spans_overlapping(self, doc_id: str, start: int, end: int) -> list[LabelledSpan]:
+        """The resolved spans in ``doc_id`` that overlap [start, end) (a point when start == end)."""
+        spans = self.spans_by_doc.get(doc_id, [])
+        stop = bisect.bisect_left(self._span_starts.get(doc_id, []), max(end, start + 1))
+        return [s for s in spans[:stop] if s.end > start]
