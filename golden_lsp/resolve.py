@@ -175,10 +175,42 @@ def lengthen(text: str, quote: str, at: int) -> str | None:
     line_lo = text.rfind("\n", 0, at) + 1
     line_hi = text.find("\n", end)
     line_hi = len(text) if line_hi == -1 else line_hi
-    best = _shortest_unique(text, at, end, line_lo, line_hi)
+    best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True)
     if best is None:
-        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000))
+        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True)
     return None if best is None else text[best[0]:best[1]]
+
+
+def unique_quote_at(text: str, pos: int, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
+    """[start, end) of the shortest whole-word quote that contains ``pos``, lies inside [lo, hi)
+    and on ``pos``'s line, and occurs exactly once in ``text``; None when there is none.
+
+    This is how golden-lsp writes a new label (anchor here, import): the quote is the fewest
+    words around the place the author pointed at that a builder resolves to that place only. The
+    caller still checks what the quote expands to (``span_at``): a quote is a pointer, not a span.
+    """
+    hi = len(text) if hi is None else hi
+    line_lo = text.rfind("\n", 0, pos) + 1
+    line_hi = text.find("\n", pos)
+    line_hi = len(text) if line_hi == -1 else line_hi
+    lo, hi = max(lo, line_lo), min(hi, line_hi)
+    while lo < hi and text[lo].isspace():
+        lo += 1
+    while hi > lo and text[hi - 1].isspace():
+        hi -= 1
+    if not lo <= pos < hi:
+        pos = lo  # the cursor sat on white space at the edge of the range: start at the first word
+    if lo >= hi:
+        return None
+    if text[pos].isspace():
+        while pos < hi and text[pos].isspace():
+            pos += 1
+    start, end = pos, pos
+    while start > lo and not text[start - 1].isspace():
+        start -= 1
+    while end < hi and not text[end].isspace():
+        end += 1
+    return _shortest_unique(text, start, end, lo, hi, grow=False)
 
 
 def _boundaries_left(text: str, at: int, lo: int) -> list[int]:
@@ -208,7 +240,9 @@ def _boundaries_right(text: str, end: int, hi: int) -> list[int]:
     return out
 
 
-def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int) -> tuple[int, int] | None:
+def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool) -> tuple[int, int] | None:
+    """The shortest unique [a, b) with whole-word ends in [lo, hi) that contains [at, end);
+    with ``grow`` it must be longer than [at, end) itself (which is known not to be unique)."""
     lefts = _boundaries_left(text, at, lo)
     rights = _boundaries_right(text, end, hi)
     best: tuple[int, int] | None = None
@@ -225,6 +259,6 @@ def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int) -> tuple[in
             else:
                 lo_i = mid + 1
         b = rights[lo_i]
-        if (a, b) != (at, end) and (best is None or b - a < best[1] - best[0]):
+        if (not grow or (a, b) != (at, end)) and (best is None or b - a < best[1] - best[0]):
             best = (a, b)
     return best
