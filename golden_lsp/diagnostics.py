@@ -29,6 +29,7 @@ CODES: dict[str, Severity] = {
     "not-an-object": E,
     "missing-field": E,
     "wrong-type": E,
+    "duplicate-key": E,
     "unknown-field": W,
     "duplicate-id": E,
     "duplicate-query": W,

@@ -9,6 +9,7 @@ placed on line 0 of no file (``Diagnostic.at_columns``); the engine moves them i
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from itertools import chain
 from pathlib import Path
@@ -27,6 +28,9 @@ MIN_RECORDS = 50
 MAX_DOC_SHARE = 0.6
 #: occurrences of an ambiguous quote listed as related locations and counted (beyond: "more than 20")
 MAX_LISTED_OCCURRENCES = 20
+
+#: the first line of a questions file, where set-level findings sit (lines end at \n, \r\n or \r)
+_FIRST_LINE = re.compile(r"[^\r\n]*")
 
 #: (doc_id, quote) → the first start offsets of the quote, found ahead of time for many quotes
 Found = dict[tuple[str, str], list[int]]
@@ -158,7 +162,7 @@ def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags:
 
 def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    top = Range.on_line(0, 0, len(text.split("\n", 1)[0]))
+    top = Range.on_line(0, 0, _FIRST_LINE.match(text).end())
     # This runs on every keystroke over every record: count with C-level Counters, and walk
     # the records again only for the rare values that repeat.
     recs = [r for r in records if r.result.record is not None]
