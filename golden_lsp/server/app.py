@@ -27,7 +27,7 @@ from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
 from .view import View
-from .workspace import GoldenSets
+from .workspace import GoldenSets, document_path
 
 #: seconds of quiet after a keystroke in a questions file before re-analysing it
 DEBOUNCE = 0.015
@@ -84,7 +84,7 @@ class GoldenServer(LanguageServer):
     @staticmethod
     def path_of(uri: str) -> Path | None:
         fs = to_fs_path(uri)
-        return Path(fs) if fs else None
+        return document_path(fs) if fs else None
 
     def is_questions(self, uri: str) -> bool:
         path = self.path_of(uri)
