@@ -18,6 +18,7 @@ from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
 from .files import display
+from .rules import SetRules, with_severities
 from .scoring import parse_hit_rule
 
 
@@ -29,7 +30,8 @@ class GoldenSet:
             self.corpus: Corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
-        self.analyzer = Analyzer(self.corpus, self.hit_rule)
+        self.analyzer = Analyzer(self.corpus, self.hit_rule,
+                                 SetRules(config.query_types, config.required_query_types))
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
@@ -56,7 +58,10 @@ class GoldenSet:
 
     def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
-        return self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        analysis = self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        if not self.config.severity:
+            return analysis
+        return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
 
     def build_command(self) -> str:
         if self.config.source is not None:
@@ -87,6 +92,7 @@ class GoldenSet:
                           self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
         if not stale:
             return analysis
+        stale = with_severities(stale, self.config.severity)
         diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
         return dataclasses.replace(analysis, diagnostics=diagnostics)
 
