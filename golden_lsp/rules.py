@@ -16,7 +16,7 @@ from pathlib import Path
 from .artifact import artifact_line
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range, Related
-from .model import LineResult, RecordLine, ResolvedLocator
+from .model import Analysis, LineResult, RecordLine, ResolvedLocator
 from .questions import JsonNode, Locator, QuestionRecord
 from .resolve import not_found_hint, occurrences, span_at
 from .scoring import HitRule, bearing_chunks, union_coverage
@@ -198,3 +198,17 @@ def duplicate(path: Path, name: str, value: str, first: RecordLine, again: Recor
     s, e = again.record.field_range(name)
     return Diagnostic(code, f"{name} {short(value)!r} already used on line {first.line + 1}",
                       path, Range.on_line(again.line, s, e), (related,))
+
+
+def id_reused(analysis: Analysis, committed: dict[str, object]) -> list[Diagnostic]:
+    """An ``id`` the committed artifact holds for another query: labels are cited by id, and a
+    reused id makes two measurements look like one."""
+    out = []
+    for rec in analysis.records if committed else ():
+        r = rec.record
+        if r is None or r.id not in committed or r.query is None or committed[r.id] == r.query:
+            continue
+        out.append(Diagnostic("id-reused", f"id {r.id!r} is held by the committed artifact for another query "
+                              f"({short(str(committed[r.id]))!r}): give this question a new id",
+                              analysis.path, Range.on_line(rec.line, *r.field_range("id"))))
+    return out
