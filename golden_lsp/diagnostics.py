@@ -34,6 +34,7 @@ CODES: dict[str, Severity] = {
     "unknown-field": W,
     "duplicate-id": E,
     "duplicate-query": W,
+    "id-reused": W,
     "unknown-doc": E,
     "empty-quote": E,
     "quote-not-found": E,

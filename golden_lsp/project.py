@@ -18,7 +18,7 @@ from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
 from .files import display
-from .rules import SetRules, with_severities
+from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
 
 
@@ -82,6 +82,10 @@ class GoldenSet:
         """A derived file is checked when configured explicitly or when it exists."""
         return path if key in self.config.explicit or path.exists() else None
 
+    def committed_queries(self) -> dict[str, object]:
+        """``id`` → query of every record the committed artifact holds (empty when there is none)."""
+        return self._committed.get(self.config.artifact_path()).queries
+
     def check(self, text: str | None = None, path: Path | None = None) -> Analysis:
         """Every finding for a questions file; for the configured one, staleness of the derived files."""
         analysis = self.analyze(text, path)
@@ -90,6 +94,7 @@ class GoldenSet:
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
+        stale += id_reused(analysis, self.committed_queries())
         if not stale:
             return analysis
         stale = with_severities(stale, self.config.severity)

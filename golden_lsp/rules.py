@@ -20,7 +20,7 @@ from typing import Mapping
 from .artifact import artifact_line
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range, Related, Severity
-from .model import LineResult, RecordLine, ResolvedLocator
+from .model import Analysis, LineResult, RecordLine, ResolvedLocator
 from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
 from .resolve import not_found_hint, occurrences, span_at
 from .scoring import HitRule, bearing_chunks, union_coverage
@@ -313,4 +313,18 @@ def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
                               f"{earlier.record.split} record {earlier.record.id!r} (line {earlier.line + 1}) share "
                               f"{why}: test results leak into tuning", path, Range.on_line(later.line, s, e),
                               (related,)))
+    return out
+
+
+def id_reused(analysis: Analysis, committed: dict[str, object]) -> list[Diagnostic]:
+    """An ``id`` the committed artifact holds for another query: labels are cited by id, and a
+    reused id makes two measurements look like one."""
+    out = []
+    for rec in analysis.records if committed else ():
+        r = rec.record
+        if r is None or r.id not in committed or r.query is None or committed[r.id] == r.query:
+            continue
+        out.append(Diagnostic("id-reused", f"id {r.id!r} is held by the committed artifact for another query "
+                              f"({short(str(committed[r.id]))!r}): give this question a new id",
+                              analysis.path, Range.on_line(rec.line, *r.field_range("id"))))
     return out
