@@ -10,6 +10,7 @@ placed on line 0 of no file (``Diagnostic.at_columns``); the engine moves them i
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
@@ -19,7 +20,7 @@ from typing import Mapping
 from .artifact import artifact_line
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range, Related, Severity
-from .model import LineResult, RecordLine, ResolvedLocator
+from .model import Analysis, LineResult, RecordLine, ResolvedLocator
 from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
 from .resolve import not_found_hint, occurrences, span_at
 from .scoring import HitRule, bearing_chunks, union_coverage
@@ -31,6 +32,8 @@ MAX_DOC_SHARE = 0.6
 #: occurrences of an ambiguous quote listed as related locations and counted (beyond: "more than 20")
 MAX_LISTED_OCCURRENCES = 20
 
+#: the first line of a questions file, where set-level findings sit (lines end at \n, \r\n or \r)
+_FIRST_LINE = re.compile(r"[^\r\n]*")
 
 
 @dataclass(frozen=True)
@@ -220,7 +223,7 @@ def with_severities(diags: list[Diagnostic], table: Mapping[str, str]) -> list[D
 def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine],
               settings: SetRules = SetRules()) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    top = Range.on_line(0, 0, len(text.split("\n", 1)[0]))
+    top = Range.on_line(0, 0, _FIRST_LINE.match(text).end())
     # This runs on every keystroke over every record: count with C-level Counters, and walk
     # the records again only for the rare values that repeat.
     recs = [r for r in records if r.result.record is not None]
@@ -310,4 +313,18 @@ def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
                               f"{earlier.record.split} record {earlier.record.id!r} (line {earlier.line + 1}) share "
                               f"{why}: test results leak into tuning", path, Range.on_line(later.line, s, e),
                               (related,)))
+    return out
+
+
+def id_reused(analysis: Analysis, committed: dict[str, object]) -> list[Diagnostic]:
+    """An ``id`` the committed artifact holds for another query: labels are cited by id, and a
+    reused id makes two measurements look like one."""
+    out = []
+    for rec in analysis.records if committed else ():
+        r = rec.record
+        if r is None or r.id not in committed or r.query is None or committed[r.id] == r.query:
+            continue
+        out.append(Diagnostic("id-reused", f"id {r.id!r} is held by the committed artifact for another query "
+                              f"({short(str(committed[r.id]))!r}): give this question a new id",
+                              analysis.path, Range.on_line(rec.line, *r.field_range("id"))))
     return out

@@ -15,11 +15,11 @@ import sys
 
 from .. import __version__
 from ..config import ConfigError
-from . import agree, jobs, sample, stats
+from . import agree, evaluate, jobs, qrels, retrieve, sample, stats
 from .common import USAGE_ERROR
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS = (jobs, stats, agree, sample)
+COMMANDS = (jobs, evaluate, qrels, retrieve, stats, agree, sample)
 
 
 def _parser() -> argparse.ArgumentParser:

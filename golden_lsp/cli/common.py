@@ -8,23 +8,15 @@ everywhere; this module is that one way.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
+from ..config import DEFAULT_QUESTIONS, ConfigError, config_for
+from ..files import display
 from ..config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
 from ..diagnostics import BLOCKING, CODES
 from ..project import GoldenSet
 
 USAGE_ERROR = 2
-
-
-def display(path: Path) -> str:
-    """A path as the user will want to click it: relative to the working directory if inside."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith("..") else rel
 
 
 def add_set_options(p: argparse.ArgumentParser) -> None:
