@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import json
 import random
-import re
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable
 
 from .config import ConfigError
+from .ids import next_free_id
 from .rules import folded
 
 STRATEGIES = ("random", "stratified", "hard-cases")
 #: (name, the largest word count, share of N); the last stratum takes what the others leave
 STRATA = (("≤ 5 words", 5, 0.3), ("6–15 words", 15, 0.5), ("> 15 words", None, 0.2))
-_NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
 
 @dataclass(frozen=True)
@@ -114,25 +112,13 @@ def draw(pool: list[LoggedQuery], n: int, strategy: str, seed: int | None) -> tu
     return sorted(picked, key=lambda q: q.line), notes
 
 
-def fresh_ids(existing: list[str], n: int) -> list[str]:
-    """N ids continuing the set's scheme: its most common prefix, numbered past its largest number
-    with the same zero padding (q001, q002, … for a set without numbered ids)."""
-    numbered = [(m.group(1), m.group(2)) for i in existing if (m := _NUMBERED.match(i))]
-    prefix = Counter(p for p, _ in numbered).most_common(1)[0][0] if numbered else "q"
-    digits = [d for p, d in numbered if p == prefix]
-    width = max((len(d) for d in digits), default=3)
-    number = max((int(d) for d in digits), default=0)
-    taken = set(existing)
+def skeletons(picked: list[LoggedQuery], used_ids: Iterable[str]) -> list[dict[str, Any]]:
+    """Records to author: a fresh id continuing the set's numbering (never one of ``used_ids``: the
+    set's and the committed artifact's), the query, an empty expected answer and no locators yet."""
+    used = set(used_ids)
     out = []
-    while len(out) < n:
-        number += 1
-        candidate = f"{prefix}{number:0{width}d}"
-        if candidate not in taken:
-            out.append(candidate)
+    for q in picked:
+        rid = next_free_id(used)
+        used.add(rid)
+        out.append({"id": rid, "query": q.query, "expected_answer": "", "locators": []})
     return out
-
-
-def skeletons(picked: list[LoggedQuery], existing_ids: list[str]) -> list[dict[str, Any]]:
-    """Records to author: the query, an empty expected answer and no locators yet."""
-    return [{"id": rid, "query": q.query, "expected_answer": "", "locators": []}
-            for rid, q in zip(fresh_ids(existing_ids, len(picked)), picked)]

@@ -223,3 +223,14 @@ def test_sample_bad_log_line_is_located(cli, examples):
     log.write_text('{"query": "fine"}\n{"text": "no query"}\n', encoding="utf-8")
     proc = cli(["sample", log, "--n", "1"], cwd=examples)
     assert proc.returncode == 2 and "log.jsonl:2:" in proc.stderr and "'query'" in proc.stderr
+
+
+def test_sample_never_reuses_an_id_or_query_the_committed_artifact_holds(cli, examples):
+    q = examples / "questions.jsonl"
+    lines = q.read_text(encoding="utf-8").split("\n")
+    deleted = next(json.loads(x) for x in lines if x.startswith('{"id": "ex073"'))
+    q.write_text("\n".join(x for x in lines if not x.startswith('{"id": "ex073"')), encoding="utf-8")
+    log = examples / "log.txt"
+    log.write_text(deleted["query"] + "\nwhere is the nearest hut\n", encoding="utf-8")
+    recs = [json.loads(x) for x in cli(["sample", log, "--n", "5", "--seed", "1"], cwd=examples).stdout.splitlines()]
+    assert [(r["id"], r["query"]) for r in recs] == [("ex074", "where is the nearest hut")]

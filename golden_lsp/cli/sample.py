@@ -12,6 +12,7 @@ from .. import sampling
 from ..artifact import write_atomically
 from ..canon import NotUtf8Error, decode_strict
 from ..config import ConfigError
+from ..project import is_input_name
 from .common import add_set_options, display, golden_set
 
 
@@ -42,9 +43,10 @@ def _sample(args: argparse.Namespace) -> int:
         _refuse_inputs(args.out, args.log, golden)
     analysis = golden.analyze()
     records = [r.record for r in analysis.records if r.record is not None]
-    existing_ids = [r.id for r in records if r.id is not None]
-    pool = sampling.candidates(sampling.read_log(log_text, display(args.log)),
-                               [r.query for r in records if r.query is not None])
+    committed = golden.committed_queries()  # deleted questions keep their ids and queries
+    existing_ids = [r.id for r in records if r.id is not None] + list(committed)
+    queries = [r.query for r in records if r.query is not None] + [q for q in committed.values() if isinstance(q, str)]
+    pool = sampling.candidates(sampling.read_log(log_text, display(args.log)), queries)
     picked, notes = sampling.draw(pool, args.n, args.strategy, args.seed)
     for note in notes:
         sys.stderr.write(f"golden-lsp: {note}\n")
@@ -77,3 +79,6 @@ def _refuse_inputs(out: Path, log: Path, golden) -> None:
     for path, what in inputs.items():
         if path.resolve() == target:
             raise ConfigError(f"--out {out} is {what}: it would be overwritten; choose a new file")
+    if is_input_name(target.name):
+        raise ConfigError(f"--out {out}: {target.name} is the name of a questions or config file, which "
+                          "would be overwritten; choose a new file")
