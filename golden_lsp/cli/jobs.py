@@ -27,7 +27,7 @@ def _check(args: argparse.Namespace) -> int:
     targets: list[Path | None] = list(args.paths) or [None]
     analyses: list[Analysis] = [_golden_set(args, t).check() for t in targets]
     diags = [d for a in analyses for d in a.diagnostics]
-    sys.stdout.write(FORMATS[args.format](diags))
+    sys.stdout.write(FORMATS[args.format](diags, analyses))
     if args.format == "text":
         for a in analyses:
             c = a.counts()
