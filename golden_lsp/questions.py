@@ -21,10 +21,13 @@ _WS = re.compile(r"[ \t\n\r]*")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 
-RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags")
+RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags",
+                 "query_type", "unanswerable", "split", "annotator")
 REQUIRED_FIELDS = ("id", "query", "expected_answer", "locators")
-LOCATOR_FIELDS = ("doc", "quote", "exact")
+LOCATOR_FIELDS = ("doc", "quote", "exact", "primary")
 HOPS = ("single", "multi")
+#: the splits a record may belong to (good practice: tune on dev, report on test, canary in prod)
+SPLITS = ("dev", "test", "canary")
 #: deepest nesting of arrays and objects the walker follows (a record needs 3 levels)
 MAX_DEPTH = 100
 
@@ -107,6 +110,8 @@ class Locator:
     node: JsonNode
     doc_node: JsonNode | None
     quote_node: JsonNode | None
+    #: the single most useful span of its record (at most one per record)
+    primary: bool = False
 
     @property
     def well_formed(self) -> bool:
@@ -124,6 +129,12 @@ class QuestionRecord:
     locators: list[Locator] = field(default_factory=list)
     hop: str = "single"
     tags: list[str] = field(default_factory=list)
+    #: practice fields (all optional): a type from the config's vocabulary, a query the corpus
+    #: cannot answer, the split it belongs to, who labelled it
+    query_type: str | None = None
+    unanswerable: bool = False
+    split: str | None = None
+    annotator: str | None = None
     #: False when any field is missing or mistyped: such a record is never built
     valid: bool = True
 
@@ -202,6 +213,7 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
             rec.tags = members["tags"]
         else:
             wrong("tags", "'tags' must be a list of strings")
+    _parse_practice_fields(rec, members, wrong)
     if "locators" in members:
         loc_node = node.members["locators"][1]
         if not isinstance(loc_node.value, list):
@@ -217,6 +229,27 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     return rec, diags
 
 
+def _parse_practice_fields(rec: QuestionRecord, members: dict[str, Any], wrong) -> None:
+    """``query_type``, ``unanswerable``, ``split`` and ``annotator``: types only (the vocabulary of
+    query types is the set's config, checked by the rules)."""
+    for name in ("query_type", "annotator"):
+        if name in members:
+            if isinstance(members[name], str) and members[name]:
+                setattr(rec, name, members[name])
+            else:
+                wrong(name, f"{name!r} must be a non-empty string")
+    if "unanswerable" in members:
+        if isinstance(members["unanswerable"], bool):
+            rec.unanswerable = members["unanswerable"]
+        else:
+            wrong("unanswerable", "'unanswerable' must be true or false")
+    if "split" in members:
+        if members["split"] in SPLITS:
+            rec.split = members["split"]
+        else:
+            wrong("split", f"'split' must be one of {', '.join(repr(s) for s in SPLITS)}")
+
+
 def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
     if not isinstance(item.value, dict):
         return None, [Diagnostic.at_columns("wrong-type", "each locator must be an object {\"doc\", \"quote\"}",
@@ -226,7 +259,7 @@ def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
     for name, (key_node, _) in members.items():
         if name not in LOCATOR_FIELDS:
             diags.append(Diagnostic.at_columns("unknown-field",
-                                               f"unknown locator field {name!r} (known: doc, quote, exact)",
+                                               f"unknown locator field {name!r} (known: {', '.join(LOCATOR_FIELDS)})",
                                                key_node.start, key_node.end))
     values: dict[str, Any] = {}
     for name in ("doc", "quote"):
@@ -240,19 +273,25 @@ def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
         else:
             diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be a string",
                                                value_node.start, value_node.end))
-    exact = False
-    if "exact" in members:
-        value_node = members["exact"][1]
-        if isinstance(value_node.value, bool):
-            exact = value_node.value
-        else:
-            diags.append(Diagnostic.at_columns("wrong-type", "locator 'exact' must be true or false",
-                                               value_node.start, value_node.end))
+    exact, primary = (_locator_flag(members, name, diags) for name in ("exact", "primary"))
     return Locator(
         values.get("doc"), values.get("quote"), exact, item,
         members["doc"][1] if "doc" in values else None,
         members["quote"][1] if "quote" in values else None,
+        primary,
     ), diags
+
+
+def _locator_flag(members: dict[str, tuple[JsonNode, JsonNode]], name: str, diags: list[Diagnostic]) -> bool:
+    """A locator's optional boolean (``exact``, ``primary``); False when absent or mistyped."""
+    if name not in members:
+        return False
+    value_node = members[name][1]
+    if isinstance(value_node.value, bool):
+        return value_node.value
+    diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be true or false",
+                                       value_node.start, value_node.end))
+    return False
 
 
 def _lone_surrogate(node: JsonNode) -> JsonNode | None:
