@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -320,3 +322,12 @@ def test_crlf_questions_file_has_the_columns_of_the_lf_one(project, cli):
     assert (bad["line"], bad["column"], bad["end_column"]) == (len(lines), len(truncated) + 1, len(truncated) + 1)
     top = next(f for f in outputs["crlf"] if f["code"] == "too-few-records")
     assert (top["line"], top["column"], top["end_column"]) == (1, 1, len(SAMPLE_LINES[0]) + 1)
+
+
+def test_check_imports_no_command_it_does_not_run(tmp_path):
+    """`check` (a pre-commit hook, every CI run) imports only its own command module: no numpy,
+    DuckDB or chart library, whichever extras are installed."""
+    code = ("import sys; from golden_lsp.cli import _parser; _parser('check'); "
+            "print(sorted(m for m in ('numpy', 'duckdb', 'altair', 'bm25s', 'golden_lsp.cli.evaluate') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
