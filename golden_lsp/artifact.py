@@ -13,6 +13,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import subprocess
 import tempfile
 from functools import cached_property
@@ -21,8 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from .canon import CANONICAL_VERSION
 from .chunker import CHUNKER_VERSION
+from .config import ConfigError
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range
+from .files import display, kind, read_regular
 from .scoring import HitRule
 
 if TYPE_CHECKING:  # rules import this module for artifact_line
@@ -126,11 +129,15 @@ class CommittedFiles:
     def __init__(self) -> None:
         self._files: dict[Path, tuple[tuple[int, int], CommittedFile]] = {}
 
-    def get(self, path: Path) -> CommittedFile:
+    def get(self, path: Path, what: str) -> CommittedFile:
+        """The committed ``what`` (artifact, manifest) at path; a FIFO, device or folder there is a
+        ConfigError naming it, never a read that blocks."""
         try:
             st = path.stat()
         except OSError:
             return CommittedFile(None)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{what} {display(path)} is {kind(st.st_mode)}, not a regular file")
         key = (st.st_mtime_ns, st.st_size)
         cached = self._files.get(path)
         if cached is None or cached[0] != key:
@@ -141,7 +148,7 @@ class CommittedFiles:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -162,10 +169,10 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
     out: list[Diagnostic] = []
     data = {"command": build_command}
     if artifact_path is not None:
-        out.extend(_artifact_staleness(analysis, fresh, artifact_path, files.get(artifact_path), fix, data))
+        out.extend(_artifact_staleness(analysis, fresh, artifact_path, files.get(artifact_path, "artifact"), fix, data))
     if manifest_path is None:
         return out
-    committed = files.get(manifest_path).parsed
+    committed = files.get(manifest_path, "manifest").parsed
     if not isinstance(committed, dict):
         out.append(Diagnostic("stale-manifest", f"manifest {manifest_path} is missing or not JSON{fix}",
                               path, top, data=data))

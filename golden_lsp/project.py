@@ -17,7 +17,7 @@ from .artifact import CommittedFiles, corpus_commit, manifest, manifest_text, st
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
-from .files import display
+from .files import NotRegularFile, display, read_regular
 from .scoring import parse_hit_rule
 
 
@@ -46,13 +46,15 @@ class GoldenSet:
         """The questions file as an editor shows it (without a leading BOM), so columns agree."""
         path = path or self.questions_path
         try:
-            return editor_text(decode_strict(path.read_bytes()))
+            return editor_text(decode_strict(read_regular(path)))
         except FileNotFoundError:
-            raise ConfigError(f"questions file not found: {path}") from None
+            raise ConfigError(f"questions file not found: {display(path)}") from None
+        except NotRegularFile as exc:
+            raise ConfigError(f"questions file {display(path)} {exc.strerror}") from None
         except OSError as exc:
-            raise ConfigError(f"cannot read questions file {path}: {exc.strerror}") from None
+            raise ConfigError(f"cannot read questions file {display(path)}: {exc.strerror}") from None
         except NotUtf8Error as exc:
-            raise ConfigError(f"questions file {path} is {exc}") from None
+            raise ConfigError(f"questions file {display(path)} is {exc}") from None
 
     def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
