@@ -13,7 +13,8 @@ import shlex
 from pathlib import Path, PurePosixPath
 
 from .analysis import Analysis, Analyzer
-from .artifact import CommittedFiles, corpus_commit, manifest, manifest_text, staleness, write_atomically
+from .artifact import (CommittedFiles, corpus_commit, finish_interrupted, manifest, manifest_text, staleness,
+                       write_atomically)
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
@@ -33,6 +34,9 @@ class GoldenSet:
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
+        #: what was done to the temporaries of an interrupted build (told once by the front end)
+        self.recovered: list[str] = []
+        self._looked_for_temporaries = False
 
     @property
     def questions_path(self) -> Path:
@@ -79,11 +83,24 @@ class GoldenSet:
         """A derived file is checked when configured explicitly or when it exists."""
         return path if key in self.config.explicit or path.exists() else None
 
+    def finish_interrupted_build(self) -> None:
+        """Finish or remove the artifact/manifest temporaries a killed build left (artifact first:
+        the order ``build`` writes them in)."""
+        self._looked_for_temporaries = True
+        try:
+            self.recovered += finish_interrupted([self.config.artifact_path(), self.config.manifest_path()])
+        except OSError as exc:
+            raise ConfigError(f"cannot finish an interrupted build: {display(exc.filename or '')}: "
+                              f"{exc.strerror or exc}") from None
+
     def check(self, text: str | None = None, path: Path | None = None) -> Analysis:
-        """Every finding for a questions file; for the configured one, staleness of the derived files."""
+        """Every finding for a questions file; for the configured one, staleness of the derived files
+        (after finishing an interrupted build, the first time)."""
         analysis = self.analyze(text, path)
         if analysis.path.resolve() != self.questions_path.resolve():
             return analysis
+        if not self._looked_for_temporaries:
+            self.finish_interrupted_build()
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
@@ -115,6 +132,7 @@ class GoldenSet:
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""
         self._refuse_colliding_paths()
+        self.finish_interrupted_build()
         analysis = self.analyze()
         body = analysis.artifact_text()
         if body is None:
@@ -123,7 +141,7 @@ class GoldenSet:
         try:
             write_atomically({self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)})
         except OSError as exc:
-            raise ConfigError(f"cannot write {exc.filename or self.config.artifact_path()}: "
+            raise ConfigError(f"cannot write {display(exc.filename or self.config.artifact_path())}: "
                               f"{exc.strerror or exc}") from None
         return analysis, True
 

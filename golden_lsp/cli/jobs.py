@@ -25,7 +25,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     targets: list[Path | None] = list(args.paths) or [None]
-    analyses: list[Analysis] = [_golden_set(args, t).check() for t in targets]
+    analyses: list[Analysis] = []
+    for target in targets:
+        golden = _golden_set(args, target)
+        analyses.append(golden.check())
+        _tell_recovered(golden)
     diags = [d for a in analyses for d in a.diagnostics]
     sys.stdout.write(FORMATS[args.format](diags))
     if args.format == "text":
@@ -39,6 +43,7 @@ def _check(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     golden = _golden_set(args, None)
     analysis, written = golden.build()
+    _tell_recovered(golden)
     sys.stdout.write(format_text(analysis.diagnostics))
     config: Config = golden.config
     if not written:
@@ -49,3 +54,8 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+def _tell_recovered(golden) -> None:
+    for line in golden.recovered:
+        sys.stderr.write(f"golden-lsp: {line}\n")
