@@ -26,7 +26,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _check(args: argparse.Namespace) -> int:
     targets: list[Path | None] = list(args.paths) or [None]
-    analyses: list[Analysis] = [_golden_set(args, t).check() for t in targets]
+    analyses: list[Analysis] = []
+    for target in targets:
+        golden = _golden_set(args, target)
+        analyses.append(golden.check())
+        _tell_recovered(golden)
     diags = [d for a in analyses for d in a.diagnostics]
     sys.stdout.write(FORMATS[args.format](diags, analyses))
     if args.format == "text":
@@ -40,6 +44,7 @@ def _check(args: argparse.Namespace) -> int:
 def _build(args: argparse.Namespace) -> int:
     golden = _golden_set(args, args.path)
     analysis, written = golden.build()
+    _tell_recovered(golden)
     sys.stdout.write(format_text(analysis.diagnostics))
     config: Config = golden.config
     if not written:
@@ -50,3 +55,8 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+def _tell_recovered(golden) -> None:
+    for line in golden.recovered:
+        sys.stderr.write(f"golden-lsp: {line}\n")
