@@ -153,7 +153,8 @@ class GoldenServer(LanguageServer):
         diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
-        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis)})
+        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
+                                                   "corpus": str(view.golden.corpus.root)})
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
