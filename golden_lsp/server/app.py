@@ -27,6 +27,7 @@ from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
 from .view import View
+from .watch import CorpusWatcher
 from .workspace import GoldenSets, document_path
 
 #: seconds of quiet after a keystroke in a questions file before re-analysing it
@@ -69,6 +70,8 @@ class GoldenServer(LanguageServer):
         self._views: dict[str, tuple[int | None, int, View]] = {}
         self._timers: dict[object, asyncio.TimerHandle] = {}
         self._config_errors: dict[str, str] = {}
+        #: the server's own watch over corpus folders, when the client watches no files
+        self.watcher: CorpusWatcher | None = None
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         self.log_error(f"{type(error).__name__}: {error}")
@@ -145,10 +148,13 @@ class GoldenServer(LanguageServer):
         if view is None:
             return
         self._config_errors.pop(uri, None)
+        if self.watcher is not None:
+            self.watcher.watch(self.sets.corpus_roots())
         diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
-        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis)})
+        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
+                                                   "corpus": str(view.golden.corpus.root)})
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
@@ -174,6 +180,25 @@ class GoldenServer(LanguageServer):
     def corpus_file_changed(self, path: Path) -> None:
         if self.sets.file_changed(path):
             self.republish_all()
+
+    def files_changed(self, paths: list[Path | None]) -> None:
+        """Files changed on disk, as the client's or the server's own watcher reported them."""
+        for path in paths:
+            if path is None:
+                continue
+            if path.name in CONFIG_NAMES:
+                self.sets.reload()
+                self.republish_all()
+            elif path.suffix == ".md" and path not in self.sets.corpus_buffers:
+                self.corpus_file_changed(path)
+            elif path.suffix in (".json", ".jsonl") and self.sets.is_derived_file(path):
+                self.republish_all()
+
+    def watch_status(self, message: str, ok: bool) -> None:
+        if ok:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Info, f"golden-lsp: {message}"))
+        else:
+            self.log_error(message)
 
 
 server = GoldenServer()
@@ -219,6 +244,14 @@ async def initialized(ls: GoldenServer, params: types.InitializedParams) -> None
         await ls.client_register_capability_async(types.RegistrationParams([types.Registration(
             "golden-lsp-watch", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(g) for g in WATCHED]))]))
+    else:
+        ls.watcher = CorpusWatcher(asyncio.get_running_loop(), functools.partial(on_watched, ls), ls.watch_status)
+
+
+@guarded
+def on_watched(ls: GoldenServer, paths: list[str]) -> None:
+    """A batch of changes seen by the server's own watcher."""
+    ls.files_changed([document_path(p) for p in paths])
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -286,17 +319,7 @@ def did_close(ls: GoldenServer, params: types.DidCloseTextDocumentParams) -> Non
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 @guarded
 def did_change_watched_files(ls: GoldenServer, params: types.DidChangeWatchedFilesParams) -> None:
-    for change in params.changes:
-        path = ls.path_of(change.uri)
-        if path is None:
-            continue
-        if path.name in CONFIG_NAMES:
-            ls.sets.reload()
-            ls.republish_all()
-        elif path.suffix == ".md" and path not in ls.sets.corpus_buffers:
-            ls.corpus_file_changed(path)
-        elif path.suffix in (".json", ".jsonl") and ls.sets.is_derived_file(path):
-            ls.republish_all()
+    ls.files_changed([ls.path_of(change.uri) for change in params.changes])
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)

@@ -107,6 +107,10 @@ class GoldenSets:
                     touched = True
         return touched
 
+    def corpus_roots(self) -> set[Path]:
+        """The corpus folders of the sets loaded so far."""
+        return {golden.corpus.root for golden in self._sets.values()}
+
     def is_derived_file(self, path: Path) -> bool:
         """An artifact or manifest of a known set (its change makes staleness worth re-checking)."""
         resolved = path.resolve()
