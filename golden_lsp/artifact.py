@@ -39,13 +39,24 @@ def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> st
         "query_id": record.id,
         "hop": record.hop,
         "tags": record.tags,
-        "answer_spans": [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end}
-                         for r in resolved],
+        "answer_spans": [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end,
+                          **({"primary": True} if r.locator.primary else {})} for r in resolved],
         "span_union_coverage": [round(r.coverage, 4) for r in resolved],
         "chunker_version": CHUNKER_VERSION,
         "canonical_version": CANONICAL_VERSION,
+        **practice_keys(record),
     }
     return json.dumps(out, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def practice_keys(record: QuestionRecord) -> dict[str, Any]:
+    """The optional practice fields a record uses, as extra artifact keys (absent when unused, so
+    a set without them builds the reference builder's bytes)."""
+    out: dict[str, Any] = {k: v for k in ("query_type", "split", "annotator")
+                           if (v := getattr(record, k)) is not None}
+    if record.unanswerable:
+        out["unanswerable"] = True
+    return out
 
 
 def corpus_commit(root: Path) -> str:
