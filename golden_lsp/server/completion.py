@@ -2,7 +2,7 @@
 
 The cursor's context comes from the tolerant scanner (``cursor.context_at``), so it works while
 the line is not JSON yet. Offered: record and locator keys not yet on the line, ``doc`` values
-(the corpus's doc IDs), ``hop`` values, the next free ``id`` (never one the committed artifact
+(the corpus's doc IDs), ``hop`` and ``split`` values, the next free ``id`` (never one the committed artifact
 holds), and inside a quote the continuations of the typed words from the corpus text, unique
 ones first, each with its match count. Every item replaces exactly the token being typed.
 """
@@ -16,7 +16,7 @@ from lsprotocol import types
 from ..continuations import MAX_COUNT, continuations
 from ..diagnostics import Range
 from ..ids import next_free_id
-from ..questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS
+from ..questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS, SPLITS
 from .view import View
 
 TRIGGERS = ['"', ":", " "]
@@ -47,8 +47,9 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
         if doc is not None:
             options = [(q, json.dumps(q, ensure_ascii=False), types.CompletionItemKind.Text, _matches(n))
                        for q, n in continuations(doc.text, ctx.prefix)]
-    elif ctx.kind == "value" and ctx.key == "hop" and not ctx.in_locator:
-        options = [(h, json.dumps(h), types.CompletionItemKind.EnumMember, "hop") for h in HOPS]
+    elif ctx.kind == "value" and ctx.key in ("hop", "split") and not ctx.in_locator:
+        options = [(v, json.dumps(v), types.CompletionItemKind.EnumMember, ctx.key)
+                   for v in (HOPS if ctx.key == "hop" else SPLITS)]
     elif ctx.kind == "value" and ctx.key == "id" and not ctx.in_locator:
         ids = (r.record.id for r in view.analysis.records if r.record is not None and r.line != line)
         new = next_free_id(ids, view.golden.committed_queries())

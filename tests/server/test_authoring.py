@@ -14,6 +14,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import CHAPTER, apply_edits, quote_columns, record_lines, set_quote, utf16
 
+from golden_lsp.questions import LOCATOR_FIELDS, SPLITS
 from golden_lsp.resolve import occurrences
 
 
@@ -299,7 +300,9 @@ async def test_completion_of_doc_hop_id_and_keys(client: LanguageClient, golden_
     assert "query" in labels and "locators" in labels and "id" not in labels
     assert items[labels.index("query")].text_edit.new_text == '"query": '
     items = await complete(client, golden_dir, '{"id": "ex073", "locators": [{"doc": "a.md", "')
-    assert [i.label for i in items] == ["quote", "exact"]
+    assert [i.label for i in items] == [k for k in LOCATOR_FIELDS if k != "doc"]
+    items = await complete(client, golden_dir, '{"id": "ex073", "split": "')
+    assert [i.label for i in items] == list(SPLITS)
 
 
 # --- candidate passages -----------------------------------------------------------------------
