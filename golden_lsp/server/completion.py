@@ -1,7 +1,7 @@
 """Completion in questions files, also on half-typed lines.
 
-The cursor's context comes from the tolerant scanner (``cursor.context_at``), so it works while
-the line is not JSON yet. Offered: record and locator keys not yet on the line, ``doc`` values
+The cursor's context comes from ``View.target_at`` and its tolerant scanner (``cursor.context_at``),
+so it works while the line is not JSON yet. Offered: record and locator keys not yet on the line, ``doc`` values
 (the corpus's doc IDs), ``hop`` and ``split`` values, the next free ``id`` (never one the committed artifact
 holds), and inside a quote the continuations of the typed words from the corpus text, unique
 ones first, each with its match count. Every item replaces exactly the token being typed.
@@ -29,7 +29,10 @@ def _matches(n: int) -> str:
 
 
 def completions(view: View, pos: types.Position) -> types.CompletionList | None:
-    line, ctx = view.cursor_context(pos)
+    target = view.target_at(pos)
+    if target is None or target.context is None:
+        return None
+    line, ctx = target.record.line, target.context
     rng = view.range(Range.on_line(line, ctx.start, ctx.end))
     line_text = view.line_text(line)
     options: list[tuple[str, str, types.CompletionItemKind, str]] = []  # label, new text, kind, detail

@@ -75,30 +75,27 @@ class View:
         end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.buffer.text)
         return self.buffer.text[starts[line]:end]
 
-    def cursor_context(self, pos: types.Position) -> tuple[int, CursorContext]:
-        """The core line of ``pos`` and what the cursor is in there, parsed or half typed."""
-        line, col = self.buffer.core_location(pos)
-        return line, context_at(self.line_text(line), col)
-
     def target_at(self, pos: types.Position) -> Target | None:
+        """What the cursor is on, with the tolerant scanner's context (``Target.context``) on every
+        line: a half-typed line that does not parse yet is a "partial" target."""
         line, col = self.buffer.core_location(pos)
         record_line = self.analysis.record_at(line)
         if record_line is None:
             return None
-        if record_line.record is None:  # half typed: the tolerant path
-            context = context_at(self.line_text(line), col)
+        context = context_at(self.line_text(line), col)
+        if record_line.record is None:
             return Target("partial", record_line, None, (context.start, context.end), context)
         record = record_line.record
         if "id" in record.node.members:
             s, e = record.field_range("id")
             if s <= col <= e:
-                return Target("id", record_line, None, (s, e))
+                return Target("id", record_line, None, (s, e), context)
         for resolved in record_line.result.resolved:
             loc = resolved.locator
             for kind, node in (("quote", loc.quote_node), ("doc", loc.doc_node)):
                 if node is not None and node.start <= col <= node.end:
-                    return Target(kind, record_line, resolved, (node.start, node.end))
-        return Target("record", record_line)
+                    return Target(kind, record_line, resolved, (node.start, node.end), context)
+        return Target("record", record_line, context=context)
 
 
 @dataclass

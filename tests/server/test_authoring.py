@@ -284,6 +284,14 @@ async def test_completion_continues_a_half_typed_quote_unique_first(client: Lang
         assert (str(n) in item.detail) or (n == 1 and "1 match" in item.detail) or n > 9
     uniques = [len(occurrences(raw, i.label)) == 1 for i in items]
     assert uniques == sorted(uniques, reverse=True)  # every unique one before the others
+    # hover and definition on the half-typed line answer nothing, and the server carries on
+    q = golden_dir / "questions.jsonl"
+    n = len(q.read_text(encoding="utf-8").rstrip("\n").split("\n"))
+    at = types.Position(n, utf16(half) - 2)
+    assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri_of(q)), at)) is None
+    assert not await client.text_document_definition_async(types.DefinitionParams(
+        types.TextDocumentIdentifier(uri_of(q)), at))
+    assert await complete(client, golden_dir, half)
 
 
 async def test_completion_of_doc_hop_id_and_keys(client: LanguageClient, golden_dir: Path):
