@@ -494,9 +494,13 @@ def on_document_symbol(ls: GoldenServer, params: types.DocumentSymbolParams) -> 
 @guarded
 def on_code_action(ls: GoldenServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     if (cv := ls.corpus_view(params.text_document.uri)) is not None:
-        return anchor.code_actions(cv, params.range, ls.last_edited)
-    view = ls.request_view(params.text_document.uri)
-    return actions.code_actions(view, params.range) + candidates.code_actions(view, params.range) if view else None
+        found = anchor.code_actions(cv, params.range, ls.last_edited)
+    elif (view := ls.request_view(params.text_document.uri)) is not None:
+        found = actions.code_actions(view, params.range) + candidates.code_actions(view, params.range)
+    else:
+        return None
+    only = params.context.only
+    return [a for a in found if not only or any(a.kind == k or a.kind.startswith(f"{k}.") for k in only)]
 
 
 def _questions_uri(ls: GoldenServer, args: tuple) -> str | None:
