@@ -22,12 +22,9 @@ INDEX = CandidateIndex()
 
 
 def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
-    first = view.buffer.core_location(request.start)[0]
-    last = view.buffer.core_location(request.end)[0]
     out = []
-    for line in range(first, last + 1):
-        rec = view.analysis.record_at(line)
-        record = rec.record if rec is not None else None
+    for rec in view.records_in(request):
+        record = rec.record
         if record is None or not (record.query or "").strip() or record.node.value.get("locators") != []:
             continue
         try:
@@ -40,5 +37,5 @@ def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
             words = short(" ".join(doc.text[c.start:c.end].split()[:FIRST_WORDS]), 60)
             edits = add_locator_edits(record, c.doc_id, c.quote)
             out.append(types.CodeAction(f"Anchor at {c.doc_id}:{at} — {words}", kind=types.CodeActionKind.Refactor,
-                                        edit=line_edits(view, line, edits)))
+                                        edit=line_edits(view, rec.line, edits)))
     return out

@@ -42,17 +42,14 @@ def _before(a: types.Position, b: types.Position) -> bool:
 
 
 def inlay_hints(view: View, request: types.Range) -> list[types.InlayHint]:
-    first = view.buffer.core_location(request.start)[0]
-    last = view.buffer.core_location(request.end)[0]
     hints = []
-    for line in range(first, last + 1):
-        rec = view.analysis.record_at(line)
-        for resolved in rec.result.resolved if rec is not None else ():
+    for rec in view.records_in(request):
+        for resolved in rec.result.resolved:
             node = resolved.locator.quote_node
             text = label(view, resolved) if node is not None else None
             if text is None:
                 continue
-            pos = view.buffer.core_position(line, node.end)
+            pos = view.buffer.core_position(rec.line, node.end)
             if _before(request.start, pos) and _before(pos, request.end):
                 hints.append(types.InlayHint(pos, text, padding_left=True))
     return hints

@@ -10,6 +10,7 @@ corpus side reads the same analyses the questions side shows.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +64,15 @@ class View:
         r = rel.range  # a file we hold no text of: columns are passed through
         return types.Location(from_fs_path(str(rel.path)), types.Range(
             types.Position(r.line, r.column), types.Position(r.end_line, r.end_column)))
+
+    def records_in(self, request: types.Range) -> Iterator[RecordLine]:
+        """The records on the lines a client range touches (each line looked up, never the file)."""
+        first = self.buffer.core_location(request.start)[0]
+        last = self.buffer.core_location(request.end)[0]
+        for line in range(first, last + 1):
+            rec = self.analysis.record_at(line)
+            if rec is not None:
+                yield rec
 
     def location(self, line: int, start: int, end: int) -> types.Location:
         return types.Location(self.uri, self.range(Range.on_line(line, start, end)))
