@@ -48,6 +48,8 @@ CODES: dict[str, Severity] = {
     "stale-manifest": E,
     "corpus-error": E,
     "config-error": E,
+    "import-not-found": W,
+    "import-ambiguous": W,
 }
 
 

@@ -15,11 +15,11 @@ import sys
 
 from .. import __version__
 from ..config import ConfigError
-from . import jobs
+from . import export, importer, jobs
 from .common import USAGE_ERROR
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS = (jobs,)
+COMMANDS = (jobs, export, importer)
 
 
 def _parser() -> argparse.ArgumentParser:
