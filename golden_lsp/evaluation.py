@@ -88,9 +88,8 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
         if rec.line in bad_lines or not r.valid or r.id is None or r.query is None:
             excluded += 1
             continue
-        facets = dict(query_id=r.id, query=r.query, hop=r.hop, query_type=getattr(r, "query_type", None),
-                      split=getattr(r, "split", None))
-        if getattr(r, "unanswerable", False):
+        facets = dict(query_id=r.id, query=r.query, hop=r.hop, query_type=r.query_type, split=r.split)
+        if r.unanswerable:
             unanswerable.append(Target(**facets, docs=()))
             continue
         spans = tuple(x.span for x in rec.result.resolved)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from core_support import SAMPLE_LINES, make_project
+
 from golden_lsp.config import Config
 from golden_lsp.project import GoldenSet
 
@@ -356,3 +358,33 @@ def test_conformance_bm25_evaluation(conformance, cli, tmp_path):
     assert hits == sorted(hits) and not [n for n in out["notes"] if n["severity"] == "error"]
     assert code == (1 if any(g["failed"] for g in out["floors"]) else 0)
 
+
+
+def test_practice_fields_break_down_and_unanswerable_is_apart(tmp_path, cli):
+    lines = []
+    for i, line in enumerate(SAMPLE_LINES):
+        if line.startswith("{"):
+            rec = json.loads(line)
+            rec["query_type"] = "factual" if i % 2 else "conceptual"
+            rec["split"] = "test" if rec["id"] in ("q1", "q2") else "dev"
+            line = json.dumps(rec)
+        lines.append(line)
+    lines.append(json.dumps({"id": "q8", "query": "What does the corpus say about the weather on Mars?",
+                             "expected_answer": "Nothing: the corpus does not cover it at all.", "locators": [],
+                             "unanswerable": True, "query_type": "factual", "split": "dev"}))
+    project = make_project(tmp_path / "p", lines=lines)
+    c = chunk_ids(project)
+    (project / "run.jsonl").write_text(json.dumps({"query_id": "q8", "chunk_ids": [c["F"]]}) + "\n"
+                                       + json.dumps({"query_id": "q1", "chunk_ids": [c["G1"]]}) + "\n")
+    db = tmp_path / "r.duckdb"
+    _, out = run_eval(cli, project, "--run", "run.jsonl", "--k", "1", "--db", db)
+    assert out["n"] == 7 and out["unanswerable"] == {"n": 1, "answered_by_run": 1}
+    assert "q8" not in [q["query_id"] for q in out["per_query"]] and "q8" not in out["unknown_queries"]
+    split = {b["value"]: (b["n"], b["metrics"][0]["value"]) for b in out["breakdowns"] if b["by"] == "split"}
+    assert split == {"dev": (5, 0.0), "test": (2, 0.5)}
+    assert {b["value"] for b in out["breakdowns"] if b["by"] == "query_type"} == {"factual", "conceptual"}
+    row = duckdb.connect(str(db), read_only=True).execute(
+        "SELECT query_type, split FROM query_results WHERE query_id = 'q1'").fetchone()
+    assert row == (json.loads(lines[1])["query_type"], "test")
+    text = cli(["eval", "--run", "run.jsonl", "--k", "1"], cwd=project).stdout
+    assert "unanswerable (reported apart, not in N): 1 records; the run returned chunks for 1 of them" in text
