@@ -13,7 +13,7 @@ import functools
 import logging
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Coroutine
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -22,7 +22,7 @@ from pygls.uris import to_fs_path
 
 from .. import __version__
 from ..config import ConfigError
-from . import actions, hover, navigation
+from . import actions, hover, navigation, progress
 from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
 from .view import View
@@ -68,6 +68,7 @@ class GoldenServer(LanguageServer):
         self._views: dict[str, tuple[int | None, int, View]] = {}
         self._timers: dict[object, asyncio.TimerHandle] = {}
         self._config_errors: dict[str, str] = {}
+        self._tasks: set[asyncio.Future] = set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         self.log_error(f"{type(error).__name__}: {error}")
@@ -130,6 +131,12 @@ class GoldenServer(LanguageServer):
 
         self._timers[key] = asyncio.get_running_loop().call_later(delay, run)
 
+    def background(self, work: Coroutine) -> None:
+        """Run a coroutine on the server's loop, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
         self.later(uri, delay, self.publish, uri)
 
@@ -148,6 +155,23 @@ class GoldenServer(LanguageServer):
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis)})
+
+    async def first_publish(self, uri: str) -> None:
+        """The first analysis of a set not indexed yet, reported as work-done progress."""
+        path = self.path_of(uri)
+
+        def work() -> str | None:
+            self.publish(uri)
+            try:
+                corpus = self.sets.golden_set_for(path).corpus
+            except ConfigError:
+                return None
+            return f"{len(corpus.docs)} documents, {corpus.n_chunks} chunks"
+
+        try:
+            await progress.with_progress(self, "golden-lsp", f"indexing the corpus of {path.name}", work)
+        except Exception:
+            self.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
@@ -237,7 +261,10 @@ def did_open(ls: GoldenServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.buffers[doc.uri] = Buffer(doc.text, doc.version, ls.encoding)
     path = ls.path_of(doc.uri)
     if ls.is_questions(doc.uri):
-        ls.schedule(doc.uri, 0)
+        if ls.sets.is_loaded(path):
+            ls.schedule(doc.uri, 0)
+        else:
+            ls.background(ls.first_publish(doc.uri))
     elif path is not None and path.suffix == ".md":
         ls.corpus_buffer_changed(path, doc.text)
 
