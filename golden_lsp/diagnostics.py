@@ -19,6 +19,7 @@ from typing import Any
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
 
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -29,9 +30,11 @@ CODES: dict[str, Severity] = {
     "not-an-object": E,
     "missing-field": E,
     "wrong-type": E,
+    "duplicate-key": E,
     "unknown-field": W,
     "duplicate-id": E,
     "duplicate-query": W,
+    "id-reused": W,
     "unknown-doc": E,
     "empty-quote": E,
     "quote-not-found": E,
@@ -48,6 +51,13 @@ CODES: dict[str, Severity] = {
     "stale-manifest": E,
     "corpus-error": E,
     "config-error": E,
+    "unknown-query-type": E,
+    "query-type-missing": W,
+    "unanswerable-with-locators": E,
+    "no-locators": W,
+    "multiple-primary": E,
+    "multi-hop-single-span": W,
+    "split-leak": W,
 }
 
 #: One line per code, for reports that describe their rules (SARIF's rule table, ``--format``s).
@@ -75,7 +85,22 @@ DESCRIPTIONS: dict[str, str] = {
     "stale-manifest": "The committed manifest differs from a fresh build.",
     "corpus-error": "A corpus file cannot be read as UTF-8.",
     "config-error": "The questions file's golden set cannot be loaded.",
+    "duplicate-key": "A key appears twice in one record or locator.",
+    "id-reused": "The committed artifact holds this id with another query.",
+    "unknown-query-type": "The record's query_type is not in the set's vocabulary.",
+    "query-type-missing": "No record has a query type the set requires.",
+    "unanswerable-with-locators": "An unanswerable record has locators.",
+    "no-locators": "An answerable record has no locator.",
+    "multiple-primary": "More than one locator of a record is primary.",
+    "multi-hop-single-span": "A multi-hop query has a single span.",
+    "split-leak": "A dev and a test record share a query or overlapping spans.",
 }
+
+#: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
+#: says, so that quieting a finding can never make a build silently drop a record
+BLOCKING = frozenset({"invalid-json", "not-an-object", "missing-field", "wrong-type", "unknown-doc",
+                      "empty-quote", "quote-not-found", "quote-ambiguous", "no-bearing-chunk",
+                      "corpus-error", "config-error"})
 
 
 @dataclass(frozen=True)
@@ -121,6 +146,8 @@ class Diagnostic:
     range: Range
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: the severity a set's config gave this code; None: the default of ``CODES``
+    level: Severity | None = None
 
     @classmethod
     def at_columns(cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (),
@@ -133,7 +160,7 @@ class Diagnostic:
 
     @property
     def severity(self) -> Severity:
-        return CODES[self.code]
+        return self.level or CODES[self.code]
 
     def moved_to(self, line: int, path: Path) -> Diagnostic:
         return dataclasses.replace(self, range=self.range.moved_to(line), path=path)

@@ -15,11 +15,11 @@ import sys
 
 from .. import __version__
 from ..config import ConfigError
-from . import init, jobs
+from . import evaluate, init, jobs, qrels, retrieve
 from .common import USAGE_ERROR
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS = (jobs, init)
+COMMANDS = (jobs, init, evaluate, qrels, retrieve)
 
 
 def _parser() -> argparse.ArgumentParser:
