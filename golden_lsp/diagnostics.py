@@ -58,6 +58,8 @@ CODES: dict[str, Severity] = {
     "multiple-primary": E,
     "multi-hop-single-span": W,
     "split-leak": W,
+    "import-not-found": W,
+    "import-ambiguous": W,
 }
 
 #: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
@@ -101,8 +103,6 @@ DESCRIPTIONS: dict[str, str] = {
     "split-leak": "The same query, or overlapping spans, in both the dev and the test split.",
     "import-not-found": "An imported reference context does not occur in the corpus.",
     "import-ambiguous": "An imported reference context occurs more than once in the corpus.",
-    "import-not-found": W,
-    "import-ambiguous": W,
 }
 
 
