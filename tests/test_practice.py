@@ -236,3 +236,17 @@ def test_split_leak_sees_keys_written_with_escapes(tmp_path):
     lines = [line.replace('"split"', '"\\u0073plit"') for line in lines]
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     assert [d.range.line for d in found(analysis, "split-leak")] == [1]
+
+
+def test_pyproject_severity_table_and_vocabulary(tmp_path):
+    from core_support import make_project
+    from golden_lsp.config import config_for
+    from golden_lsp.project import GoldenSet
+    root = make_project(tmp_path / "p", lines=SMALL, config=None)
+    (root / "pyproject.toml").write_text('[tool.golden-lsp]\ncorpus = "corpus"\nquery_types = ["factoid"]\n'
+                                         '[tool.golden-lsp.severity]\ntoo-few-records = "off"\n'
+                                         'hop-mismatch = "info"\n', encoding="utf-8")
+    analysis = GoldenSet(config_for(root / "questions.jsonl")).check()
+    # factoid is in this set's vocabulary; too-few-records is off, hop-mismatch an info
+    assert [(d.code, d.severity.value) for d in analysis.diagnostics] == [("hop-mismatch", "info")]
+    assert not analysis.has_errors

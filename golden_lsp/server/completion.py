@@ -2,7 +2,8 @@
 
 The cursor's context comes from ``View.target_at`` and its tolerant scanner (``cursor.context_at``),
 so it works while the line is not JSON yet. Offered: record and locator keys not yet on the line, ``doc`` values
-(the corpus's doc IDs), ``hop`` and ``split`` values, the next free ``id`` (never one the committed artifact
+(the corpus's doc IDs), ``hop``, ``split`` and ``query_type`` values (the set's vocabulary), ``true``/
+``false`` for ``unanswerable``, ``exact`` and ``primary``, the next free ``id`` (never one the committed artifact
 holds), and inside a quote the continuations of the typed words from the corpus text, unique
 ones first, each with its match count. Every item replaces exactly the token being typed.
 """
@@ -53,6 +54,11 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
     elif ctx.kind == "value" and ctx.key in ("hop", "split") and not ctx.in_locator:
         options = [(v, json.dumps(v), types.CompletionItemKind.EnumMember, ctx.key)
                    for v in (HOPS if ctx.key == "hop" else SPLITS)]
+    elif ctx.kind == "value" and ctx.key == "query_type" and not ctx.in_locator:
+        options = [(v, json.dumps(v, ensure_ascii=False), types.CompletionItemKind.EnumMember, "query_type")
+                   for v in view.golden.config.query_types]
+    elif ctx.kind == "value" and ctx.key in (("exact", "primary") if ctx.in_locator else ("unanswerable",)):
+        options = [(v, v, types.CompletionItemKind.Keyword, ctx.key) for v in ("true", "false")]
     elif ctx.kind == "value" and ctx.key == "id" and not ctx.in_locator:
         ids = (r.record.id for r in view.analysis.records if r.record is not None and r.line != line)
         new = next_free_id(ids, view.golden.committed_queries())

@@ -83,3 +83,21 @@ async def test_hover_and_outline_show_the_practice_fields(client: LanguageClient
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(m, col)))
     assert "**primary span**" in hover.contents.value
+
+
+async def test_completion_offers_the_practice_values(client: LanguageClient, golden_dir: Path):
+    from test_authoring import complete
+
+    config = golden_dir / "golden-lsp.toml"
+    text = config.read_text(encoding="utf-8").replace("required_query_types", "query_types = [\"factual\", "
+                                                      "\"why\", \"multi-hop\", \"unanswerable\", \"conceptual\", "
+                                                      "\"comparison\", \"procedural\"]\nrequired_query_types")
+    config.write_text(text, encoding="utf-8")
+    items = await complete(client, golden_dir, '{"id": "ex999", "query_type": "')
+    assert [i.label for i in items] == ["factual", "why", "multi-hop", "unanswerable", "conceptual", "comparison",
+                                        "procedural"]
+    assert items[1].text_edit.new_text == '"why"'
+    items = await complete(client, golden_dir, '{"id": "ex999", "unanswerable": ')
+    assert [(i.label, i.text_edit.new_text) for i in items] == [("true", "true"), ("false", "false")]
+    items = await complete(client, golden_dir, '{"id": "ex999", "locators": [{"doc": "a.md", "primary": ')
+    assert [i.label for i in items] == ["true", "false"]
