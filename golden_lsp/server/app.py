@@ -18,7 +18,7 @@ from typing import Any, Callable
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..config import ConfigError
@@ -33,6 +33,7 @@ DEBOUNCE = 0.015
 #: the same for a corpus chapter: re-chunking a large chapter per keystroke would queue work
 CORPUS_DEBOUNCE = 0.05
 STATUS_NOTIFICATION = "golden-lsp/status"
+REPORT_COMMAND = "golden-lsp.report"
 WATCHED = ("**/*.md", "**/golden-lsp.toml", "**/pyproject.toml", "**/*.jsonl", "**/*.json")
 CONFIG_NAMES = ("golden-lsp.toml", "pyproject.toml")
 
@@ -371,6 +372,29 @@ def check(ls: GoldenServer, *args: Any) -> dict:
     if view is None:
         return {"records": 0, "errors": 0, "warnings": 0}
     return editor_counts(view.analysis)
+
+
+@server.command(REPORT_COMMAND)
+@guarded
+def report(ls: GoldenServer, *args: Any) -> dict:
+    """Write the set's HTML report (from the saved files, as the CLI would) and open it."""
+    uri = _questions_uri(ls, args)
+    path = ls.path_of(uri) if uri else None
+    if path is None:
+        return {"ok": False, "message": "no questions file to report on"}
+    from ..report import report_path, write_report
+
+    try:
+        golden = ls.sets.golden_set_for(path)
+        out = write_report(golden, report_path(golden))
+    except (ConfigError, RuntimeError) as exc:  # RuntimeError: the report extra is missing
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"golden-lsp: {exc}"))
+        return {"ok": False, "message": str(exc)}
+    target = from_fs_path(str(out))
+    window = ls.client_capabilities.window
+    if window is not None and window.show_document is not None and window.show_document.support:
+        ls.window_show_document(types.ShowDocumentParams(target, external=True))
+    return {"ok": True, "uri": target}
 
 
 def serve(tcp: tuple[str, int] | None = None) -> int:

@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,43 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from editor_support import REPO, isolated_env, run, unavailable
+from editor_support import REPO, editor_deps, free_port, isolated_env, run, unavailable
 
 HERE = Path(__file__).resolve().parent
 EXT_DIR = REPO / "editors" / "vscode"
 PROBE_DIR = HERE / "vscode-probe"
-DEPS_SCRIPT = REPO / "scripts" / "editor-deps.sh"
-CACHE = Path(os.environ.get("GOLDEN_LSP_CACHE") or Path.home() / ".cache" / "golden-lsp")
 
 
 def log(msg: str) -> None:
     print(f"[test_vscode {time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def editor_deps(output_dir: Path) -> dict:
-    """Run scripts/editor-deps.sh (fast when cached) and read the env file it writes."""
-    env_file = CACHE / "editor-env.sh"
-    if shutil.which("bash") is None:
-        unavailable("bash is missing")
-    res = run(["bash", DEPS_SCRIPT], timeout=2400, env=dict(os.environ, PYTHON=os.environ.get("PYTHON", sys.executable)),
-              out=output_dir / "editor-deps.log")
-    if res.returncode != 0 or not env_file.is_file():
-        unavailable(f"scripts/editor-deps.sh failed (exit {res.returncode}):\n{res.stdout[-3000:]}")
-    deps = {}
-    for line in env_file.read_text().splitlines():
-        if line.startswith("export ") and "=" in line:
-            k, v = line[len("export ") :].split("=", 1)
-            deps[k] = v.strip().strip('"')
-    for key in ("GOLDEN_LSP_NODE", "GOLDEN_LSP_NPM", "GOLDEN_LSP_CODE_SERVER", "GOLDEN_LSP_CHROMIUM"):
-        if not deps.get(key) or not Path(deps[key]).exists():
-            unavailable(f"{key} missing after scripts/editor-deps.sh")
-    return deps
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def build_vsix(deps: dict, output_dir: Path) -> Path:
