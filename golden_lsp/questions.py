@@ -18,13 +18,25 @@ from typing import Any
 from .diagnostics import Diagnostic
 
 _WS = re.compile(r"[ \t\n\r]*")
+#: what ``str.strip()`` removes before a line is parsed (SPEC §3), and the BOMs editors tolerate
+_LEAD = re.compile(r"[\s\ufeff]*")
+#: ``str.splitlines`` breaks that do not end a questions-file line (SPEC §3)
+OTHER_BREAKS = {"\v": "a vertical tab (\\v)", "\f": "a form feed (\\f)", "\x1c": "U+001C FILE SEPARATOR",
+                "\x1d": "U+001D GROUP SEPARATOR", "\x1e": "U+001E RECORD SEPARATOR",
+                "\x85": "U+0085 NEXT LINE", "\u2028": "U+2028 LINE SEPARATOR",
+                "\u2029": "U+2029 PARAGRAPH SEPARATOR"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 
-RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags")
+RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags",
+                 "query_type", "unanswerable", "split", "annotator")
 REQUIRED_FIELDS = ("id", "query", "expected_answer", "locators")
-LOCATOR_FIELDS = ("doc", "quote", "exact")
+LOCATOR_FIELDS = ("doc", "quote", "exact", "primary")
 HOPS = ("single", "multi")
+#: the splits a record may belong to (good practice: tune on dev, report on test, canary in prod)
+SPLITS = ("dev", "test", "canary")
+#: the default vocabulary of ``query_type`` (config ``query_types``)
+DEFAULT_QUERY_TYPES = ("factual", "conceptual", "comparison", "procedural", "multi-hop", "unanswerable")
 #: deepest nesting of arrays and objects the walker follows (a record needs 3 levels)
 MAX_DEPTH = 100
 
@@ -39,6 +51,8 @@ class JsonNode:
     items: list[JsonNode] = field(default_factory=list)
     #: object members: key → (key node, value node); the last duplicate wins, as in ``json``
     members: dict[str, tuple[JsonNode, JsonNode]] = field(default_factory=dict)
+    #: the key node of every member whose key an earlier member of this object already used
+    duplicates: list[JsonNode] = field(default_factory=list)
 
 
 def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
@@ -61,6 +75,8 @@ def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
             key_node = JsonNode(j, kend, key)
             j = _WS.match(s, kend).end() + 1  # past ':'
             value_node, j = _parse_node(s, j, depth + 1)
+            if key in node.members:
+                node.duplicates.append(key_node)
             node.members[key] = (key_node, value_node)
             node.value[key] = value_node.value
             j = _WS.match(s, j).end()
@@ -107,6 +123,8 @@ class Locator:
     node: JsonNode
     doc_node: JsonNode | None
     quote_node: JsonNode | None
+    #: the single most useful span of its record (at most one per record)
+    primary: bool = False
 
     @property
     def well_formed(self) -> bool:
@@ -124,6 +142,12 @@ class QuestionRecord:
     locators: list[Locator] = field(default_factory=list)
     hop: str = "single"
     tags: list[str] = field(default_factory=list)
+    #: practice fields (all optional): a type from the config's vocabulary, a query the corpus
+    #: cannot answer, the split it belongs to, who labelled it
+    query_type: str | None = None
+    unanswerable: bool = False
+    split: str | None = None
+    annotator: str | None = None
     #: False when any field is missing or mistyped: such a record is never built
     valid: bool = True
 
@@ -145,18 +169,49 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+def _invalid_json(text: str, lead: int, body: str, exc: Exception) -> Diagnostic:
+    """The finding for a line ``json`` refuses: located, and saying what to write instead."""
+    pos = getattr(exc, "pos", 0)
+    col = lead + pos
+    # the range ends within the line (an editor would otherwise draw it into the next one)
+    end = min(max(col + 1, lead + len(body)), len(text))
+    reason = getattr(exc, "msg", None) or str(exc).split(";")[0]  # not Python's advice after ";"
+    brk = OTHER_BREAKS.get(body[pos:pos + 1])
+    if brk and reason == "Extra data":
+        message = (f"two records on one line, separated by {brk} (column {col + 1}): a record ends only at "
+                   "a line break (\\n, \\r\\n or \\r) — put each record on its own line")
+    elif brk and reason.startswith("Invalid control character"):
+        message = (f"invalid JSON: a raw {brk} inside a string (column {col + 1}): write it as "
+                   f"\\u{ord(body[pos]):04x}")
+    elif brk:
+        message = (f"invalid JSON: {brk} is not white space in JSON (column {col + 1}): remove it, or write it "
+                   f"as \\u{ord(body[pos]):04x} inside a string")
+    else:
+        message = f"invalid JSON: {reason} (column {col + 1})"
+    return Diagnostic.at_columns("invalid-json", message, col, end)
+
+
+def _duplicate_keys(node: JsonNode, what: str) -> list[Diagnostic]:
+    """``duplicate-key`` at each repeated key of one object (``json`` silently keeps the last)."""
+    out = []
+    for key_node in node.duplicates:
+        out.append(Diagnostic.at_columns(
+            "duplicate-key", f"duplicate key {key_node.value!r} in this {what}: JSON keeps only the last "
+            "value — remove one of them", key_node.start, key_node.end))
+    return out
+
+
 def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
-    """Parse one non-skipped line. Diagnostics are on line 0, columns in code points of ``text``."""
-    lead = len(text) - len(text.lstrip("\ufeff"))
-    body = text[lead:]
+    """Parse one non-skipped line. Diagnostics are on line 0, columns in code points of ``text``.
+
+    The line is stripped first (``str.strip()``, SPEC §3; a leading BOM is tolerated too).
+    """
+    lead = _LEAD.match(text).end()
+    body = text[lead:].rstrip()
     try:
         node = parse_json_line(body)
     except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
-        col = lead + getattr(exc, "pos", 0)
-        end = max(col + 1, len(text.rstrip()))
-        reason = getattr(exc, "msg", None) or str(exc).split(";")[0]  # not Python's advice after ";"
-        message = f"invalid JSON: {reason} (column {col + 1})"
-        return None, [Diagnostic.at_columns("invalid-json", message, col, end)]
+        return None, [_invalid_json(text, lead, body, exc)]
     _shift(node, lead)
     lone = _lone_surrogate(node)
     if lone is not None:
@@ -168,7 +223,7 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
         return None, [Diagnostic.at_columns("not-an-object", f"each line must be a JSON object, not {kind}",
                                             node.start, node.end)]
     rec = QuestionRecord(node)
-    diags: list[Diagnostic] = []
+    diags: list[Diagnostic] = _duplicate_keys(node, "record")
 
     def wrong(name: str, message: str) -> None:
         rec.valid = False
@@ -202,6 +257,7 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
             rec.tags = members["tags"]
         else:
             wrong("tags", "'tags' must be a list of strings")
+    _parse_practice_fields(rec, members, wrong)
     if "locators" in members:
         loc_node = node.members["locators"][1]
         if not isinstance(loc_node.value, list):
@@ -217,16 +273,37 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     return rec, diags
 
 
+def _parse_practice_fields(rec: QuestionRecord, members: dict[str, Any], wrong) -> None:
+    """``query_type``, ``unanswerable``, ``split`` and ``annotator``: types only (the vocabulary of
+    query types is the set's config, checked by the rules)."""
+    for name in ("query_type", "annotator"):
+        if name in members:
+            if isinstance(members[name], str) and members[name]:
+                setattr(rec, name, members[name])
+            else:
+                wrong(name, f"{name!r} must be a non-empty string")
+    if "unanswerable" in members:
+        if isinstance(members["unanswerable"], bool):
+            rec.unanswerable = members["unanswerable"]
+        else:
+            wrong("unanswerable", "'unanswerable' must be true or false")
+    if "split" in members:
+        if members["split"] in SPLITS:
+            rec.split = members["split"]
+        else:
+            wrong("split", f"'split' must be one of {', '.join(repr(s) for s in SPLITS)}")
+
+
 def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
     if not isinstance(item.value, dict):
         return None, [Diagnostic.at_columns("wrong-type", "each locator must be an object {\"doc\", \"quote\"}",
                                             item.start, item.end)]
-    diags = []
+    diags = _duplicate_keys(item, "locator")
     members = item.members
     for name, (key_node, _) in members.items():
         if name not in LOCATOR_FIELDS:
             diags.append(Diagnostic.at_columns("unknown-field",
-                                               f"unknown locator field {name!r} (known: doc, quote, exact)",
+                                               f"unknown locator field {name!r} (known: {', '.join(LOCATOR_FIELDS)})",
                                                key_node.start, key_node.end))
     values: dict[str, Any] = {}
     for name in ("doc", "quote"):
@@ -240,19 +317,25 @@ def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
         else:
             diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be a string",
                                                value_node.start, value_node.end))
-    exact = False
-    if "exact" in members:
-        value_node = members["exact"][1]
-        if isinstance(value_node.value, bool):
-            exact = value_node.value
-        else:
-            diags.append(Diagnostic.at_columns("wrong-type", "locator 'exact' must be true or false",
-                                               value_node.start, value_node.end))
+    exact, primary = (_locator_flag(members, name, diags) for name in ("exact", "primary"))
     return Locator(
         values.get("doc"), values.get("quote"), exact, item,
         members["doc"][1] if "doc" in values else None,
         members["quote"][1] if "quote" in values else None,
+        primary,
     ), diags
+
+
+def _locator_flag(members: dict[str, tuple[JsonNode, JsonNode]], name: str, diags: list[Diagnostic]) -> bool:
+    """A locator's optional boolean (``exact``, ``primary``); False when absent or mistyped."""
+    if name not in members:
+        return False
+    value_node = members[name][1]
+    if isinstance(value_node.value, bool):
+        return value_node.value
+    diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be true or false",
+                                       value_node.start, value_node.end))
+    return False
 
 
 def _lone_surrogate(node: JsonNode) -> JsonNode | None:
@@ -279,5 +362,11 @@ def _shift(node: JsonNode, by: int) -> None:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines of a questions file: split on ``\\n`` only (a raw U+2028 is legal inside JSON)."""
+    """Lines of a questions file without their ends: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (SPEC §3).
+
+    These are the lines LSP clients count. The other ``str.splitlines`` breaks stay inside a line
+    (a raw U+2028 is legal inside a JSON string).
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text.split("\n")
