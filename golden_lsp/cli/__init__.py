@@ -21,7 +21,8 @@ from ..config import ConfigError
 from .common import USAGE_ERROR
 
 #: command → the module of this package that registers it, in the order ``--help`` lists them
-COMMANDS = {"check": "jobs", "build": "jobs", "init": "init", "eval": "evaluate", "qrels": "qrels",
+COMMANDS = {"check": "jobs", "build": "jobs", "init": "init", "stats": "stats", "agree": "agree",
+            "sample": "sample", "export": "export", "import": "importer", "eval": "evaluate", "qrels": "qrels",
             "retrieve": "retrieve"}
 #: the extra a command module's imports come from, named when they are missing
 EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search"}
