@@ -129,13 +129,13 @@ def _svg(chart: Any, vl_convert: Any) -> str:
 
 def _bar(alt: Any, rows: list[dict], x: str, y: str, title: str, x_title: str, y_title: str,
          sort: Any = None) -> Any:
+    """Horizontal bars (long document names stay readable), each with its value written beside it."""
     base = alt.Chart(alt.Data(values=rows), title=title)
-    bars = base.mark_bar(color="#3b6ea8").encode(
-        x=alt.X(f"{x}:N", title=x_title, sort=sort, axis=alt.Axis(labelAngle=0, labelLimit=160)),
-        y=alt.Y(f"{y}:Q", title=y_title))
-    # the value written on each bar: the chart reads without colour
-    text = base.mark_text(dy=-6, color="#111").encode(x=alt.X(f"{x}:N", sort=sort), y=f"{y}:Q", text=f"{y}:Q")
-    return (bars + text).properties(width=520, height=220)
+    category = alt.Y(f"{x}:N", title=x_title, sort=sort, axis=alt.Axis(labelLimit=260))
+    bars = base.mark_bar(color="#3b6ea8").encode(y=category, x=alt.X(f"{y}:Q", title=y_title))
+    # the value written beside each bar: the chart reads without colour
+    text = base.mark_text(align="left", dx=4, color="#111").encode(y=category, x=f"{y}:Q", text=f"{y}:Q")
+    return (bars + text).properties(width=380, height=max(60, 28 * len(rows)))
 
 
 def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str, str]:
@@ -180,11 +180,10 @@ def _curve(alt: Any, evaluation: dict) -> Any:
     x = alt.X("k:Q", scale=alt.Scale(type="log", domain=[min(ks), max(ks)]), title="k (log scale)",
               axis=alt.Axis(values=ks))
     band = base.mark_area(opacity=0.18).encode(x=x, y="lo:Q", y2="hi:Q", color=alt.Color("metric:N", legend=None))
-    # colour, dash and marker all say the metric, in one legend: the curve reads without colour
+    # colour and marker both say the metric, in one legend: the curve reads without colour
     line = base.mark_line(point=True).encode(
         x=x, y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score"),
-        color=alt.Color("metric:N", title="metric"), strokeDash=alt.StrokeDash("metric:N", title="metric"),
-        shape=alt.Shape("metric:N", title="metric"))
+        color=alt.Color("metric:N", title="metric"), shape=alt.Shape("metric:N", title="metric"))
     return (band + line).properties(width=520, height=260)
 
 
@@ -237,3 +236,35 @@ def write_report(golden: Any, out: Path, run_file: Path | None = None, retriever
     except OSError as exc:
         raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
     return out
+
+
+def figures(golden: Any, analysis: Analysis) -> dict:
+    """The set's figures, exactly as ``golden-lsp stats --format json`` prints them."""
+    from .stats import set_stats
+
+    return set_stats(analysis, golden.corpus)
+
+
+def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever: str | None) -> dict | None:
+    """The curve, reading aids and per-query ranks of a run (or a retriever), as ``eval`` computes
+    them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
+    if run_file is None and retriever is None:
+        return None
+    from .evaluation import Settings, evaluate, sanity, signals, targets
+    from .evalspec import DEFAULT_KS, METRICS
+    from .retrieval import run_of
+
+    settings = Settings(DEFAULT_KS, "any", 2000, 0)
+    tg = targets(golden)
+    ev = evaluate(tg, run_of(tg, golden.corpus, max(settings.ks), run_file, None, retriever), settings)
+    rows = {m: METRICS.index(m) for m in ("hit", "recall", "mrr")}
+    curve = [{"k": k, **{m: {"value": float(ev.mean[i, j]), "ci": [float(ev.lo[i, j]), float(ev.hi[i, j])]}
+                         for m, i in rows.items()}}
+             for j, k in enumerate(settings.ks)]
+    mrr_last = ev.values[:, METRICS.index("mrr"), -1]
+    per_query = [{"id": t.query_id, "query": t.query, "rank": round(1 / v) if v > 0 else None}
+                 for t, v in zip(tg.answerable, mrr_last)]
+    return {"description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
+            "curve": curve, "signals": [{"text": n.message, "bad": n.severity != "info"}
+                                        for n in sanity(ev) + signals(ev)],
+            "per_query": per_query, "max_k": max(settings.ks)}

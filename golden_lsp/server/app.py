@@ -600,7 +600,7 @@ def check(ls: GoldenServer, *args: Any) -> dict:
 
 @server.command(REPORT_COMMAND)
 @guarded
-def report(ls: GoldenServer, *args: Any) -> dict:
+async def report(ls: GoldenServer, *args: Any) -> dict:
     """Write the set's HTML report (from the saved files, as the CLI would) and open it."""
     uri = _questions_uri(ls, args)
     path = ls.path_of(uri) if uri else None
@@ -617,7 +617,7 @@ def report(ls: GoldenServer, *args: Any) -> dict:
     target = from_fs_path(str(out))
     window = ls.client_capabilities.window
     if window is not None and window.show_document is not None and window.show_document.support:
-        ls.window_show_document(types.ShowDocumentParams(target, external=True))
+        await ls.window_show_document_async(types.ShowDocumentParams(target, external=True))
     return {"ok": True, "uri": target}
 
 

@@ -1,7 +1,7 @@
 """The HTML report in real headless Chromium: its numbers are the stats command's, its coverage
 map has one cell per chunk with the right labelled count, nothing leaves the file, and it works
 from the keyboard at desktop and phone width. Chromium and Node come from scripts/editor-deps.sh
-(the VS Code test's tools); the screenshot in the README comes from here."""
+(the VS Code test's tools); the README's picture (docs/report.png) is this test's report-preview.png."""
 
 from __future__ import annotations
 
@@ -50,7 +50,8 @@ def test_report_in_chromium(tmp_path: Path, output_dir: Path):
     shots = {"1280": str(output_dir / "report-1280.png"), "390": str(output_dir / "report-390.png")}
     config = {"url": out.as_uri(), "chromium": deps["GOLDEN_LSP_CHROMIUM"], "cdpPort": free_port(),
               "profile": str(tmp_path / "profile"), "widths": [1280, 390], "shots": shots,
-              "facts": str(output_dir / "facts.json"), "expression": DOM_FACTS, "maxSecs": 90}
+              "facts": str(output_dir / "facts.json"), "expression": DOM_FACTS, "maxSecs": 90,
+              "preview": {"path": str(output_dir / "report-preview.png"), "height": 1500}}
     (tmp_path / "cdp.json").write_text(json.dumps(config))
     res = run([deps["GOLDEN_LSP_NODE"], DRIVER, tmp_path / "cdp.json"], timeout=150, out=output_dir / "cdp.log")
     assert res.returncode == 0, res.stdout[-3000:]

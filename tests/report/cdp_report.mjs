@@ -73,9 +73,24 @@ for (const width of cfg.widths) {
     clip: { x: 0, y: 0, width, height: Math.min(Math.ceil(contentSize.height), 6000), scale: 1 } });
   fs.writeFileSync(cfg.shots[String(width)], Buffer.from(shot.data, 'base64'));
 }
-// keyboard: Tab to the first coverage cell and read the detail panel it fills
-facts.keyboard = await evaluate(`(() => { const c = document.querySelector('.strip .cell'); c.focus();
-  return {focused: document.activeElement === c, detail: document.getElementById('detail').textContent}; })()`);
+if (cfg.preview) {  // the top of the page at the first width: the README's picture
+  await send('Emulation.setDeviceMetricsOverride', { width: cfg.widths[0], height: 900, deviceScaleFactor: 1, mobile: false });
+  await sleep(200);
+  const top = await send('Page.captureScreenshot', { format: 'png', captureBeyondViewport: true,
+    clip: { x: 0, y: 0, width: cfg.widths[0], height: cfg.preview.height, scale: 1 } });
+  fs.writeFileSync(cfg.preview.path, Buffer.from(top.data, 'base64'));
+}
+// keyboard: real Tab key presses until a coverage cell has the focus, then read the detail panel
+await send('Emulation.setFocusEmulationEnabled', { enabled: true });
+const press = (key, code, keyCode) => send('Input.dispatchKeyEvent', { type: 'keyDown', key, code,
+  windowsVirtualKeyCode: keyCode }).then(() => send('Input.dispatchKeyEvent', { type: 'keyUp', key, code,
+  windowsVirtualKeyCode: keyCode }));
+facts.keyboard = { tabs: 0, focused: false };
+for (let i = 1; i <= 40 && !facts.keyboard.focused; i++) {
+  await press('Tab', 'Tab', 9);
+  facts.keyboard = await evaluate(`({tabs: ${i}, focused: !!document.activeElement.closest('.strip'),
+    detail: document.getElementById('detail').textContent})`);
+}
 fs.writeFileSync(cfg.facts, JSON.stringify(facts, null, 2));
 ws.close();
 kill();
