@@ -42,13 +42,24 @@ def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> st
         "query_id": record.id,
         "hop": record.hop,
         "tags": record.tags,
-        "answer_spans": [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end}
-                         for r in resolved],
+        "answer_spans": [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end,
+                          **({"primary": True} if r.locator.primary else {})} for r in resolved],
         "span_union_coverage": [round(r.coverage, 4) for r in resolved],
         "chunker_version": CHUNKER_VERSION,
         "canonical_version": CANONICAL_VERSION,
+        **practice_keys(record),
     }
     return json.dumps(out, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def practice_keys(record: QuestionRecord) -> dict[str, Any]:
+    """The optional practice fields a record uses, as extra artifact keys (absent when unused, so
+    a set without them builds the reference builder's bytes)."""
+    out: dict[str, Any] = {k: v for k in ("query_type", "split", "annotator")
+                           if (v := getattr(record, k)) is not None}
+    if record.unanswerable:
+        out["unanswerable"] = True
+    return out
 
 
 def corpus_commit(root: Path) -> str:
@@ -197,6 +208,19 @@ class CommittedFile:
     def lines(self) -> frozenset[str]:
         """The artifact's lines, with their line ends."""
         return frozenset((self.text or "").splitlines(keepends=True))
+
+    @cached_property
+    def queries(self) -> dict[str, Any]:
+        """The artifact's ``query_id`` → ``query`` (lines that are not records are skipped)."""
+        out: dict[str, Any] = {}
+        for line in self.lines:
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(record, dict) and isinstance(record.get("query_id"), str):
+                out.setdefault(record["query_id"], record.get("query"))
+        return out
 
     @cached_property
     def parsed(self) -> Any:

@@ -19,6 +19,7 @@ from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
 from .files import NotRegularFile, display, read_regular
+from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
 
 
@@ -30,7 +31,8 @@ class GoldenSet:
             self.corpus: Corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
-        self.analyzer = Analyzer(self.corpus, self.hit_rule)
+        self.analyzer = Analyzer(self.corpus, self.hit_rule,
+                                 SetRules(config.query_types, config.required_query_types))
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
@@ -62,7 +64,10 @@ class GoldenSet:
 
     def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
-        return self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        analysis = self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        if not self.config.severity:
+            return analysis
+        return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
 
     def build_command(self) -> str:
         if self.config.source is not None:
@@ -82,6 +87,13 @@ class GoldenSet:
     def _kept(self, key: str, path: Path) -> Path | None:
         """A derived file is checked when configured explicitly or when it exists."""
         return path if key in self.config.explicit or path.exists() else None
+
+    def committed_queries(self) -> dict[str, object]:
+        """``id`` → query of every record the committed artifact holds (empty when there is none)."""
+        try:
+            return self._committed.get(self.config.artifact_path(), "artifact").queries
+        except ConfigError:  # not a regular file: the staleness check reports it
+            return {}
 
     def finish_interrupted_build(self) -> None:
         """Finish or remove the artifact/manifest temporaries a killed build left (artifact first:
@@ -104,8 +116,10 @@ class GoldenSet:
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
+        stale += id_reused(analysis, self.committed_queries())
         if not stale:
             return analysis
+        stale = with_severities(stale, self.config.severity)
         diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
         return dataclasses.replace(analysis, diagnostics=diagnostics)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import os
 
 import pytest
@@ -305,6 +307,31 @@ def test_version_and_help(cli, tmp_path):
     assert proc.returncode == 0 and "--format" in proc.stdout
 
 
+def test_crlf_questions_file_has_the_columns_of_the_lf_one(project, cli):
+    # end-of-line findings (a truncated record, the set-level findings on line 1) must end at the
+    # visible end of the line, not between \r and \n
+    truncated = '{"id": "q8", "query": "cut short",'
+    lines = [*SAMPLE_LINES, truncated]
+    outputs = {}
+    for name, end in (("lf", "\n"), ("crlf", "\r\n")):
+        (project / "questions.jsonl").write_bytes(end.join(lines).encode("utf-8") + end.encode())
+        proc = cli(["check", "--format", "json"], cwd=project)
+        assert proc.returncode == 1, proc.stderr
+        outputs[name] = json.loads(proc.stdout)
+    assert outputs["crlf"] == outputs["lf"]
+    bad = next(f for f in outputs["crlf"] if f["code"] == "invalid-json")
+    assert (bad["line"], bad["column"], bad["end_column"]) == (len(lines), len(truncated) + 1, len(truncated) + 1)
+    top = next(f for f in outputs["crlf"] if f["code"] == "too-few-records")
+    assert (top["line"], top["column"], top["end_column"]) == (1, 1, len(SAMPLE_LINES[0]) + 1)
+
+
+def test_check_imports_no_command_it_does_not_run(tmp_path):
+    """`check` (a pre-commit hook, every CI run) imports only its own command module: no numpy,
+    DuckDB or chart library, whichever extras are installed."""
+    code = ("import sys; from golden_lsp.cli import _parser; _parser('check'); "
+            "print(sorted(m for m in ('numpy', 'duckdb', 'altair', 'bm25s', 'golden_lsp.cli.evaluate') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
 # --- inputs that are not regular files --------------------------------------------------------
 
 @pytest.mark.parametrize("name, args, what", [

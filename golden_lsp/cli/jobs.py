@@ -19,6 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_set_options(check)
     check.set_defaults(run=_check)
     build = sub.add_parser("build", help="write the artifact and manifest, or nothing when there is an error")
+    build.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     add_set_options(build)
     build.set_defaults(run=_build)
 
@@ -31,7 +32,7 @@ def _check(args: argparse.Namespace) -> int:
         analyses.append(golden.check())
         _tell_recovered(golden)
     diags = [d for a in analyses for d in a.diagnostics]
-    sys.stdout.write(FORMATS[args.format](diags))
+    sys.stdout.write(FORMATS[args.format](diags, analyses))
     if args.format == "text":
         for a in analyses:
             c = a.counts()
@@ -41,7 +42,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    golden = _golden_set(args, None)
+    golden = _golden_set(args, args.path)
     analysis, written = golden.build()
     _tell_recovered(golden)
     sys.stdout.write(format_text(analysis.diagnostics))
