@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
 
-from rapidfuzz import fuzz
-
 _TABLE_ROW = re.compile(r"^\s*\|")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+\.)\s")
 
@@ -237,6 +235,8 @@ def closest_passage(text: str, quote: str) -> Hint | None:
     its longest words occur (any case) — never every substring of a 10 MB document."""
     if len(quote) > MAX_FUZZY_QUOTE:
         return None
+    from rapidfuzz import fuzz  # imported when a quote is not found: a clean check never pays for it
+
     words = sorted({w for w in re.findall(r"\w{3,}", quote)}, key=lambda w: (-len(w), w))[:_ANCHOR_WORDS]
     windows: set[tuple[int, int]] = set()
     for word in words:

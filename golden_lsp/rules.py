@@ -17,8 +17,6 @@ from itertools import chain
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
-from rapidfuzz import fuzz, process, utils
-
 from .artifact import artifact_line
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range, Related, Severity
@@ -180,6 +178,8 @@ def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNod
 
 def unknown_doc(corpus: Corpus, locator: Locator) -> Diagnostic:
     """unknown-doc, naming the closest doc IDs (rapidfuzz) or, for a small corpus, all of them."""
+    from rapidfuzz import fuzz, process, utils  # imported only when a doc is unknown
+
     doc_id = locator.doc
     stems = {d: PurePosixPath(d).stem for d in corpus.docs}  # ".md" alike in every name: compare the rest
     close = [d for _, _, d in process.extract(PurePosixPath(doc_id).stem, stems, scorer=fuzz.WRatio,
