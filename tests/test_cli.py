@@ -107,8 +107,8 @@ def test_github_format_escapes_properties(tmp_path, cli):
 # --- exit 2: usage and configuration problems -----------------------------------------------
 
 @pytest.mark.parametrize("setup, args, reason", [
-    (lambda p: (p / "golden-lsp.toml").write_text('corpus = "nope"\n'), ["check"], "corpus folder not found"),
-    (lambda p: None, ["check", "--glob", "*.txt"], "no document in"),
+    (lambda p: (p / "golden-lsp.toml").write_text('corpus = "nope"\n'), ["check"], "corpus folder not found: nope\n"),
+    (lambda p: None, ["check", "--glob", "*.txt"], "no document in corpus matches '*.txt'"),
     (lambda p: (p / "questions.jsonl").unlink(), ["check"], "questions file not found"),
     (lambda p: None, ["check", "--questions", "missing.jsonl"], "questions file not found"),
     (lambda p: None, ["check", "missing.jsonl"], "no such file or folder"),
