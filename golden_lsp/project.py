@@ -70,9 +70,21 @@ class GoldenSet:
         return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
 
     def build_command(self) -> str:
+        """The command that rebuilds this set as it was configured here, overrides included, with
+        paths relative to the working directory when under it (shell-quoted)."""
+        words = ["golden-lsp", "build"]
         if self.config.source is not None:
-            return f"golden-lsp build --config {shlex.quote(str(self.config.source))}"
-        return "golden-lsp build"
+            words += ["--config", display(self.config.source)]
+        for key in self.config.overridden:
+            value = getattr(self.config, key)
+            if key == "severity":  # --select/--ignore change what is reported, not what is built
+                continue
+            if isinstance(value, Path):
+                value = display(value)
+            elif isinstance(value, (list, tuple)):
+                value = ",".join(value)
+            words += [f"--{key.replace('_', '-')}", str(value)]
+        return shlex.join(words)
 
     def fresh_manifest(self, analysis: Analysis, commit: str = "unknown") -> dict:
         """The manifest a build would write; made again only when the corpus object, the number of
@@ -90,7 +102,10 @@ class GoldenSet:
 
     def committed_queries(self) -> dict[str, object]:
         """``id`` → query of every record the committed artifact holds (empty when there is none)."""
-        return self._committed.get(self.config.artifact_path(), "artifact").queries
+        try:
+            return self._committed.get(self.config.artifact_path(), "artifact").queries
+        except ConfigError:  # not a regular file: the staleness check reports it
+            return {}
 
     def finish_interrupted_build(self) -> None:
         """Finish or remove the artifact/manifest temporaries a killed build left (artifact first:

@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as exc:
             sys.stderr.write(f"golden-lsp: {exc}\n")
             return USAGE_ERROR
+        if tcp is None and sys.stdin.isatty():  # run by hand in a terminal: it would look hung
+            sys.stderr.write("golden-lsp: this is the language server, waiting for an editor to talk LSP on stdin "
+                             "(Ctrl-D quits); to check a golden set run `golden-lsp check [PATH]`\n")
+            sys.stderr.flush()
         from ..server import serve  # the protocol layer is imported only to serve
 
         return serve(tcp)

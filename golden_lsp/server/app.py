@@ -24,6 +24,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..config import ConfigError
+from ..diagnostics import plural
 from ..project import GoldenSet
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, editor_counts, to_lsp
@@ -578,8 +579,8 @@ def build(ls: GoldenServer, *args: Any) -> dict:
     except ConfigError as exc:
         return {"ok": False, "message": str(exc)}
     counts = analysis.counts()
-    message = (f"wrote {golden.config.artifact_path().name} ({counts['records']} records)" if written
-               else f"nothing written: {counts['errors']} errors")
+    message = (f"wrote {golden.config.artifact_path().name} ({plural(counts['records'], 'record')})" if written
+               else f"nothing written: {plural(counts['errors'], 'error')}")
     if unsaved:
         message += " from the saved file; save to include your unsaved edits"
     ls.window_show_message(types.ShowMessageParams(
