@@ -8,6 +8,9 @@ return {
   get_language_id = function(...)
     return require('golden_lsp').language_id_of(...)
   end,
+  on_attach = function(...)
+    return require('golden_lsp').on_attach(...)
+  end,
   handlers = {
     ['golden-lsp/status'] = function(...)
       return require('golden_lsp').status_handler(...)

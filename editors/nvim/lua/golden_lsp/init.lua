@@ -9,6 +9,7 @@
 --     cmd = { 'golden-lsp' },             -- default: golden-lsp on PATH, else python3 -m golden_lsp
 --     overrides = { max_chars = 1200 },   -- sent as initializationOptions.overrides
 --     patterns = { '.*/golden/.*%.jsonl' }, -- extra Lua patterns of questions files
+--     inlay_hints = true,                 -- each quote's resolution after it (Neovim 0.10+)
 --   })
 local M = {}
 
@@ -27,6 +28,7 @@ local defaults = {
   method = 'auto',
   on_attach = nil,
   capabilities = nil,
+  inlay_hints = true,
 }
 
 M.options = vim.deepcopy(defaults)
@@ -185,6 +187,17 @@ function M.statusline(bufnr)
   return 'golden: ' .. table.concat(parts, ', ')
 end
 
+--- On attach: inlay hints on in questions buffers (each quote's resolution written after it),
+--- then the user's on_attach.
+function M.on_attach(client, bufnr)
+  if M.options.inlay_hints ~= false and vim.bo[bufnr].filetype == M.filetype and vim.lsp.inlay_hint then
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  end
+  if M.options.on_attach then
+    M.options.on_attach(client, bufnr)
+  end
+end
+
 --- The client config shared by both registration methods.
 function M.client_config(cmd)
   return {
@@ -196,7 +209,7 @@ function M.client_config(cmd)
     settings = { overrides = M.options.overrides or {} },
     get_language_id = M.language_id_of,
     handlers = { ['golden-lsp/status'] = M.status_handler },
-    on_attach = M.options.on_attach,
+    on_attach = M.on_attach,
     capabilities = M.options.capabilities,
   }
 end
