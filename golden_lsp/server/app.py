@@ -15,7 +15,7 @@ import functools
 import logging
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Coroutine
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -25,11 +25,12 @@ from pygls.uris import from_fs_path, to_fs_path
 from .. import __version__
 from ..config import ConfigError
 from ..project import GoldenSet
-from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, symbols
+from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
 from .view import CorpusView, Source, View
+from .watch import CorpusWatcher
 from .workspace import GoldenSets, document_path
 
 #: seconds of quiet after a keystroke in a questions file before re-analysing it
@@ -72,6 +73,8 @@ class GoldenServer(LanguageServer):
         self._views: dict[str, tuple[int | None, int, View]] = {}
         self._timers: dict[object, asyncio.TimerHandle] = {}
         self._config_errors: dict[str, str] = {}
+        #: the server's own watch over corpus folders, when the client watches no files
+        self.watcher: CorpusWatcher | None = None
         #: views of questions files that are not open, from their saved text: path → (key, view)
         self._disk_views: dict[Path, tuple[tuple, View]] = {}
         #: the core line the author last edited in each open questions file ("Add as locator to")
@@ -79,6 +82,7 @@ class GoldenServer(LanguageServer):
         self.inlay_hints_enabled = True
         #: the client pulls diagnostics (textDocument/diagnostic); else they are pushed
         self.pull_diagnostics = False
+        self._tasks: set[asyncio.Future] = set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         self.log_error(f"{type(error).__name__}: {error}")
@@ -197,6 +201,12 @@ class GoldenServer(LanguageServer):
 
         self._timers[key] = asyncio.get_running_loop().call_later(delay, run)
 
+    def background(self, work: Coroutine) -> None:
+        """Run a coroutine on the server's loop, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
         self.later(uri, delay, self.publish, uri)
 
@@ -211,11 +221,14 @@ class GoldenServer(LanguageServer):
         if view is None:
             return
         self._config_errors.pop(uri, None)
+        if self.watcher is not None:
+            self.watcher.watch(self.sets.corpus_roots())
         if not self.pull_diagnostics:
             diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
-        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis)})
+        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
+                                                   "corpus": str(view.golden.corpus.root)})
         if any(self.path_of(u) in self.sets.corpus_buffers for u in self.buffers):
             self.refresh(code_lens=True)  # the labels a chapter shows changed
 
@@ -224,6 +237,23 @@ class GoldenServer(LanguageServer):
         return types.Diagnostic(types.Range(types.Position(0, 0), types.Position(0, 0)),
                                 f"golden-lsp cannot check this file: {message}",
                                 types.DiagnosticSeverity.Error, code="config-error", source=SOURCE)
+
+    async def first_publish(self, uri: str) -> None:
+        """The first analysis of a set not indexed yet, reported as work-done progress."""
+        path = self.path_of(uri)
+
+        def work() -> str | None:
+            self.publish(uri)
+            try:
+                corpus = self.sets.golden_set_for(path).corpus
+            except ConfigError:
+                return None
+            return f"{len(corpus.docs)} documents, {corpus.n_chunks} chunks"
+
+        try:
+            await progress.with_progress(self, "golden-lsp", f"indexing the corpus of {path.name}", work)
+        except Exception:
+            self.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
@@ -260,6 +290,25 @@ class GoldenServer(LanguageServer):
     def corpus_file_changed(self, path: Path) -> None:
         if self.sets.file_changed(path):
             self.republish_all()
+
+    def files_changed(self, paths: list[Path | None]) -> None:
+        """Files changed on disk, as the client's or the server's own watcher reported them."""
+        for path in paths:
+            if path is None:
+                continue
+            if path.name in CONFIG_NAMES:
+                self.sets.reload()
+                self.republish_all()
+            elif path.suffix == ".md" and path not in self.sets.corpus_buffers:
+                self.corpus_file_changed(path)
+            elif path.suffix in (".json", ".jsonl") and self.sets.is_derived_file(path):
+                self.republish_all()
+
+    def watch_status(self, message: str, ok: bool) -> None:
+        if ok:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Info, f"golden-lsp: {message}"))
+        else:
+            self.log_error(message)
 
 
 server = GoldenServer()
@@ -309,6 +358,14 @@ async def initialized(ls: GoldenServer, params: types.InitializedParams) -> None
         await ls.client_register_capability_async(types.RegistrationParams([types.Registration(
             "golden-lsp-watch", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(g) for g in WATCHED]))]))
+    else:
+        ls.watcher = CorpusWatcher(asyncio.get_running_loop(), functools.partial(on_watched, ls), ls.watch_status)
+
+
+@guarded
+def on_watched(ls: GoldenServer, paths: list[str]) -> None:
+    """A batch of changes seen by the server's own watcher."""
+    ls.files_changed([document_path(p) for p in paths])
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -331,7 +388,10 @@ def did_open(ls: GoldenServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.buffers[doc.uri] = Buffer(doc.text, doc.version, ls.encoding)
     path = ls.path_of(doc.uri)
     if ls.is_questions(doc.uri):
-        ls.schedule(doc.uri, 0)
+        if ls.sets.is_loaded(path):
+            ls.schedule(doc.uri, 0)
+        else:
+            ls.background(ls.first_publish(doc.uri))
     elif path is not None and path.suffix == ".md":
         ls.corpus_buffer_changed(path, doc.text)
 
@@ -382,17 +442,7 @@ def did_close(ls: GoldenServer, params: types.DidCloseTextDocumentParams) -> Non
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 @guarded
 def did_change_watched_files(ls: GoldenServer, params: types.DidChangeWatchedFilesParams) -> None:
-    for change in params.changes:
-        path = ls.path_of(change.uri)
-        if path is None:
-            continue
-        if path.name in CONFIG_NAMES:
-            ls.sets.reload()
-            ls.republish_all()
-        elif path.suffix == ".md" and path not in ls.sets.corpus_buffers:
-            ls.corpus_file_changed(path)
-        elif path.suffix in (".json", ".jsonl") and ls.sets.is_derived_file(path):
-            ls.republish_all()
+    ls.files_changed([ls.path_of(change.uri) for change in params.changes])
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
