@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Callable, Coroutine
 
 from lsprotocol import types
+from lsprotocol.converters import get_converter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
@@ -518,7 +519,7 @@ async def open_record(ls: GoldenServer, *args: Any) -> bool:
     where = args[0] if args and isinstance(args[0], dict) else None
     if where is None:
         return False
-    location = ls.protocol._converter.structure(where, types.Location)
+    location = get_converter().structure(where, types.Location)
     result = await ls.window_show_document_async(types.ShowDocumentParams(
         location.uri, take_focus=True, selection=location.range))
     return bool(result and result.success)

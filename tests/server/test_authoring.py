@@ -142,6 +142,10 @@ async def test_code_lens_above_each_labelled_block_opens_the_record(client: Lang
     assert shown.uri == uri_of(q) and shown.selection.start.line == line
     text = lines_of(q)[line]
     assert shown.selection.start.character == utf16(text[:quote_columns(text)[0]])
+    # a malformed argument opens nothing and the server carries on
+    for junk in (["junk"], [{"uri": 3}], []):
+        assert not await client.workspace_execute_command_async(types.ExecuteCommandParams(lens.command.command, junk))
+    assert await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
 
 
 async def test_hover_and_references_on_a_block_labelled_twice(client: LanguageClient, golden_dir: Path):
