@@ -145,6 +145,18 @@ class GoldenServer(LanguageServer):
             cached = self._disk_views[path] = key, view
         return cached[1]
 
+    def questions_view(self, uri: str) -> View | None:
+        """The view of a questions file, open or saved; None when it cannot be analysed."""
+        if uri in self.buffers:
+            return self.request_view(uri)
+        path = self.path_of(uri)
+        if path is None or not path.is_file() or not self.sets.is_questions_file(path):
+            return None
+        try:
+            return self.disk_view(self.sets.golden_set_for(path), path)
+        except (ConfigError, OSError):
+            return None
+
     def set_views(self, golden: GoldenSet) -> list[View]:
         """The analysed questions files of a set: each open one, and its configured one from disk."""
         views, seen = [], set()
@@ -516,11 +528,13 @@ def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> t
 @server.command(labels.OPEN_RECORD_COMMAND)
 @guarded
 async def open_record(ls: GoldenServer, *args: Any) -> bool:
-    """Open the questions file at a record (the argument of a corpus code lens)."""
-    where = args[0] if args and isinstance(args[0], dict) else None
-    if where is None:
+    """Open the questions file at a record (the argument of a corpus code lens: {uri, line})."""
+    where = args[0] if args and isinstance(args[0], dict) else {}
+    uri, line = where.get("uri"), where.get("line")
+    view = ls.questions_view(uri) if isinstance(uri, str) and isinstance(line, int) else None
+    location = labels.open_record_location(view, line) if view is not None else None
+    if location is None:
         return False
-    location = ls.protocol._converter.structure(where, types.Location)
     result = await ls.window_show_document_async(types.ShowDocumentParams(
         location.uri, take_focus=True, selection=location.range))
     return bool(result and result.success)
