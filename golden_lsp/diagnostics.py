@@ -19,6 +19,7 @@ from typing import Any
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
 
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -33,6 +34,7 @@ CODES: dict[str, Severity] = {
     "unknown-field": W,
     "duplicate-id": E,
     "duplicate-query": W,
+    "id-reused": W,
     "unknown-doc": E,
     "empty-quote": E,
     "quote-not-found": E,
@@ -49,6 +51,58 @@ CODES: dict[str, Severity] = {
     "stale-manifest": E,
     "corpus-error": E,
     "config-error": E,
+    "unknown-query-type": E,
+    "query-type-missing": W,
+    "unanswerable-with-locators": E,
+    "no-locators": W,
+    "multiple-primary": E,
+    "multi-hop-single-span": W,
+    "split-leak": W,
+    "import-not-found": W,
+    "import-ambiguous": W,
+}
+
+#: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
+#: says, so that quieting a finding can never make a build silently drop a record
+BLOCKING = frozenset({"invalid-json", "not-an-object", "missing-field", "wrong-type", "unknown-doc",
+                      "empty-quote", "quote-not-found", "quote-ambiguous", "no-bearing-chunk",
+                      "corpus-error", "config-error"})
+#: One line per code, for reports that describe their rules (SARIF's rule table, ``--format``s).
+DESCRIPTIONS: dict[str, str] = {
+    "invalid-json": "The line is not valid JSON.",
+    "not-an-object": "The line is JSON but not an object.",
+    "missing-field": "A required field (id, query, expected_answer, locators) is missing.",
+    "wrong-type": "A field has the wrong type.",
+    "unknown-field": "A key the questions format does not know (a typo?).",
+    "duplicate-id": "Two records share an id; ids are unique and never reused.",
+    "duplicate-query": "The same query appears twice.",
+    "unknown-doc": "The locator's doc is not in the corpus.",
+    "empty-quote": "The locator's quote is empty.",
+    "quote-not-found": "The quote does not occur in the document.",
+    "quote-ambiguous": "The quote occurs more than once in the document.",
+    "quote-multiline": "The quote spans lines of the document.",
+    "no-bearing-chunk": "No chunk bears the span under the hit rule.",
+    "hop-mismatch": "The record's hop does not match its number of locators.",
+    "span-too-short": "The resolved span is too short to be a meaningful label.",
+    "answer-too-thin": "The expected answer is too short.",
+    "too-few-records": "The set has fewer records than a golden set needs.",
+    "doc-dominates": "One document holds too large a share of the set's spans.",
+    "doc-unlabelled": "No question points into a document of the corpus.",
+    "stale-artifact": "The committed artifact differs from a fresh build.",
+    "stale-manifest": "The committed manifest differs from a fresh build.",
+    "corpus-error": "A corpus file cannot be read as UTF-8.",
+    "config-error": "The questions file's golden set cannot be loaded.",
+    "duplicate-key": "A JSON object holds the same key twice (the last one would win silently).",
+    "id-reused": "An id the committed artifact holds for another query: ids are cited and never reused.",
+    "unknown-query-type": "The record's query_type is not in the set's vocabulary.",
+    "query-type-missing": "A query type the set requires has no record.",
+    "unanswerable-with-locators": "An unanswerable record has locators.",
+    "no-locators": "An answerable record has no locators.",
+    "multiple-primary": "More than one locator of a record is marked primary.",
+    "multi-hop-single-span": "A multi-hop query type with a single span.",
+    "split-leak": "The same query, or overlapping spans, in both the dev and the test split.",
+    "import-not-found": "An imported reference context does not occur in the corpus.",
+    "import-ambiguous": "An imported reference context occurs more than once in the corpus.",
 }
 
 
@@ -95,6 +149,8 @@ class Diagnostic:
     range: Range
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: the severity a set's config gave this code; None: the default of ``CODES``
+    level: Severity | None = None
 
     @classmethod
     def at_columns(cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (),
@@ -107,7 +163,7 @@ class Diagnostic:
 
     @property
     def severity(self) -> Severity:
-        return CODES[self.code]
+        return self.level or CODES[self.code]
 
     def moved_to(self, line: int, path: Path) -> Diagnostic:
         return dataclasses.replace(self, range=self.range.moved_to(line), path=path)

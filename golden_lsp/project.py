@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .analysis import Analysis, Analyzer
-from .artifact import CommittedFiles, corpus_commit, manifest, manifest_text, staleness, write_atomically
+from .artifact import (CommittedFiles, corpus_commit, finish_interrupted, manifest, manifest_text, staleness,
+                       write_atomically)
 from .canon import NotUtf8Error, decode_strict, editor_text
-from .config import Config, ConfigError
+from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
+from .files import NotRegularFile, display, read_regular
+from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
 
 
@@ -28,10 +31,14 @@ class GoldenSet:
             self.corpus: Corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
-        self.analyzer = Analyzer(self.corpus, self.hit_rule)
+        self.analyzer = Analyzer(self.corpus, self.hit_rule,
+                                 SetRules(config.query_types, config.required_query_types))
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
+        #: what was done to the temporaries of an interrupted build (told once by the front end)
+        self.recovered: list[str] = []
+        self._looked_for_temporaries = False
 
     @property
     def questions_path(self) -> Path:
@@ -45,17 +52,22 @@ class GoldenSet:
         """The questions file as an editor shows it (without a leading BOM), so columns agree."""
         path = path or self.questions_path
         try:
-            return editor_text(decode_strict(path.read_bytes()))
+            return editor_text(decode_strict(read_regular(path)))
         except FileNotFoundError:
-            raise ConfigError(f"questions file not found: {path}") from None
+            raise ConfigError(f"questions file not found: {display(path)}") from None
+        except NotRegularFile as exc:
+            raise ConfigError(f"questions file {display(path)} {exc.strerror}") from None
         except OSError as exc:
-            raise ConfigError(f"cannot read questions file {path}: {exc.strerror}") from None
+            raise ConfigError(f"cannot read questions file {display(path)}: {exc.strerror}") from None
         except NotUtf8Error as exc:
-            raise ConfigError(f"questions file {path} is {exc}") from None
+            raise ConfigError(f"questions file {display(path)} is {exc}") from None
 
     def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
-        return self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        analysis = self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        if not self.config.severity:
+            return analysis
+        return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
 
     def build_command(self) -> str:
         if self.config.source is not None:
@@ -76,32 +88,62 @@ class GoldenSet:
         """A derived file is checked when configured explicitly or when it exists."""
         return path if key in self.config.explicit or path.exists() else None
 
+    def committed_queries(self) -> dict[str, object]:
+        """``id`` → query of every record the committed artifact holds (empty when there is none)."""
+        return self._committed.get(self.config.artifact_path(), "artifact").queries
+
+    def finish_interrupted_build(self) -> None:
+        """Finish or remove the artifact/manifest temporaries a killed build left (artifact first:
+        the order ``build`` writes them in)."""
+        self._looked_for_temporaries = True
+        try:
+            self.recovered += finish_interrupted([self.config.artifact_path(), self.config.manifest_path()])
+        except OSError as exc:
+            raise ConfigError(f"cannot finish an interrupted build: {display(exc.filename or '')}: "
+                              f"{exc.strerror or exc}") from None
+
     def check(self, text: str | None = None, path: Path | None = None) -> Analysis:
-        """Every finding for a questions file; for the configured one, staleness of the derived files."""
+        """Every finding for a questions file; for the configured one, staleness of the derived files
+        (after finishing an interrupted build, the first time)."""
         analysis = self.analyze(text, path)
         if analysis.path.resolve() != self.questions_path.resolve():
             return analysis
+        if not self._looked_for_temporaries:
+            self.finish_interrupted_build()
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
+        stale += id_reused(analysis, self.committed_queries())
         if not stale:
             return analysis
+        stale = with_severities(stale, self.config.severity)
         diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
         return dataclasses.replace(analysis, diagnostics=diagnostics)
 
     def _refuse_colliding_paths(self) -> None:
-        """A build must not write over its own inputs, nor write artifact and manifest to one file."""
+        """A build must not write over any input — the config, a questions file, a corpus document,
+        or a file the corpus glob would read as a document — nor write both outputs to one file."""
         owners = {doc.path.resolve(): f"corpus document {doc.doc_id}"
                   for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
-        for what, path in (("questions file", self.questions_path), ("artifact", self.config.artifact_path()),
-                           ("manifest", self.config.manifest_path())):
-            other = owners.setdefault(path.resolve(), what)
+        if self.config.source is not None:
+            owners[self.config.source.resolve()] = f"config file {self.config.source.name}"
+        other = owners.setdefault(self.questions_path.resolve(), "questions file")
+        if other != "questions file":
+            raise ConfigError(f"the questions file and the {other} are the same file: {display(self.questions_path)}")
+        for what, path in (("artifact", self.config.artifact_path()), ("manifest", self.config.manifest_path())):
+            resolved = path.resolve()
+            other = owners.setdefault(resolved, what)
+            if other == what and is_input_name(resolved.name):
+                other = f"{'config' if resolved.name in CONFIG_NAMES else 'questions'} file {resolved.name}"
+            if other == what and _glob_would_match(self.corpus.root.resolve(), self.corpus.glob, resolved):
+                other = f"corpus (it matches {self.corpus.glob!r} under {display(self.corpus.root)})"
             if other != what:
-                raise ConfigError(f"the {what} and the {other} are the same file: {path}")
+                raise ConfigError(f"refusing to build: the {what} {display(path)} would overwrite the {other}")
 
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""
         self._refuse_colliding_paths()
+        self.finish_interrupted_build()
         analysis = self.analyze()
         body = analysis.artifact_text()
         if body is None:
@@ -110,6 +152,30 @@ class GoldenSet:
         try:
             write_atomically({self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)})
         except OSError as exc:
-            raise ConfigError(f"cannot write {exc.filename or self.config.artifact_path()}: "
+            raise ConfigError(f"cannot write {display(exc.filename or self.config.artifact_path())}: "
                               f"{exc.strerror or exc}") from None
         return analysis, True
+
+
+#: names that are inputs wherever they are: a config, or a questions file the server analyses
+CONFIG_NAMES = ("golden-lsp.toml", "pyproject.toml")
+
+
+def is_input_name(name: str) -> bool:
+    return name in CONFIG_NAMES or name == DEFAULT_QUESTIONS or name.endswith(".questions.jsonl")
+
+
+def _glob_would_match(root: Path, glob: str, path: Path) -> bool:
+    """Would ``root.glob(glob)`` list ``path`` once it exists? (Conservative before Python 3.13:
+    a pattern with ``**`` is taken to match at any depth.)"""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return False
+    if hasattr(rel, "full_match"):  # Python 3.13+: pathlib's own glob semantics
+        return rel.full_match(glob)
+    parts = PurePosixPath(glob).parts
+    if "**" in parts:
+        tail = parts[len(parts) - parts[::-1].index("**"):]
+        return not tail or rel.match(str(PurePosixPath(*tail)))
+    return len(rel.parts) == len(parts) and rel.match(glob)

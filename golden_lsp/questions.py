@@ -36,6 +36,8 @@ LOCATOR_FIELDS = ("doc", "quote", "exact", "primary")
 HOPS = ("single", "multi")
 #: the splits a record may belong to (good practice: tune on dev, report on test, canary in prod)
 SPLITS = ("dev", "test", "canary")
+#: the default vocabulary of ``query_type`` (config ``query_types``)
+DEFAULT_QUERY_TYPES = ("factual", "conceptual", "comparison", "procedural", "multi-hop", "unanswerable")
 #: deepest nesting of arrays and objects the walker follows (a record needs 3 levels)
 MAX_DEPTH = 100
 
