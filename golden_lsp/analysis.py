@@ -109,17 +109,18 @@ class Analyzer:
         if stale or len(all_lines) - len(previous.lines) >= quoteindex.MIN_QUOTES:  # many to resolve
             self._prefetch([line for line in all_lines if (line not in previous.lines or line in stale)
                             and not is_skipped(line)])
+        previous_lines, previous_placed = previous.lines, previous.placed
         for no, line in enumerate(all_lines):
-            if is_skipped(line):
-                continue
             result = lines.get(line)
             if result is None:
-                result = previous.lines.get(line)
+                result = previous_lines.get(line)  # only records are cached: a hit is no comment
                 if result is None or line in stale:
+                    if is_skipped(line):
+                        continue
                     result = self._analyze_line(line)
                     analysed += 1
                 lines[line] = result
-            entry = previous.placed.get(no)
+            entry = previous_placed.get(no)
             if entry is None or entry[0].result is not result:
                 entry = RecordLine(no, result), [d.moved_to(no, path) for d in result.diagnostics]
             placed[no] = entry
