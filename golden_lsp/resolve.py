@@ -269,10 +269,31 @@ def lengthen(text: str, quote: str, at: int) -> str | None:
     line_lo = text.rfind("\n", 0, at) + 1
     line_hi = text.find("\n", end)
     line_hi = len(text) if line_hi == -1 else line_hi
-    best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True)
+    unique = _unique_among(text, at, _all_occurrences(text, quote))
+    best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True, unique=unique)
     if best is None:
-        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True)
+        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True,
+                                unique=unique)
     return None if best is None else text[best[0]:best[1]]
+
+
+@lru_cache(maxsize=64)
+def _all_occurrences(text: str, quote: str) -> tuple[int, ...]:
+    return tuple(occurrences(text, quote))
+
+
+def _unique_among(text: str, at: int, starts: tuple[int, ...]):
+    """Whether ``text[a:b]`` (which holds the quote at ``at``) occurs once, probing only where the
+    quote occurs: an extension can occur nowhere else, so no probe scans the document."""
+    def unique(a: int, b: int) -> bool:
+        candidate, shift, n = text[a:b], at - a, 0
+        for s in starts:
+            if s >= shift and text.startswith(candidate, s - shift):
+                n += 1
+                if n > 1:
+                    return False
+        return n == 1
+    return unique
 
 
 def unique_quote_at(text: str, pos: int, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
@@ -334,21 +355,26 @@ def _boundaries_right(text: str, end: int, hi: int) -> list[int]:
     return out
 
 
-def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool) -> tuple[int, int] | None:
+def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool,
+                     unique=None) -> tuple[int, int] | None:
     """The shortest unique [a, b) with whole-word ends in [lo, hi) that contains [at, end);
-    with ``grow`` it must be longer than [at, end) itself (which is known not to be unique)."""
+    with ``grow`` it must be longer than [at, end) itself (which is known not to be unique).
+    ``unique(a, b)`` tells whether ``text[a:b]`` occurs once (by default: scanning ``text``)."""
+    if unique is None:
+        def unique(a: int, b: int) -> bool:
+            return count_at_most(text, text[a:b], 2) == 1
     lefts = _boundaries_left(text, at, lo)
     rights = _boundaries_right(text, end, hi)
     best: tuple[int, int] | None = None
     for a in lefts:
         if best is not None and end - a >= best[1] - best[0]:
             break  # every candidate further left is longer still
-        if count_at_most(text, text[a:rights[-1]], 2) != 1:
+        if not unique(a, rights[-1]):
             continue
         lo_i, hi_i = 0, len(rights) - 1
         while lo_i < hi_i:
             mid = (lo_i + hi_i) // 2
-            if count_at_most(text, text[a:rights[mid]], 2) == 1:
+            if unique(a, rights[mid]):
                 hi_i = mid
             else:
                 lo_i = mid + 1

@@ -27,7 +27,7 @@ from ..config import ConfigError
 from ..diagnostics import plural
 from ..project import GoldenSet
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
-from .convert import SOURCE, editor_counts, to_lsp
+from .convert import SOURCE, Converted, editor_counts, to_lsp
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
 from .view import CorpusView, Source, View
@@ -68,6 +68,8 @@ class GoldenServer(LanguageServer):
         super().__init__("golden-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=BufferedProtocol)
         self.buffers: dict[str, Buffer] = {}
+        #: the LSP form of each file's last diagnostics (a keystroke converts its line's only)
+        self.converted = Converted()
         self.sets = GoldenSets()
         self.encoding: str = types.PositionEncodingKind.Utf16
         #: bumped whenever the corpus or config changes under the open documents
@@ -131,6 +133,7 @@ class GoldenServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self.buffers.pop(uri, None)
         self._views.pop(uri, None)
+        self.converted.forget(uri)
         self.last_edited.pop(uri, None)
 
     def disk_view(self, golden: GoldenSet, path: Path) -> View:
@@ -238,7 +241,7 @@ class GoldenServer(LanguageServer):
         if self.watcher is not None:
             self.watcher.watch(self.sets.corpus_roots())
         if not self.pull_diagnostics:
-            diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
+            diagnostics = self.converted.diagnostics(view)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
@@ -522,7 +525,7 @@ def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> t
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id)
     return types.RelatedFullDocumentDiagnosticReport(
-        [to_lsp(view, d) for d in view.analysis.diagnostics], result_id=result_id)
+        ls.converted.diagnostics(view), result_id=result_id)
 
 
 @server.command(labels.OPEN_RECORD_COMMAND)
