@@ -42,9 +42,10 @@ class Analyzer:
     several files of one set never evict each other's results.
     """
 
-    def __init__(self, corpus: Corpus, hit_rule: HitRule):
+    def __init__(self, corpus: Corpus, hit_rule: HitRule, settings: rules.SetRules = rules.SetRules()):
         self.corpus = corpus
         self.hit_rule = hit_rule
+        self.settings = settings
         self._files: dict[Path, _FileCache] = {}
         #: what ``_prefetch`` learnt for the analysis under way: each quote's first occurrences
         #: (one pass per document) and each cold line's parse, so no line is parsed twice
@@ -100,7 +101,7 @@ class Analyzer:
             records.append(entry[0])
             diagnostics.extend(entry[1])
         self._files[path] = _FileCache(lines, placed, self._generation)
-        diagnostics.extend(rules.set_rules(self.corpus, path, text, records))
+        diagnostics.extend(rules.set_rules(self.corpus, path, text, records, self.settings))
         diagnostics.sort(key=lambda d: (d.range.line, d.range.column, d.code))
         return Analysis(path, records, diagnostics)
 
@@ -120,6 +121,6 @@ class Analyzer:
     def _analyze_line(self, line: str) -> LineResult:
         try:
             record, diags = self._parsed.pop(line, None) or parse_record(line)
-            return rules.line_result(self.corpus, self.hit_rule, record, diags, self._found)
+            return rules.line_result(self.corpus, self.hit_rule, record, diags, self._found, self.settings)
         except Exception as exc:  # a bug must cost its line, never the findings of the whole file
             return rules.crashed_line(line, exc)

@@ -123,6 +123,19 @@ class CommittedFile:
         return frozenset((self.text or "").splitlines(keepends=True))
 
     @cached_property
+    def queries(self) -> dict[str, Any]:
+        """The artifact's ``query_id`` → ``query`` (lines that are not records are skipped)."""
+        out: dict[str, Any] = {}
+        for line in self.lines:
+            try:
+                record = json.loads(line)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(record, dict) and isinstance(record.get("query_id"), str):
+                out.setdefault(record["query_id"], record.get("query"))
+        return out
+
+    @cached_property
     def parsed(self) -> Any:
         """The manifest's content, None when it is missing or not JSON."""
         try:

@@ -97,6 +97,19 @@ class PositionMap:
         line = bisect.bisect_right(starts, offset) - 1
         return line, offset - starts[line]
 
+    def canonical_offset(self, line: int, column: int) -> int:
+        """The canonical offset of raw (line, code-point column): ``raw_position``'s inverse."""
+        starts = self._canonical_starts()
+        if line >= len(starts):
+            return len(self._text)
+        line_end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self._text)
+        if self._identity:
+            return min(starts[line] + column, line_end)
+        raw = self.raw_line(line)[:column]
+        if line == 0:
+            raw = raw.lstrip("\ufeff")
+        return min(starts[line] + len(unicodedata.normalize("NFC", raw)), line_end)
+
     def raw_position(self, offset: int) -> tuple[int, int]:
         """(line, column) in the raw file of canonical ``offset``, both 0-based, code points."""
         line, col = self.canonical_position(offset)

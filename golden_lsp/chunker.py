@@ -70,11 +70,14 @@ def _sections(doc_id: str, text: str, lines) -> list[tuple[int, int, str]]:
         heads.append((start, end, " > ".join(title for _, title in stack)))
     if not heads:
         return [(0, len(text), doc_id)]
+    # A section ends where the next heading's ``\n``-delimited line starts (SPEC §2): after a
+    # ``\f``, U+2028 or another non-``\n`` break, the text between belongs to no section.
+    ends = [text.rfind("\n", 0, body_start - 1) + 1 for _, body_start, _ in heads[1:]] + [len(text)]
     sections = []
-    if text[: heads[0][0]].strip():
-        sections.append((0, heads[0][0], doc_id))
-    for i, (_, body_start, path) in enumerate(heads):
-        end = heads[i + 1][0] if i + 1 < len(heads) else len(text)
+    first_end = text.rfind("\n", 0, heads[0][1] - 1) + 1
+    if text[:first_end].strip():
+        sections.append((0, first_end, doc_id))
+    for (_, body_start, path), end in zip(heads, ends):
         sections.append((body_start, end, f"{doc_id} > {path}"))
     return sections
 

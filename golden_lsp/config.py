@@ -19,6 +19,8 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from .chunker import DEFAULT_MAX_CHARS
+from .diagnostics import BLOCKING, CODES
+from .questions import DEFAULT_QUERY_TYPES
 from .scoring import DEFAULT_HIT_RULE, parse_hit_rule
 
 CONFIG_NAME = "golden-lsp.toml"
@@ -26,7 +28,9 @@ DEFAULT_QUESTIONS = "questions.jsonl"
 DEFAULT_ARTIFACT = "golden-set.v1.jsonl"
 DEFAULT_MANIFEST = "golden-set.v1.manifest.json"
 PATH_KEYS = ("corpus", "questions", "artifact", "manifest")
-KEYS = PATH_KEYS + ("glob", "max_chars", "hit_rule")
+KEYS = PATH_KEYS + ("glob", "max_chars", "hit_rule", "query_types", "required_query_types", "severity")
+#: what ``[severity]`` may set a code to; "off" silences it
+LEVELS = ("error", "warning", "info", "off")
 
 
 class ConfigError(Exception):
@@ -42,6 +46,11 @@ class Config:
     manifest: Path | None = None
     max_chars: int = DEFAULT_MAX_CHARS
     hit_rule: str = DEFAULT_HIT_RULE
+    #: the vocabulary of ``query_type``, and the types the set must contain
+    query_types: tuple[str, ...] = DEFAULT_QUERY_TYPES
+    required_query_types: tuple[str, ...] = ()
+    #: code → "error" | "warning" | "info" | "off", for this set (``[severity]``, --select/--ignore)
+    severity: dict[str, str] = field(default_factory=dict)
     #: the config file these values came from, if any
     source: Path | None = None
     #: keys given explicitly (in the file or as overrides), as opposed to defaults
@@ -50,7 +59,7 @@ class Config:
     def with_overrides(self, overrides: dict[str, Any], base: Path) -> Config:
         """Apply overrides (CLI flags, editor settings); relative paths resolve against ``base``."""
         values = _validated({k: v for k, v in overrides.items() if v is not None}, base, "override")
-        return replace(self, **values, explicit=self.explicit | values.keys())
+        return _checked(replace(self, **values, explicit=self.explicit | values.keys()), "override")
 
     def questions_path(self) -> Path:
         if self.questions is not None:
@@ -79,6 +88,12 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
             if not isinstance(value, (str, Path)) or not str(value):
                 raise ConfigError(f"{where}: {key!r} must be a non-empty string")
             out[key] = (base / Path(value)).resolve() if key in PATH_KEYS else str(value)
+        elif key in ("query_types", "required_query_types"):
+            if not isinstance(value, (list, tuple)) or not all(isinstance(v, str) and v for v in value):
+                raise ConfigError(f"{where}: {key!r} must be a list of non-empty strings")
+            out[key] = tuple(value)
+        elif key == "severity":
+            out[key] = _severity_table(value, where)
         elif key == "max_chars":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{where}: 'max_chars' must be a positive integer, not {value!r}")
@@ -90,6 +105,28 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
                 raise ConfigError(f"{where}: {exc}") from None
             out[key] = str(value)
     return out
+
+
+def _severity_table(value: Any, where: str) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: 'severity' must be a table of code = \"error\" | \"warning\" | \"info\" | \"off\"")
+    for code, level in value.items():
+        if code not in CODES:
+            raise ConfigError(f"{where}: [severity] names an unknown code {code!r}")
+        if level not in LEVELS:
+            raise ConfigError(f"{where}: [severity] {code} must be one of {', '.join(LEVELS)}, not {level!r}")
+        if code in BLOCKING and level != "error":
+            raise ConfigError(f"{where}: {code} makes its record unbuildable: it is always an error")
+    return dict(value)
+
+
+def _checked(config: Config, where: str) -> Config:
+    """Checks across keys, once all of them are known."""
+    unknown = [t for t in config.required_query_types if t not in config.query_types]
+    if unknown:
+        raise ConfigError(f"{where}: required_query_types {', '.join(unknown)} not in query_types "
+                          f"({', '.join(config.query_types)})")
+    return config
 
 
 def find_config(start: Path) -> Path | None:
@@ -120,7 +157,7 @@ def load_config(path: Path) -> Config:
     if path.name == "pyproject.toml":
         data = data.get("tool", {}).get("golden-lsp", {})
     values = _validated(data, path.parent, str(path))
-    return Config(**values, source=path.resolve(), explicit=frozenset(values))
+    return _checked(Config(**values, source=path.resolve(), explicit=frozenset(values)), str(path))
 
 
 def config_for(start: Path | None, config_file: Path | None = None) -> Config:

@@ -19,6 +19,7 @@ from typing import Any
 class Severity(str, Enum):
     ERROR = "error"
     WARNING = "warning"
+    INFO = "info"
 
 
 E, W = Severity.ERROR, Severity.WARNING
@@ -29,9 +30,11 @@ CODES: dict[str, Severity] = {
     "not-an-object": E,
     "missing-field": E,
     "wrong-type": E,
+    "duplicate-key": E,
     "unknown-field": W,
     "duplicate-id": E,
     "duplicate-query": W,
+    "id-reused": W,
     "unknown-doc": E,
     "empty-quote": E,
     "quote-not-found": E,
@@ -48,9 +51,22 @@ CODES: dict[str, Severity] = {
     "stale-manifest": E,
     "corpus-error": E,
     "config-error": E,
+    "unknown-query-type": E,
+    "query-type-missing": W,
+    "unanswerable-with-locators": E,
+    "no-locators": W,
+    "multiple-primary": E,
+    "multi-hop-single-span": W,
+    "split-leak": W,
     "import-not-found": W,
     "import-ambiguous": W,
 }
+
+#: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
+#: says, so that quieting a finding can never make a build silently drop a record
+BLOCKING = frozenset({"invalid-json", "not-an-object", "missing-field", "wrong-type", "unknown-doc",
+                      "empty-quote", "quote-not-found", "quote-ambiguous", "no-bearing-chunk",
+                      "corpus-error", "config-error"})
 
 
 @dataclass(frozen=True)
@@ -96,6 +112,8 @@ class Diagnostic:
     range: Range
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    #: the severity a set's config gave this code; None: the default of ``CODES``
+    level: Severity | None = None
 
     @classmethod
     def at_columns(cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (),
@@ -108,7 +126,7 @@ class Diagnostic:
 
     @property
     def severity(self) -> Severity:
-        return CODES[self.code]
+        return self.level or CODES[self.code]
 
     def moved_to(self, line: int, path: Path) -> Diagnostic:
         return dataclasses.replace(self, range=self.range.moved_to(line), path=path)

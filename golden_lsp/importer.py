@@ -36,12 +36,11 @@ MAX_LISTED = 5
 
 @dataclass
 class Context:
-    """One reference context of a sample: text, or a chunk ID; ``doc``/``start`` when the source says."""
+    """One reference context of a sample: text, or a chunk ID; ``doc`` when the source names it."""
 
     text: str | None = None
     chunk_id: str | None = None
     doc: str | None = None
-    start: int | None = None
 
 
 @dataclass
@@ -208,9 +207,7 @@ def read_chroma(src: _Source) -> list[Sample]:
                                                  for r in refs):
             raise ConfigError(f"{where}: references must be a JSON list of {{content, start_index, end_index}}")
         doc = row.get("corpus_id") or None
-        contexts = [Context(text=r["content"], doc=doc,
-                            start=r.get("start_index") if isinstance(r.get("start_index"), int) else None)
-                    for r in refs]
+        contexts = [Context(text=r["content"], doc=doc) for r in refs]
         out.append(Sample(rng, row["question"] or "", "", contexts, unanswerable=not refs))
     return out
 
@@ -264,15 +261,14 @@ class _Anchorer:
         needle = canonicalize(ctx.text).strip()
         if not needle:
             return None, self._finding("import-not-found", f"{label} is empty", where)
-        doc = self.corpus.docs.get(ctx.doc) if ctx.doc else None
-        if doc is not None and ctx.start is not None and doc.text.startswith(needle, ctx.start):
-            found = [(doc, ctx.start)]  # the source names this very place
-        else:
-            found = []
-            for d in self.corpus.docs.values():
-                found += [(d, s) for s in occurrences(d.text, needle, MAX_LISTED + 1 - len(found))]
-                if len(found) > MAX_LISTED:
-                    break
+        # only in the source's document when it names one of the corpus (no quote can tell two
+        # occurrences in one document apart, so an offset the source gives cannot help)
+        named = self.corpus.docs.get(ctx.doc) if ctx.doc else None
+        found: list[tuple[CorpusDoc, int]] = []
+        for d in [named] if named is not None else self.corpus.docs.values():
+            found += [(d, s) for s in occurrences(d.text, needle, MAX_LISTED + 1 - len(found))]
+            if len(found) > MAX_LISTED:
+                break
         if len(found) > 1:
             related = [corpus_location(self.corpus, d.doc_id, s, s + len(needle), f"occurrence {i + 1}")
                        for i, (d, s) in enumerate(found[:MAX_LISTED])]

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from .analysis import Analysis, Analyzer
 from .artifact import CommittedFiles, corpus_commit, manifest, manifest_text, staleness, write_atomically
 from .canon import NotUtf8Error, decode_strict, editor_text
-from .config import Config, ConfigError
+from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
+from .files import display
+from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
 
 
@@ -28,7 +30,8 @@ class GoldenSet:
             self.corpus: Corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
-        self.analyzer = Analyzer(self.corpus, self.hit_rule)
+        self.analyzer = Analyzer(self.corpus, self.hit_rule,
+                                 SetRules(config.query_types, config.required_query_types))
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
@@ -55,7 +58,10 @@ class GoldenSet:
 
     def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
-        return self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        analysis = self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        if not self.config.severity:
+            return analysis
+        return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
 
     def build_command(self) -> str:
         if self.config.source is not None:
@@ -76,6 +82,10 @@ class GoldenSet:
         """A derived file is checked when configured explicitly or when it exists."""
         return path if key in self.config.explicit or path.exists() else None
 
+    def committed_queries(self) -> dict[str, object]:
+        """``id`` → query of every record the committed artifact holds (empty when there is none)."""
+        return self._committed.get(self.config.artifact_path()).queries
+
     def check(self, text: str | None = None, path: Path | None = None) -> Analysis:
         """Every finding for a questions file; for the configured one, staleness of the derived files."""
         analysis = self.analyze(text, path)
@@ -84,20 +94,32 @@ class GoldenSet:
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
+        stale += id_reused(analysis, self.committed_queries())
         if not stale:
             return analysis
+        stale = with_severities(stale, self.config.severity)
         diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
         return dataclasses.replace(analysis, diagnostics=diagnostics)
 
     def _refuse_colliding_paths(self) -> None:
-        """A build must not write over its own inputs, nor write artifact and manifest to one file."""
+        """A build must not write over any input — the config, a questions file, a corpus document,
+        or a file the corpus glob would read as a document — nor write both outputs to one file."""
         owners = {doc.path.resolve(): f"corpus document {doc.doc_id}"
                   for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
-        for what, path in (("questions file", self.questions_path), ("artifact", self.config.artifact_path()),
-                           ("manifest", self.config.manifest_path())):
-            other = owners.setdefault(path.resolve(), what)
+        if self.config.source is not None:
+            owners[self.config.source.resolve()] = f"config file {self.config.source.name}"
+        other = owners.setdefault(self.questions_path.resolve(), "questions file")
+        if other != "questions file":
+            raise ConfigError(f"the questions file and the {other} are the same file: {display(self.questions_path)}")
+        for what, path in (("artifact", self.config.artifact_path()), ("manifest", self.config.manifest_path())):
+            resolved = path.resolve()
+            other = owners.setdefault(resolved, what)
+            if other == what and is_input_name(resolved.name):
+                other = f"{'config' if resolved.name in CONFIG_NAMES else 'questions'} file {resolved.name}"
+            if other == what and _glob_would_match(self.corpus.root.resolve(), self.corpus.glob, resolved):
+                other = f"corpus (it matches {self.corpus.glob!r} under {display(self.corpus.root)})"
             if other != what:
-                raise ConfigError(f"the {what} and the {other} are the same file: {path}")
+                raise ConfigError(f"refusing to build: the {what} {display(path)} would overwrite the {other}")
 
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""
@@ -113,3 +135,27 @@ class GoldenSet:
             raise ConfigError(f"cannot write {exc.filename or self.config.artifact_path()}: "
                               f"{exc.strerror or exc}") from None
         return analysis, True
+
+
+#: names that are inputs wherever they are: a config, or a questions file the server analyses
+CONFIG_NAMES = ("golden-lsp.toml", "pyproject.toml")
+
+
+def is_input_name(name: str) -> bool:
+    return name in CONFIG_NAMES or name == DEFAULT_QUESTIONS or name.endswith(".questions.jsonl")
+
+
+def _glob_would_match(root: Path, glob: str, path: Path) -> bool:
+    """Would ``root.glob(glob)`` list ``path`` once it exists? (Conservative before Python 3.13:
+    a pattern with ``**`` is taken to match at any depth.)"""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return False
+    if hasattr(rel, "full_match"):  # Python 3.13+: pathlib's own glob semantics
+        return rel.full_match(glob)
+    parts = PurePosixPath(glob).parts
+    if "**" in parts:
+        tail = parts[len(parts) - parts[::-1].index("**"):]
+        return not tail or rel.match(str(PurePosixPath(*tail)))
+    return len(rel.parts) == len(parts) and rel.match(glob)

@@ -18,6 +18,13 @@ from typing import Any
 from .diagnostics import Diagnostic
 
 _WS = re.compile(r"[ \t\n\r]*")
+#: what ``str.strip()`` removes before a line is parsed (SPEC §3), and the BOMs editors tolerate
+_LEAD = re.compile(r"[\s\ufeff]*")
+#: ``str.splitlines`` breaks that do not end a questions-file line (SPEC §3)
+OTHER_BREAKS = {"\v": "a vertical tab (\\v)", "\f": "a form feed (\\f)", "\x1c": "U+001C FILE SEPARATOR",
+                "\x1d": "U+001D GROUP SEPARATOR", "\x1e": "U+001E RECORD SEPARATOR",
+                "\x85": "U+0085 NEXT LINE", "\u2028": "U+2028 LINE SEPARATOR",
+                "\u2029": "U+2029 PARAGRAPH SEPARATOR"}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 
@@ -28,6 +35,8 @@ LOCATOR_FIELDS = ("doc", "quote", "exact", "primary")
 HOPS = ("single", "multi")
 #: the splits a record may belong to (good practice: tune on dev, report on test, canary in prod)
 SPLITS = ("dev", "test", "canary")
+#: the default vocabulary of ``query_type`` (config ``query_types``)
+DEFAULT_QUERY_TYPES = ("factual", "conceptual", "comparison", "procedural", "multi-hop", "unanswerable")
 #: deepest nesting of arrays and objects the walker follows (a record needs 3 levels)
 MAX_DEPTH = 100
 
@@ -42,6 +51,8 @@ class JsonNode:
     items: list[JsonNode] = field(default_factory=list)
     #: object members: key → (key node, value node); the last duplicate wins, as in ``json``
     members: dict[str, tuple[JsonNode, JsonNode]] = field(default_factory=dict)
+    #: the key node of every member whose key an earlier member of this object already used
+    duplicates: list[JsonNode] = field(default_factory=list)
 
 
 def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
@@ -64,6 +75,8 @@ def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
             key_node = JsonNode(j, kend, key)
             j = _WS.match(s, kend).end() + 1  # past ':'
             value_node, j = _parse_node(s, j, depth + 1)
+            if key in node.members:
+                node.duplicates.append(key_node)
             node.members[key] = (key_node, value_node)
             node.value[key] = value_node.value
             j = _WS.match(s, j).end()
@@ -156,18 +169,49 @@ def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
+def _invalid_json(text: str, lead: int, body: str, exc: Exception) -> Diagnostic:
+    """The finding for a line ``json`` refuses: located, and saying what to write instead."""
+    pos = getattr(exc, "pos", 0)
+    col = lead + pos
+    # the range ends within the line (an editor would otherwise draw it into the next one)
+    end = min(max(col + 1, lead + len(body)), len(text))
+    reason = getattr(exc, "msg", None) or str(exc).split(";")[0]  # not Python's advice after ";"
+    brk = OTHER_BREAKS.get(body[pos:pos + 1])
+    if brk and reason == "Extra data":
+        message = (f"two records on one line, separated by {brk} (column {col + 1}): a record ends only at "
+                   "a line break (\\n, \\r\\n or \\r) — put each record on its own line")
+    elif brk and reason.startswith("Invalid control character"):
+        message = (f"invalid JSON: a raw {brk} inside a string (column {col + 1}): write it as "
+                   f"\\u{ord(body[pos]):04x}")
+    elif brk:
+        message = (f"invalid JSON: {brk} is not white space in JSON (column {col + 1}): remove it, or write it "
+                   f"as \\u{ord(body[pos]):04x} inside a string")
+    else:
+        message = f"invalid JSON: {reason} (column {col + 1})"
+    return Diagnostic.at_columns("invalid-json", message, col, end)
+
+
+def _duplicate_keys(node: JsonNode, what: str) -> list[Diagnostic]:
+    """``duplicate-key`` at each repeated key of one object (``json`` silently keeps the last)."""
+    out = []
+    for key_node in node.duplicates:
+        out.append(Diagnostic.at_columns(
+            "duplicate-key", f"duplicate key {key_node.value!r} in this {what}: JSON keeps only the last "
+            "value — remove one of them", key_node.start, key_node.end))
+    return out
+
+
 def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
-    """Parse one non-skipped line. Diagnostics are on line 0, columns in code points of ``text``."""
-    lead = len(text) - len(text.lstrip("\ufeff"))
-    body = text[lead:]
+    """Parse one non-skipped line. Diagnostics are on line 0, columns in code points of ``text``.
+
+    The line is stripped first (``str.strip()``, SPEC §3; a leading BOM is tolerated too).
+    """
+    lead = _LEAD.match(text).end()
+    body = text[lead:].rstrip()
     try:
         node = parse_json_line(body)
     except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
-        col = lead + getattr(exc, "pos", 0)
-        end = max(col + 1, len(text.rstrip()))
-        reason = getattr(exc, "msg", None) or str(exc).split(";")[0]  # not Python's advice after ";"
-        message = f"invalid JSON: {reason} (column {col + 1})"
-        return None, [Diagnostic.at_columns("invalid-json", message, col, end)]
+        return None, [_invalid_json(text, lead, body, exc)]
     _shift(node, lead)
     lone = _lone_surrogate(node)
     if lone is not None:
@@ -179,7 +223,7 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
         return None, [Diagnostic.at_columns("not-an-object", f"each line must be a JSON object, not {kind}",
                                             node.start, node.end)]
     rec = QuestionRecord(node)
-    diags: list[Diagnostic] = []
+    diags: list[Diagnostic] = _duplicate_keys(node, "record")
 
     def wrong(name: str, message: str) -> None:
         rec.valid = False
@@ -254,7 +298,7 @@ def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
     if not isinstance(item.value, dict):
         return None, [Diagnostic.at_columns("wrong-type", "each locator must be an object {\"doc\", \"quote\"}",
                                             item.start, item.end)]
-    diags = []
+    diags = _duplicate_keys(item, "locator")
     members = item.members
     for name, (key_node, _) in members.items():
         if name not in LOCATOR_FIELDS:
@@ -318,5 +362,11 @@ def _shift(node: JsonNode, by: int) -> None:
 
 
 def split_lines(text: str) -> list[str]:
-    """Lines of a questions file: split on ``\\n`` only (a raw U+2028 is legal inside JSON)."""
+    """Lines of a questions file without their ends: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (SPEC §3).
+
+    These are the lines LSP clients count. The other ``str.splitlines`` breaks stay inside a line
+    (a raw U+2028 is legal inside a JSON string).
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
     return text.split("\n")

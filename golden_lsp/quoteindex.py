@@ -18,12 +18,19 @@ import ahocorasick
 MIN_QUOTES = 8
 #: shorter quotes match too often to be worth reporting through the automaton
 MIN_QUOTE_CHARS = 4
+#: longer quotes are found by ``str.find``: the automaton is a trie as deep as its longest word,
+#: and pyahocorasick frees it recursively (a 1 MB quote overflows the C stack). No label is this
+#: long — a quote must sit on one line of the document (``quote-multiline``) — so the cap costs
+#: nothing where it matters and keeps a pasted page from crashing the check and the server.
+MAX_QUOTE_CHARS = 2000
 
 
 def find_all(text: str, quotes: Iterable[str], limit: int) -> dict[str, list[int]]:
     """Start offsets of each quote in ``text`` (at most ``limit`` each), in one pass."""
     automaton = ahocorasick.Automaton()
     for quote in quotes:
+        if len(quote) > MAX_QUOTE_CHARS:
+            raise ValueError(f"a quote of {len(quote)} characters is past MAX_QUOTE_CHARS: find it with str.find")
         automaton.add_word(quote, quote)
     found: dict[str, list[int]] = {quote: [] for quote in automaton.values()}
     if not found:
@@ -37,4 +44,4 @@ def find_all(text: str, quotes: Iterable[str], limit: int) -> dict[str, list[int
 
 
 def batchable(quote: str) -> bool:
-    return len(quote) >= MIN_QUOTE_CHARS
+    return MIN_QUOTE_CHARS <= len(quote) <= MAX_QUOTE_CHARS

@@ -9,15 +9,19 @@ placed on line 0 of no file (``Diagnostic.at_columns``); the engine moves them i
 
 from __future__ import annotations
 
+import dataclasses
+import re
 from collections import Counter
+from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
+from typing import Mapping
 
 from .artifact import artifact_line
 from .corpus import Corpus
-from .diagnostics import Diagnostic, Range, Related
-from .model import LineResult, RecordLine, ResolvedLocator
-from .questions import JsonNode, Locator, QuestionRecord
+from .diagnostics import Diagnostic, Range, Related, Severity
+from .model import Analysis, LineResult, RecordLine, ResolvedLocator
+from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
 from .resolve import not_found_hint, occurrences, span_at
 from .scoring import HitRule, bearing_chunks, union_coverage
 
@@ -27,6 +31,18 @@ MIN_RECORDS = 50
 MAX_DOC_SHARE = 0.6
 #: occurrences of an ambiguous quote listed as related locations and counted (beyond: "more than 20")
 MAX_LISTED_OCCURRENCES = 20
+
+#: the first line of a questions file, where set-level findings sit (lines end at \n, \r\n or \r)
+_FIRST_LINE = re.compile(r"[^\r\n]*")
+
+
+@dataclass(frozen=True)
+class SetRules:
+    """What a set's config tells the rules: the query-type vocabulary and the required types."""
+
+    query_types: tuple[str, ...] = DEFAULT_QUERY_TYPES
+    required_query_types: tuple[str, ...] = ()
+
 
 #: (doc_id, quote) → the first start offsets of the quote, found ahead of time for many quotes
 Found = dict[tuple[str, str], list[int]]
@@ -48,7 +64,7 @@ def short(text: str, limit: int = 60) -> str:
 # --- one line ---------------------------------------------------------------------------------
 
 def line_result(corpus: Corpus, hit_rule: HitRule, record: QuestionRecord | None, diags: list[Diagnostic],
-                found: Found) -> LineResult:
+                found: Found, settings: SetRules = SetRules()) -> LineResult:
     """Everything one parsed line yields: its resolved locators, findings and artifact line."""
     if record is None:
         return LineResult(None, [], diags, None, ())
@@ -60,6 +76,7 @@ def line_result(corpus: Corpus, hit_rule: HitRule, record: QuestionRecord | None
             deps[locator.doc] = doc.sha256 if doc else None
         resolved.append(resolve_locator(corpus, hit_rule, locator, diags, found))
     record_shape(record, resolved, diags)
+    record_practice(record, resolved, diags, settings)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
     artifact = artifact_line(record, resolved) if ok else None
     return LineResult(record, resolved, diags, artifact, tuple(sorted(deps.items())))
@@ -144,7 +161,11 @@ def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNod
 def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
     n = len(record.locators)
     locators_ok = isinstance(record.node.value.get("locators"), list)
-    if locators_ok and ((record.hop == "single" and n != 1) or (record.hop == "multi" and n < 2)):
+    if locators_ok and n == 0 and not record.unanswerable:
+        diags.append(Diagnostic.at_columns("no-locators", "an answerable record needs at least one locator "
+                                           "(or mark it \"unanswerable\": true)", *record.field_range("locators")))
+    elif (locators_ok and n and not record.unanswerable
+          and ((record.hop == "single" and n != 1) or (record.hop == "multi" and n < 2))):
         where = record.field_range("hop") if "hop" in record.node.members else record.field_range("locators")
         need = "exactly one locator" if record.hop == "single" else "at least two locators"
         diags.append(Diagnostic.at_columns("hop-mismatch", f"hop {record.hop!r} needs {need}, found {n}", *where))
@@ -154,11 +175,55 @@ def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags:
                                            *record.field_range("expected_answer")))
 
 
+def record_practice(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic],
+                    settings: SetRules) -> None:
+    """Query type, unanswerable and primary: the practice rules of one record."""
+    if record.query_type is not None and record.query_type not in settings.query_types:
+        diags.append(Diagnostic.at_columns("unknown-query-type", f"unknown query_type {record.query_type!r} "
+                                           f"(known: {', '.join(settings.query_types)})",
+                                           *record.field_range("query_type")))
+    if record.unanswerable and record.locators:
+        diags.append(Diagnostic.at_columns("unanswerable-with-locators", "an unanswerable record has no answer "
+                                           "to locate: remove its locators or \"unanswerable\"",
+                                           *record.field_range("locators")))
+    for extra in [loc for loc in record.locators if loc.primary][1:]:
+        value = extra.node.members["primary"][1]
+        diags.append(Diagnostic.at_columns("multiple-primary", "a second primary locator: at most one locator "
+                                           "of a record is its primary span", value.start, value.end))
+    if record.query_type == "multi-hop" and record.locators:
+        spans = {(r.span.doc_id, r.span.start, r.span.end) for r in resolved if r.span is not None}
+        n = len(spans) if all(r.span is not None for r in resolved) else len(record.locators)
+        if n == 1:
+            diags.append(Diagnostic.at_columns("multi-hop-single-span", "query_type 'multi-hop' with a single "
+                                               "span: a multi-hop question needs evidence from two places",
+                                               *record.field_range("query_type")))
+
+
+def folded(query: str) -> str:
+    """A query with case and whitespace folded: what counts as "the same query"."""
+    return " ".join(query.split()).casefold()
+
+
+def with_severities(diags: list[Diagnostic], table: Mapping[str, str]) -> list[Diagnostic]:
+    """The findings under a set's severities (``[severity]``, --select/--ignore): "off" drops them."""
+    if not table:
+        return diags
+    out = []
+    for d in diags:
+        level = table.get(d.code)
+        if level is None:
+            out.append(d)
+        elif level != "off":
+            out.append(dataclasses.replace(d, level=Severity(level)))
+    return out
+
+
 # --- the whole set ----------------------------------------------------------------------------
 
-def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine]) -> list[Diagnostic]:
+def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine],
+              settings: SetRules = SetRules()) -> list[Diagnostic]:
     out: list[Diagnostic] = []
-    top = Range.on_line(0, 0, len(text.split("\n", 1)[0]))
+    top = Range.on_line(0, 0, _FIRST_LINE.match(text).end())
     # This runs on every keystroke over every record: count with C-level Counters, and walk
     # the records again only for the rare values that repeat.
     recs = [r for r in records if r.result.record is not None]
@@ -185,6 +250,13 @@ def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine]) 
         if spans[doc_id] == 0 and n_records:
             related = Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
             out.append(Diagnostic("doc-unlabelled", f"no question points into {doc_id}", path, top, (related,)))
+    if settings.required_query_types:
+        present = {r.result.record.query_type for r in recs}
+        for qt in settings.required_query_types:
+            if qt not in present:
+                out.append(Diagnostic("query-type-missing", f"no record has query_type {qt!r} "
+                                      "(required_query_types)", path, top))
+    out.extend(split_leaks(path, recs))
     for broken in corpus.broken.values():
         out.append(Diagnostic("corpus-error", f"{broken.doc_id}: {broken.message}", broken.path,
                               Range.on_line(broken.line, broken.column, broken.column + 1)))
@@ -198,3 +270,61 @@ def duplicate(path: Path, name: str, value: str, first: RecordLine, again: Recor
     s, e = again.record.field_range(name)
     return Diagnostic(code, f"{name} {short(value)!r} already used on line {first.line + 1}",
                       path, Range.on_line(again.line, s, e), (related,))
+
+
+def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
+    """split-leak: a dev and a test record with the same (folded) query, or overlapping spans."""
+    split = [r for r in recs if r.result.record.split in ("dev", "test")]
+    if not split:
+        return []
+    #: (dev line, test line) → why; the records by line
+    pairs: dict[tuple[int, int], str] = {}
+    at = {r.line: r for r in split}
+    by_query: dict[str, dict[str, RecordLine]] = {}
+    for r in split:
+        if r.record.query is not None:
+            seen = by_query.setdefault(folded(r.record.query), {})
+            seen.setdefault(r.record.split, r)
+            if len(seen) == 2:
+                pairs.setdefault((seen["dev"].line, seen["test"].line), "the same query")
+    spans: dict[str, list[tuple[int, int, RecordLine]]] = {}
+    for r in split:
+        for res in r.result.resolved:
+            if res.span is not None:
+                spans.setdefault(res.span.doc_id, []).append((res.span.start, res.span.end, r))
+    for doc_id, items in spans.items():
+        items.sort(key=lambda x: (x[0], x[1], x[2].line))
+        active: list[tuple[int, int, RecordLine]] = []
+        for start, end, r in items:
+            active = [a for a in active if a[1] > start]
+            for _, _, other in active:
+                if other.record.split != r.record.split:
+                    dev, test = (other, r) if other.record.split == "dev" else (r, other)
+                    pairs.setdefault((dev.line, test.line), f"overlapping spans in {doc_id}")
+            active.append((start, end, r))
+    out = []
+    for (dev, test), why in sorted(pairs.items(), key=lambda kv: (max(kv[0]), min(kv[0]))):
+        later, earlier = at[max(dev, test)], at[min(dev, test)]
+        s, e = earlier.record.field_range("id")
+        related = Related(path, Range.on_line(earlier.line, s, e), f"{earlier.record.split} record on line "
+                          f"{earlier.line + 1}")
+        s, e = later.record.field_range("id")
+        out.append(Diagnostic("split-leak", f"{later.record.split} record {later.record.id!r} and "
+                              f"{earlier.record.split} record {earlier.record.id!r} (line {earlier.line + 1}) share "
+                              f"{why}: test results leak into tuning", path, Range.on_line(later.line, s, e),
+                              (related,)))
+    return out
+
+
+def id_reused(analysis: Analysis, committed: dict[str, object]) -> list[Diagnostic]:
+    """An ``id`` the committed artifact holds for another query: labels are cited by id, and a
+    reused id makes two measurements look like one."""
+    out = []
+    for rec in analysis.records if committed else ():
+        r = rec.record
+        if r is None or r.id not in committed or r.query is None or committed[r.id] == r.query:
+            continue
+        out.append(Diagnostic("id-reused", f"id {r.id!r} is held by the committed artifact for another query "
+                              f"({short(str(committed[r.id]))!r}): give this question a new id",
+                              analysis.path, Range.on_line(rec.line, *r.field_range("id"))))
+    return out

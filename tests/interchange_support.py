@@ -24,7 +24,7 @@ def example_set(root: Path) -> Path:
         if line.startswith("{"):
             rec = json.loads(line)
             rec["split"] = ("dev", "test", "canary")[n % 3]
-            rec["query_type"] = "multi_hop" if rec.get("hop") == "multi" else "factual"
+            rec["query_type"] = "multi-hop" if rec.get("hop") == "multi" else "factual"
             if rec.get("hop") == "multi" and not primary_done:
                 rec["locators"][1]["primary"] = primary_done = True
             line = json.dumps(rec, ensure_ascii=False)

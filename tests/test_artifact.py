@@ -291,15 +291,28 @@ def test_a_manifest_json_cannot_decode_is_stale_not_a_crash(project):
 
 
 @pytest.mark.parametrize("overrides, reason", [
-    ({"artifact": "questions.jsonl"}, "the artifact and the questions file are the same file"),
-    ({"manifest": "questions.jsonl"}, "the manifest and the questions file are the same file"),
-    ({"artifact": "x.json", "manifest": "x.json"}, "the manifest and the artifact are the same file"),
-    ({"manifest": "corpus/faq.md"}, "the manifest and the corpus document faq.md are the same file"),
+    ({"artifact": "questions.jsonl"}, "the artifact questions.jsonl would overwrite the questions file"),
+    ({"manifest": "questions.jsonl"}, "the manifest questions.jsonl would overwrite the questions file"),
+    ({"artifact": "x.json", "manifest": "x.json"}, "the manifest x.json would overwrite the artifact"),
+    ({"manifest": "corpus/faq.md"}, "the manifest corpus/faq.md would overwrite the corpus document faq.md"),
     ({"questions": "corpus/./guide.md"}, "the questions file and the corpus document guide.md are the same file"),
+    ({"manifest": "golden-lsp.toml"}, "the manifest golden-lsp.toml would overwrite the config file golden-lsp.toml"),
+    ({"artifact": "pyproject.toml"}, "would overwrite the config file pyproject.toml"),
+    ({"artifact": "other.questions.jsonl"}, "would overwrite the questions file other.questions.jsonl"),
+    ({"artifact": "corpus/new.md"}, "would overwrite the corpus (it matches '*.md'"),
+    ({"glob": "**/*.md", "manifest": "corpus/sub/m.md"}, "would overwrite the corpus (it matches '**/*.md'"),
 ])
-def test_a_build_never_writes_over_its_inputs_or_both_files_to_one(project, overrides, reason):
+def test_a_build_never_writes_over_its_inputs_or_both_files_to_one(project, overrides, reason, monkeypatch):
+    monkeypatch.chdir(project)
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}
     gs = GoldenSet(load_config(project / "golden-lsp.toml").with_overrides(overrides, project))
-    with pytest.raises(ConfigError, match=reason):
+    with pytest.raises(ConfigError) as exc:
         gs.build()
+    assert reason in str(exc.value)
     assert {p: p.read_bytes() for p in project.rglob("*") if p.is_file()} == before
+
+
+@pytest.mark.parametrize("overrides", [{"artifact": "corpus/golden.jsonl"}, {"manifest": "corpus/sub/m.md"}])
+def test_a_build_may_write_into_the_corpus_folder_what_the_glob_does_not_read(project, overrides):
+    gs = GoldenSet(load_config(project / "golden-lsp.toml").with_overrides(overrides, project))
+    assert gs.build()[1]

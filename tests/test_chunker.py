@@ -77,9 +77,38 @@ def test_fence_kinds_are_not_paired():
 
 
 def test_lines_are_split_like_str_splitlines():
-    # U+2028 is a line break for the chunker, so "# Title" starts a line and is a heading
+    # U+2028 is a line break for the chunker, so "# Title" starts a line and is a heading (and
+    # "intro text", before it on its \n-line, belongs to no section: SPEC §2)
     text = "intro text\u2028# Title\nbody\n"
-    assert paths("d.md", text) == ["d.md", "d.md > Title"]
+    assert paths("d.md", text) == ["d.md > Title"]
+
+
+@pytest.mark.parametrize("brk", ["\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"])
+def test_a_section_ends_where_the_next_headings_newline_line_starts(brk):
+    # SPEC §2: "# B" starts a splitlines line, but its section boundary is the start of its
+    # \n-delimited line, so "tail" (between the last \n and the heading) is in no chunk
+    text = f"# A\nalpha body\ntail{brk}# B\nbeta body\n"
+    chunks = chunk_document("d.md", text)
+    assert [(c.heading_path, text[c.start:c.end]) for c in chunks] == [
+        ("d.md > A", "alpha body\n"), ("d.md > B", "beta body\n")]
+    assert not any("tail" in text[c.start:c.end] for c in chunks)
+
+
+@pytest.mark.parametrize("brk", ["\f", "\x85", "\u2028"])
+def test_the_preamble_ends_where_the_first_headings_newline_line_starts(brk):
+    text = f"Preamble line.\nlost words{brk}# First\nBody.\n"
+    chunks = chunk_document("d.md", text)
+    assert [(c.heading_path, text[c.start:c.end]) for c in chunks] == [
+        ("d.md", "Preamble line.\n"), ("d.md > First", "Body.\n")]
+    # a preamble with nothing before the heading's \n-line is no section, even if text sits there
+    assert paths("d.md", f"lost words{brk}# First\nBody.\n") == ["d.md > First"]
+
+
+def test_a_heading_right_after_another_on_one_newline_line_leaves_an_empty_section():
+    # "# A\f" is a heading line; "# B" starts the same \n-line: A's section is empty
+    text = "# A\f# B\nbody\n"
+    assert [(c.heading_path, text[c.start:c.end]) for c in chunk_document("d.md", text)] == [
+        ("d.md > B", "body\n")]
 
 
 # --- blocks and packing ---------------------------------------------------------------------

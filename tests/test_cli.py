@@ -120,10 +120,21 @@ def test_github_format_escapes_properties(tmp_path, cli):
     (lambda p: (p / "golden-lsp.toml").write_text("corpus = [\n"), ["check"], "invalid TOML"),
     (lambda p: None, ["check", "--glob", "/abs/*.md"], "invalid glob"),
     (lambda p: (p / "out").mkdir(), ["build", "--manifest", "out"], "cannot write"),
-    (lambda p: None, ["build", "--artifact", "questions.jsonl"], "the artifact and the questions file are the same"),
+    (lambda p: None, ["build", "--artifact", "questions.jsonl"],
+     "refusing to build: the artifact questions.jsonl would overwrite the questions file"),
     (lambda p: None, ["build", "--artifact", "x.json", "--manifest", "x.json"],
-     "the manifest and the artifact are the same file"),
-    (lambda p: None, ["build", "--artifact", "corpus/faq.md"], "the artifact and the corpus document faq.md"),
+     "the manifest x.json would overwrite the artifact"),
+    (lambda p: None, ["build", "--artifact", "corpus/faq.md"], "would overwrite the corpus document faq.md"),
+    (lambda p: None, ["build", "--manifest", "golden-lsp.toml"], "would overwrite the config file golden-lsp.toml"),
+    (lambda p: (p / "pyproject.toml").write_text("[project]\nname = 'x'\n"), ["build", "--artifact", "pyproject.toml"],
+     "would overwrite the config file pyproject.toml"),
+    (lambda p: (p / "golden-lsp.toml").write_text('corpus = "corpus"\nmanifest = "golden-lsp.toml"\n'), ["build"],
+     "the manifest golden-lsp.toml would overwrite the config file golden-lsp.toml"),
+    (lambda p: (p / "tours.questions.jsonl").write_text(""), ["build", "--manifest", "tours.questions.jsonl"],
+     "would overwrite the questions file tours.questions.jsonl"),
+    (lambda p: None, ["build", "--artifact", "corpus/golden.md"], "would overwrite the corpus (it matches '*.md'"),
+    (lambda p: None, ["build", "--glob", "**/*.md", "--manifest", "corpus/out/m.md"],
+     "would overwrite the corpus (it matches '**/*.md'"),
     (lambda p: None, ["--tcp", "foo"], "--tcp expects HOST:PORT"),
     (lambda p: None, ["serve", "--tcp", "localhost:http"], "not 'localhost:http'"),
     (lambda p: None, ["--tcp", "127.0.0.1:70000"], "a port from 1 to 65535"),
@@ -291,3 +302,21 @@ def test_version_and_help(cli, tmp_path):
     assert proc.returncode == 0 and proc.stdout.startswith("golden-lsp ")
     proc = cli(["check", "--help"], cwd=tmp_path)
     assert proc.returncode == 0 and "--format" in proc.stdout
+
+
+def test_crlf_questions_file_has_the_columns_of_the_lf_one(project, cli):
+    # end-of-line findings (a truncated record, the set-level findings on line 1) must end at the
+    # visible end of the line, not between \r and \n
+    truncated = '{"id": "q8", "query": "cut short",'
+    lines = [*SAMPLE_LINES, truncated]
+    outputs = {}
+    for name, end in (("lf", "\n"), ("crlf", "\r\n")):
+        (project / "questions.jsonl").write_bytes(end.join(lines).encode("utf-8") + end.encode())
+        proc = cli(["check", "--format", "json"], cwd=project)
+        assert proc.returncode == 1, proc.stderr
+        outputs[name] = json.loads(proc.stdout)
+    assert outputs["crlf"] == outputs["lf"]
+    bad = next(f for f in outputs["crlf"] if f["code"] == "invalid-json")
+    assert (bad["line"], bad["column"], bad["end_column"]) == (len(lines), len(truncated) + 1, len(truncated) + 1)
+    top = next(f for f in outputs["crlf"] if f["code"] == "too-few-records")
+    assert (top["line"], top["column"], top["end_column"]) == (1, 1, len(SAMPLE_LINES[0]) + 1)

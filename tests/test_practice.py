@@ -86,3 +86,144 @@ def test_an_unanswerable_record_without_locators_builds_with_no_chunk_ids(tmp_pa
     (rec,) = artifact_records(tmp_path, [line])
     assert rec["unanswerable"] is True
     assert rec["answer_bearing_chunk_ids"] == [] and rec["answer_spans"] == []
+
+
+# --- the findings -----------------------------------------------------------------------------
+
+def found(analysis, code):
+    return [d for d in analysis.diagnostics if d.code == code]
+
+
+def cols(line, d):
+    return line[d.range.column:d.range.end_column]
+
+
+def test_no_locators_replaces_hop_mismatch_and_unanswerable_records_need_none(tmp_path):
+    lines = [qline("q1", []), with_fields(qline("q2", []), unanswerable=True),
+             with_fields(qline("q3", [], hop="multi"), unanswerable=True)]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    (d,) = found(analysis, "no-locators")
+    assert d.range.line == 0 and d.severity.value == "warning" and cols(lines[0], d) == "[]"
+    assert not found(analysis, "hop-mismatch")
+    assert analysis.artifact_text() is not None
+
+
+def test_unanswerable_with_locators_is_an_error_at_the_locators(tmp_path):
+    lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), unanswerable=True)]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    (d,) = found(analysis, "unanswerable-with-locators")
+    assert d.severity.value == "error" and cols(lines[0], d).startswith('[{"doc"')
+    assert analysis.artifact_text() is None
+
+
+def test_multiple_primary_points_at_each_extra_primary(tmp_path):
+    locs = [{**loc("faq.md", "offsets break whenever"), "primary": True},
+            {**loc("guide.md", "depends on the chunk boundaries"), "primary": True},
+            {**loc("faq.md", "How are answers graded?"), "primary": True}]
+    line = qline("q1", locs, hop="multi")
+    _, analysis = analyze_lines(tmp_path, DOCS, [line])
+    extra = found(analysis, "multiple-primary")
+    assert len(extra) == 2 and all(d.severity.value == "error" and cols(line, d) == "true" for d in extra)
+    second = line.index('"primary": true', line.index('"primary": true') + 1) + len('"primary": ')
+    assert extra[0].range.column == second
+
+
+def test_multi_hop_single_span(tmp_path):
+    one = with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="multi-hop")
+    same = with_fields(qline("q2", [loc("faq.md", "Because offsets break"), loc("faq.md", "text above them")],
+                             hop="multi"), query_type="multi-hop")
+    two = with_fields(qline("q3", [loc("faq.md", "How are answers graded?"),
+                                   loc("guide.md", "depends on the chunk boundaries")], hop="multi"),
+                      query_type="multi-hop")
+    _, analysis = analyze_lines(tmp_path, DOCS, [one, same, two])
+    assert [(d.range.line, cols([one, same][d.range.line], d)) for d in found(analysis, "multi-hop-single-span")] \
+        == [(0, '"multi-hop"'), (1, '"multi-hop"')]
+
+
+def test_unknown_query_type_against_the_default_vocabulary(tmp_path):
+    lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
+             with_fields(qline("q2", [loc("faq.md", "How are answers graded?")]), query_type="procedural")]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    (d,) = found(analysis, "unknown-query-type")
+    assert d.range.line == 0 and cols(lines[0], d) == '"factoid"' and "multi-hop" in d.message
+
+
+def project_with(root, lines, config=""):
+    from core_support import make_project
+    make_project(root, lines=lines, config='corpus = "corpus"\n' + config)
+    return root
+
+
+def test_vocabulary_and_required_types_come_from_the_config(tmp_path):
+    from golden_lsp.config import load_config
+    from golden_lsp.project import GoldenSet
+    lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
+             with_fields(qline("q2", [loc("faq.md", "How are answers graded?")]), query_type="factual")]
+    root = project_with(tmp_path / "p", lines, 'query_types = ["factoid", "why"]\nrequired_query_types = ["why"]\n')
+    analysis = GoldenSet(load_config(root / "golden-lsp.toml")).check()
+    assert [(d.range.line, cols(lines[1], d)) for d in found(analysis, "unknown-query-type")] == [(1, '"factual"')]
+    (missing,) = found(analysis, "query-type-missing")
+    assert missing.severity.value == "warning" and "'why'" in missing.message and missing.range.line == 0
+
+
+def test_split_leak_same_query_or_overlapping_spans_across_dev_and_test(tmp_path):
+    lines = [
+        with_fields(qline("q1", [loc("faq.md", "offsets break whenever")], query="Why quote?"), split="dev"),
+        with_fields(qline("q2", [loc("faq.md", "How are answers graded?")], query="  why   QUOTE? "), split="test"),
+        with_fields(qline("q3", [loc("guide.md", "depends on the chunk boundaries")]), split="dev"),
+        # the same paragraph as q3, so the spans overlap
+        with_fields(qline("q4", [loc("guide.md", "A second sentence of the same paragraph")]), split="test"),
+        # canary and unsplit records never leak; dev with dev neither
+        with_fields(qline("q5", [loc("guide.md", "keeps the block together")]), split="canary"),
+        with_fields(qline("q6", [loc("faq.md", "text above them changes")], query="Why quote?"), split="dev"),
+    ]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    leaks = found(analysis, "split-leak")
+    assert [(d.range.line, cols(lines[d.range.line], d)) for d in leaks] == [(1, '"q2"'), (3, '"q4"')]
+    assert "the same query" in leaks[0].message and "overlapping spans in guide.md" in leaks[1].message
+    assert [r.range.line for r in leaks[0].related] == [0] and [r.range.line for r in leaks[1].related] == [2]
+    assert all(d.severity.value == "warning" for d in leaks)
+
+
+# --- severities per set ---------------------------------------------------------------------
+
+SMALL = [qline("q1", [loc("faq.md", "offsets break whenever")], hop="multi"),
+         with_fields(qline("q2", [loc("guide.md", "depends on the chunk boundaries")]), query_type="factoid")]
+
+
+def test_the_severity_table_changes_and_silences_codes(tmp_path, cli):
+    root = project_with(tmp_path / "p", SMALL, '[severity]\ntoo-few-records = "off"\nhop-mismatch = "info"\n'
+                        'unknown-query-type = "warning"\n')
+    proc = cli(["check", "--format", "json", root])
+    findings = {f["code"]: f["severity"] for f in json.loads(proc.stdout)}
+    assert proc.returncode == 0, proc.stderr
+    assert findings == {"hop-mismatch": "info", "unknown-query-type": "warning"}
+    text = cli(["check", root]).stdout
+    assert "info[hop-mismatch]" in text and "warning[unknown-query-type]" in text
+    assert cli(["build", "--config", root / "golden-lsp.toml"]).returncode == 0
+
+
+def test_select_and_ignore_on_the_command_line(tmp_path, cli):
+    root = project_with(tmp_path / "p", SMALL)
+    base = cli(["check", "--format", "json", root])
+    assert base.returncode == 1 and {"too-few-records", "hop-mismatch", "unknown-query-type"} <= {
+        f["code"] for f in json.loads(base.stdout)}
+    picked = cli(["check", "--format", "json", "--select", "hop-mismatch,unknown-query-type", root])
+    assert sorted(f["code"] for f in json.loads(picked.stdout)) == ["hop-mismatch", "unknown-query-type"]
+    quiet = cli(["check", "--format", "json", "--ignore", "unknown-query-type,too-few-records", root])
+    assert quiet.returncode == 0
+    assert {f["code"] for f in json.loads(quiet.stdout)} == {"hop-mismatch"}
+
+
+@pytest.mark.parametrize("args, config, reason", [
+    (["--ignore", "quote-not-found"], "", "always reported"),
+    (["--select", "no-such-code"], "", "unknown code 'no-such-code'"),
+    ([], '[severity]\nquote-ambiguous = "warning"\n', "always an error"),
+    ([], '[severity]\nhop-mismatch = "loud"\n', "must be one of error, warning, info, off"),
+    ([], '[severity]\nhop-mismach = "off"\n', "unknown code 'hop-mismach'"),
+    ([], 'required_query_types = ["why"]\n', "required_query_types why not in query_types"),
+])
+def test_bad_severity_or_vocabulary_settings_exit_2_with_the_reason(tmp_path, cli, args, config, reason):
+    root = project_with(tmp_path / "p", SMALL, config)
+    proc = cli(["check", *args, root])
+    assert proc.returncode == 2 and reason in proc.stderr and proc.stdout == ""

@@ -112,8 +112,10 @@ def test_comments_and_blank_lines_are_skipped(tmp_path):
     assert "invalid-json" not in codes(analysis)
 
 
-def test_lines_split_on_newline_only():
-    assert split_lines("a\u2028b\nc\r\nd") == ["a\u2028b", "c\r", "d"]
+def test_lines_end_at_newline_crlf_and_lone_cr_only():
+    # SPEC §3: \n, \r\n and a lone \r end a line (as LSP clients count); other breaks do not
+    assert split_lines("a\u2028b\nc\r\nd\re\x85f\fg\v\x1ch") == ["a\u2028b", "c", "d", "e\x85f\fg\v\x1ch"]
+    assert split_lines("x\r\r\ny\n") == ["x", "", "y", ""]
 
 
 def test_raw_line_separator_inside_a_string_stays_on_its_line(tmp_path):
@@ -272,3 +274,68 @@ def test_duplicate_id_is_an_error_and_duplicate_query_a_warning(tmp_path):
     assert dq.related[0].range.line == 1
     assert lines[1][dq.related[0].range.column:dq.related[0].range.end_column] == '"Same query?"'
     assert analysis.artifact_text() is None  # the duplicate id blocks the build
+
+
+# --- line ends, stripping and what golden-lsp refuses (SPEC §3) ------------------------------
+
+def test_a_lone_cr_ends_a_record_line(tmp_path):
+    first = qline("q1", [loc("faq.md", "offsets break whenever")])
+    second = qline("q2", [loc("faq.md", "missing words entirely")])
+    _, analysis = analyze_lines(tmp_path, DOCS, [first + "\r" + second])
+    assert [(r.line, r.record.id) for r in analysis.records] == [(0, "q1"), (1, "q2")]
+    assert only(analysis, "quote-not-found").range.line == 1
+
+
+@pytest.mark.parametrize("pad", [" \t", "\u00a0", "\u3000", "\u2028", "\x1c\f"])
+def test_each_line_is_stripped_before_it_is_parsed(pad):
+    line = pad + qline("q1", [loc("faq.md", "offsets break whenever")]) + pad
+    rec, diags = parse_record(line)
+    assert diags == [] and rec.id == "q1"
+    s, e = rec.field_range("id")
+    assert line[s:e] == '"q1"'  # columns still count the stripped characters
+    assert is_skipped(pad + "// a comment" + pad)
+
+
+@pytest.mark.parametrize("brk", ["\u2028", "\u2029", "\x85", "\f", "\v", "\x1c", "\x1d", "\x1e"])
+def test_two_records_separated_by_another_break_are_refused_with_advice(brk):
+    first = qline("q1", [loc("faq.md", "offsets break whenever")])
+    line = first + brk + qline("q2", [loc("faq.md", "offsets break whenever")])
+    record, (d,) = parse_record(line)
+    assert record is None and d.code == "invalid-json"
+    assert "two records on one line" in d.message and "put each record on its own line" in d.message
+    assert d.range.column == len(first) and f"(column {len(first) + 1})" in d.message
+
+
+def test_a_raw_control_break_inside_a_string_says_how_to_escape_it():
+    line = '{"id": "q1", "query": "a\fb"}'
+    (d,) = parse_record(line)[1]
+    assert d.code == "invalid-json" and "form feed" in d.message and "\\u000c" in d.message
+    line = '{"id":\u2028 "q1"}'
+    (d,) = parse_record(line)[1]
+    assert "U+2028 LINE SEPARATOR is not white space in JSON" in d.message and "\\u2028" in d.message
+    assert d.range.column == line.index("\u2028")
+
+
+@pytest.mark.parametrize("line", ['{"id": "q1",', '{"id": "q1"', '{"id": "q1", "query": tru', '   {"id": '])
+def test_an_invalid_json_range_ends_within_its_line(line):
+    (d,) = parse_record(line)[1]
+    assert d.code == "invalid-json"
+    assert d.range.line == d.range.end_line == 0
+    assert d.range.column <= d.range.end_column <= len(line)
+
+
+def test_duplicate_keys_are_errors_at_the_second_key(tmp_path):
+    record = qline("q1", [loc("faq.md", "offsets break whenever")])
+    line = record[:-1] + ', "id": "q9"}'
+    _, analysis = analyze_lines(tmp_path, DOCS, [line])
+    d = only(analysis, "duplicate-key")
+    assert d.severity.value == "error" and "'id'" in d.message
+    assert line[d.range.column:d.range.end_column] == '"id"' and d.range.column == line.rindex('"id"')
+    assert analysis.records[0].record.id == "q9"  # what json keeps, reported rather than silent
+    loc_line = record.replace('"quote": "offsets break whenever"',
+                              '"quote": "offsets break whenever", "doc": "faq.md", "quote": "x"')
+    _, analysis = analyze_lines(tmp_path, DOCS, [loc_line])
+    found = [d for d in analysis.diagnostics if d.code == "duplicate-key"]
+    assert [loc_line[d.range.column:d.range.end_column] for d in found] == ['"doc"', '"quote"']
+    assert all("locator" in d.message for d in found)
+    assert analysis.artifact_text() is None

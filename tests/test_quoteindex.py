@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import random
 
-from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, qline
+from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, make_project, qline
 
 from golden_lsp import quoteindex
 from golden_lsp.analysis import Analyzer
@@ -44,3 +45,20 @@ def test_the_index_is_used_on_a_cold_start(tmp_path, monkeypatch):
     calls.clear()
     analyzer.analyze(tmp_path / "q.jsonl", "\n".join(lines) + "\n")  # a keystroke: no batch
     assert calls == []
+
+
+def test_a_megabyte_quote_among_many_is_found_by_scan_and_crashes_nothing(tmp_path, cli):
+    # a trie as deep as a 1 MB quote overflowed the C stack when freed (exit 139): such a quote
+    # goes to str.find, and the check answers with its findings
+    words = " ".join(f"w{i}" for i in range(200_000))  # one line of ~1.3 MB
+    big = words[:1_000_000].rsplit(" ", 1)[0]
+    doc = "# Big\n\n" + words + "\n\n" + "".join(f"Para {i} is about topic number {i}.\n\n" for i in range(12))
+    lines = [qline("big", [loc("big.md", big)])]
+    lines += [qline(f"p{i}", [loc("big.md", f"about topic number {i}.")]) for i in range(10)]
+    lines += [qline("gone", [loc("big.md", "no such words here")])]
+    root = make_project(tmp_path / "p", {"big.md": doc}, lines)
+    assert quoteindex.batchable(big) is False and len(big) > quoteindex.MAX_QUOTE_CHARS
+    proc = cli(["check", "--format", "json"], cwd=root)
+    assert proc.returncode == 1, (proc.returncode, proc.stderr[-2000:])
+    found = json.loads(proc.stdout)
+    assert [(f["line"], f["code"]) for f in found if f["severity"] == "error"] == [(12, "quote-not-found")]

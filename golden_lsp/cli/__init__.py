@@ -15,11 +15,11 @@ import sys
 
 from .. import __version__
 from ..config import ConfigError
-from . import export, importer, jobs
+from . import evaluate, export, importer, jobs, qrels, retrieve
 from .common import USAGE_ERROR
 
 #: the command modules, in the order ``--help`` lists them
-COMMANDS = (jobs, export, importer)
+COMMANDS = (jobs, evaluate, qrels, retrieve, export, importer)
 
 
 def _parser() -> argparse.ArgumentParser:

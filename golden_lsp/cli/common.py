@@ -8,22 +8,15 @@ everywhere; this module is that one way.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 
 from ..config import DEFAULT_QUESTIONS, ConfigError, config_for
+from ..files import display
+from ..config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
+from ..diagnostics import BLOCKING, CODES
 from ..project import GoldenSet
 
 USAGE_ERROR = 2
-
-
-def display(path: Path) -> str:
-    """A path as the user will want to click it: relative to the working directory if inside."""
-    try:
-        rel = os.path.relpath(path)
-    except ValueError:
-        return str(path)
-    return str(path) if rel.startswith("..") else rel
 
 
 def add_set_options(p: argparse.ArgumentParser) -> None:
@@ -36,6 +29,38 @@ def add_set_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--max-chars", type=int, dest="max_chars", help="chunker max_chars (default 1800)")
     p.add_argument("--hit-rule", dest="hit_rule",
                    help="any_overlap (default), span_containment, coverage>=τ, union_coverage>=τ")
+    p.add_argument("--query-types", dest="query_types", type=_names, metavar="T,...",
+                   help="the query_type vocabulary (default factual,conceptual,comparison,procedural,"
+                        "multi-hop,unanswerable)")
+    p.add_argument("--required-query-types", dest="required_query_types", type=_names, metavar="T,...",
+                   help="query types the set must contain")
+    p.add_argument("--select", type=_names, metavar="CODE,...",
+                   help="report only these codes (and always those that make a record unbuildable)")
+    p.add_argument("--ignore", type=_names, metavar="CODE,...", help="silence these codes")
+
+
+def _names(value: str) -> list[str]:
+    return [v.strip() for v in value.split(",") if v.strip()]
+
+
+def _severity(config: Config, select: list[str] | None, ignore: list[str] | None) -> dict[str, str] | None:
+    """The set's severity table with --select/--ignore applied (checked by the config)."""
+    if not select and not ignore:
+        return None
+    for code in (*(select or ()), *(ignore or ())):
+        if code not in CODES:
+            raise ConfigError(f"unknown code {code!r} in --select/--ignore")
+    table = dict(config.severity)
+    if select:
+        table.update({code: "off" for code in CODES if code not in select and code not in BLOCKING})
+        for code in select:
+            if table.get(code) == "off":
+                del table[code]
+    for code in ignore or ():
+        if code in BLOCKING:
+            raise ConfigError(f"--ignore {code}: it makes its record unbuildable, so it is always reported")
+        table[code] = "off"
+    return table
 
 
 def golden_set(args: argparse.Namespace, target: Path | None) -> GoldenSet:
@@ -49,7 +74,12 @@ def golden_set(args: argparse.Namespace, target: Path | None) -> GoldenSet:
         overrides["questions"] = target
     elif target is not None and config.source is None and args.questions is None:
         overrides["questions"] = target / DEFAULT_QUESTIONS  # a folder without a config: its own file
+    overrides["query_types"] = args.query_types
+    overrides["required_query_types"] = args.required_query_types
     config = config.with_overrides(overrides, Path.cwd())
+    severity = _severity(config, args.select, args.ignore)
+    if severity is not None:
+        config = config.with_overrides({"severity": severity}, Path.cwd())
     return GoldenSet(config)
 
 

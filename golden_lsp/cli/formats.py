@@ -1,7 +1,7 @@
 """Diagnostics as CI systems read them: text for people, JSON for tools, GitHub annotations.
 
 The core's ``Diagnostic`` objects are the single source; every format here renders the same list,
-with paths relative to the working directory when under it (``common.display``).
+with paths relative to the working directory when under it (``files.display``).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import asdict
 from typing import Iterable
 
 from ..diagnostics import Diagnostic
-from .common import display as _display
+from ..files import display as _display
 
 
 def format_text(diags: Iterable[Diagnostic]) -> str:

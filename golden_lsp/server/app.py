@@ -25,8 +25,9 @@ from ..config import ConfigError
 from . import actions, hover, navigation
 from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
+from .protocol import StrictProtocol, serve_stdio
 from .view import View
-from .workspace import GoldenSets
+from .workspace import GoldenSets, document_path
 
 #: seconds of quiet after a keystroke in a questions file before re-analysing it
 DEBOUNCE = 0.015
@@ -47,7 +48,7 @@ def _user_handler_only(method: str) -> Callable:
     return forward
 
 
-class BufferedProtocol(LanguageServerProtocol):
+class BufferedProtocol(StrictProtocol):
     """pygls' protocol minus its document store: golden-lsp keeps documents in its own buffers
     (``positions.Buffer``), so pygls would only hold and re-split a second copy per keystroke."""
 
@@ -83,7 +84,7 @@ class GoldenServer(LanguageServer):
     @staticmethod
     def path_of(uri: str) -> Path | None:
         fs = to_fs_path(uri)
-        return Path(fs) if fs else None
+        return document_path(fs) if fs else None
 
     def is_questions(self, uri: str) -> bool:
         path = self.path_of(uri)
@@ -377,6 +378,5 @@ def serve(tcp: tuple[str, int] | None = None) -> int:
     """Serve on stdio, or on ``tcp`` = (host, port) for debugging."""
     if tcp:
         server.start_tcp(*tcp)
-    else:
-        server.start_io()
-    return 0
+        return 0
+    return serve_stdio(server)

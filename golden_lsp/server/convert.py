@@ -18,6 +18,7 @@ EDITOR_HINTS = ("stale-artifact", "stale-manifest")
 _SEVERITY = {
     Severity.ERROR: types.DiagnosticSeverity.Error,
     Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFO: types.DiagnosticSeverity.Information,
 }
 
 

@@ -14,6 +14,7 @@ from lsprotocol import types
 
 from ..model import RecordLine, ResolvedLocator
 from ..diagnostics import Range
+from ..questions import QuestionRecord
 from .view import Target, View
 
 SPAN_PREVIEW_CHARS = 400
@@ -44,7 +45,8 @@ def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> s
     doc = view.golden.corpus.docs[span.doc_id]
     line, col = doc.positions.raw_position(span.quote_start)
     lines = [
-        f"**quote** → `{span.doc_id}` {line + 1}:{col + 1} · chars {span.quote_start}–{span.quote_end}",
+        f"**quote** → `{span.doc_id}` {line + 1}:{col + 1} · chars {span.quote_start}–{span.quote_end}"
+        + (" · **primary span**" if resolved.locator.primary else ""),
         f"**span** ({span.rule}) chars {span.start}–{span.end} · {span.end - span.start} chars",
         _fenced(_preview(doc.text[span.start:span.end])),
         f"**union coverage** {round(resolved.coverage, 4)} under `{view.golden.hit_rule}`",
@@ -65,12 +67,20 @@ def _record_markdown(view: View, rec: RecordLine) -> str:
     chunk_ids = sorted({c.chunk_id for x in rec.result.resolved for c in x.chunks})
     resolved = sum(1 for s in spans if s is not None)
     out = [f"**{r.id}** · {r.hop}-hop · tags: {', '.join(r.tags) or '—'}",
+           " · ".join(practice_summary(r)),
            f"*{r.query}*" if r.query else "",
            f"expected answer: {r.expected_answer}" if r.expected_answer else "",
            f"{resolved} of {len(spans)} locator(s) resolved · {len(chunk_ids)} answer-bearing chunk(s)"
            + (": " + ", ".join(f"`{c[:12]}`" for c in chunk_ids) if chunk_ids else ""),
            "in the artifact" if rec.result.artifact_line else "not buildable yet (see the findings on this line)"]
     return "\n\n".join(x for x in out if x)
+
+
+def practice_summary(r: QuestionRecord) -> list[str]:
+    """The practice fields a record uses, for people (hover, outline)."""
+    out = [f"{name.replace('_', ' ')}: {value}" for name in ("query_type", "split", "annotator")
+           if (value := getattr(r, name)) is not None]
+    return out + ["unanswerable"] if r.unanswerable else out
 
 
 def _doc_markdown(view: View, resolved: ResolvedLocator) -> str:

@@ -2,12 +2,11 @@
 
 LSP positions count lines split on ``\\n``, ``\\r\\n`` and ``\\r``, and characters in the
 negotiated unit (UTF-16 by default, UTF-8 or UTF-32 when the client prefers). The core counts
-lines of a questions file split on ``\\n`` only (SPEC §3) and columns in code points. pygls' own
-document store splits with ``str.splitlines``, which also breaks on U+2028 — legal inside a JSON
-string — so golden-lsp keeps its own buffers, applies incremental changes with the client's line
-rule, and maps core (line, column) to client positions through absolute offsets, which stays
-exact even where a lone ``\\r`` makes the two notions of "line" differ. This module is the only
-place that converts.
+lines of a questions file the same way (SPEC §3) and columns in code points. pygls' own document
+store splits with ``str.splitlines``, which also breaks on U+2028 — legal inside a JSON string —
+so golden-lsp keeps its own buffers, applies incremental changes with the client's line rule,
+and maps core (line, column) to client positions through absolute offsets, clamped to the line.
+This module is the only place that converts.
 """
 
 from __future__ import annotations
@@ -61,14 +60,11 @@ class Buffer:
     def _set(self, text: str) -> None:
         self.text = text
         self._starts = client_line_starts(text)
-        self._core_starts: list[int] | None = None if "\r" in text else self._starts
 
     @property
     def core_starts(self) -> list[int]:
-        """Line starts as the core counts lines (``\\n`` only)."""
-        if self._core_starts is None:
-            self._core_starts = line_starts(self.text)
-        return self._core_starts
+        """Line starts as the core counts lines: the client's (``questions.split_lines``)."""
+        return self._starts
 
     def line_text(self, line: int) -> str:
         """The text of client ``line`` without its line break."""
@@ -91,10 +87,10 @@ class Buffer:
 
     def core_position(self, line: int, column: int) -> types.Position:
         """Client position of the core's (line, code-point column)."""
-        starts = self.core_starts
-        if line >= len(starts):
+        if line >= len(self._starts):
             return self.position_at(len(self.text))
-        return self.position_at(min(starts[line] + column, len(self.text)))
+        text = self.line_text(line)
+        return types.Position(line, units_of(text[:column], self.encoding) if column else 0)
 
     def core_location(self, pos: types.Position) -> tuple[int, int]:
         """The core's (line, code-point column) of a client position."""

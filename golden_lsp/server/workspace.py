@@ -20,6 +20,17 @@ QUESTIONS_SUFFIX = ".questions.jsonl"
 EDITOR_OVERRIDES = ("corpus", "glob", "artifact", "manifest", "max_chars", "hit_rule")
 
 
+def document_path(fs_path: str) -> Path | None:
+    """The path of a document named by a URI, or None when it can be no document: a path whose
+    symlinks loop cannot be resolved, read or compared with the set's files."""
+    path = Path(fs_path)
+    try:
+        path.resolve()
+    except (RuntimeError, OSError):  # RuntimeError: a symlink loop (Python < 3.13)
+        return None
+    return path
+
+
 class GoldenSets:
     def __init__(self) -> None:
         self.overrides: dict[str, Any] = {}

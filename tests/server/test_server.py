@@ -469,29 +469,50 @@ async def test_two_golden_sets_in_one_workspace_each_see_their_own_corpus(client
 
 
 async def test_lone_carriage_return_keeps_ranges_and_edits_on_the_right_line(client: LanguageClient, ambiguous_set):
-    """A lone CR is JSON whitespace to the core but a line break to the client."""
+    """A lone CR ends a line for the core as for the client (SPEC §3)."""
     q, text, n = ambiguous_set
     lines = text.split("\n")
-    lines[n] = lines[n].replace(', "locators"', ',\r"locators"', 1)
-    text = "\n".join(lines)
+    text = "\n".join(lines[:n - 1]) + "\n" + lines[n - 1] + "\r" + "\n".join(lines[n:])
     uri = open_doc(client, q, text)
     pub = await published(client, uri, lambda p: any(d.code == "quote-ambiguous" for d in p.diagnostics))
+    assert "invalid-json" not in codes(pub.diagnostics)
     amb = next(d for d in pub.diagnostics if d.code == "quote-ambiguous")
-    after_cr = lines[n].split("\r")[1]
-    start = after_cr.index('"quote": "hut"') + len('"quote": ')
+    start = lines[n].index('"quote": "hut"') + len('"quote": ')
     end = start + len('"hut"')
     assert (amb.range.start.line, amb.range.start.character, amb.range.end.character) == (
-        n + 1, utf16(after_cr[:start]), utf16(after_cr[:end]))
+        n, utf16(lines[n][:start]), utf16(lines[n][:end]))
     actions = await client.text_document_code_action_async(types.CodeActionParams(
         types.TextDocumentIdentifier(uri), amb.range, types.CodeActionContext([amb])))
     edits = next(a for a in actions if a.title.startswith("Lengthen")).edit.changes[uri]
     new_text = apply_edits(text, edits)
-    old_lines, new_lines = text.split("\n"), new_text.split("\n")
+    old_lines, new_lines = re.split(r"\r\n|\r|\n", text), re.split(r"\r\n|\r|\n", new_text)
     assert [i for i, (a, b) in enumerate(zip(old_lines, new_lines)) if a != b] == [n]
     assert json.loads(new_lines[n])["locators"][0]["quote"] != "hut"
     hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(n + 1, amb.range.start.character + 1)))
+        types.TextDocumentIdentifier(uri), types.Position(n, amb.range.start.character + 1)))
     assert "quote-ambiguous" in hover.contents.value
+
+
+async def test_crlf_end_of_line_findings_end_at_the_visible_end_of_their_line(client: LanguageClient, ambiguous_set):
+    """In a CRLF file no range ends between \\r and \\n, and invalid-json never runs into the next line."""
+    q, text, n = ambiguous_set
+    truncated = '{"id": "cut", "query": "cut short",'
+    lines = text.rstrip("\n").split("\n")
+    lines.insert(n, truncated)
+    pubs = {}
+    for name, end in (("lf", "\n"), ("crlf", "\r\n")):
+        since = len(client.published)
+        uri = open_doc(client, q, end.join(lines) + end, version=len(pubs) + 1)
+        pubs[name] = await published(client, uri, lambda p: "invalid-json" in codes(p.diagnostics)
+                                     and "quote-ambiguous" in codes(p.diagnostics), since=since)
+        client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri)))
+    assert [(d.code, d.range) for d in pubs["crlf"].diagnostics] == [(d.code, d.range) for d in pubs["lf"].diagnostics]
+    bad = next(d for d in pubs["crlf"].diagnostics if d.code == "invalid-json")
+    assert (bad.range.start.line, bad.range.end.line) == (n, n)
+    assert bad.range.start.character == bad.range.end.character == utf16(truncated)
+    for d in pubs["crlf"].diagnostics:
+        if d.range.start.line == d.range.end.line and d.range.start.line < len(lines):
+            assert d.range.end.character <= utf16(lines[d.range.start.line]), d
 
 
 async def test_non_utf8_corpus_change_is_a_corpus_error_as_in_the_cli(client: LanguageClient, golden_dir: Path):

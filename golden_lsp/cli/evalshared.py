@@ -1,0 +1,43 @@
+"""What ``eval``, ``qrels`` and ``retrieve`` share: the chunking option, the targets, safe outputs."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from ..artifact import write_atomically
+from ..chunkings import load_chunking
+from ..config import ConfigError
+from ..evaluation import Targets, targets
+from ..project import GoldenSet
+from .common import golden_set
+
+
+def add_chunks_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--chunks", type=Path, metavar="CHUNKS.jsonl",
+                   help="score your own chunking: one {chunk_id, doc_id, char_start, char_end} or "
+                        "{chunk_id, doc_id, text} per line (default: the corpus's md-struct-v1 chunks)")
+
+
+def load_targets(args: argparse.Namespace) -> tuple[GoldenSet, Targets]:
+    golden = golden_set(args, args.path)
+    chunking = load_chunking(args.chunks, golden.corpus) if args.chunks is not None else None
+    return golden, targets(golden, chunking)
+
+
+def write_output(out: Path, text: str, golden: GoldenSet, *inputs: Path | None) -> None:
+    """Write ``out`` atomically, refusing any path that is one of the command's inputs."""
+    config = golden.config
+    owners = {p.resolve(): what for what, p in (
+        ("questions file", golden.questions_path), ("artifact", config.artifact_path()),
+        ("manifest", config.manifest_path()), *((("config file", config.source),) if config.source else ()),
+        *(("input", p) for p in inputs if p is not None))}
+    owners.update((d.path.resolve(), f"corpus document {d.doc_id}")
+                  for d in (*golden.corpus.docs.values(), *golden.corpus.broken.values()))
+    what = owners.get(out.resolve())
+    if what is not None:
+        raise ConfigError(f"--out {out} is the {what}: an output never overwrites an input")
+    try:
+        write_atomically({out: text})
+    except OSError as exc:
+        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None

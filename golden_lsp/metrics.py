@@ -1,0 +1,122 @@
+"""Retrieval metrics and their uncertainty, vectorised over queries with numpy.
+
+Why not ranx or ir-measures here: the CLI runs once per CI step, and ranx's numba JIT costs
+seconds per call before the first number (measured in the README), while the metrics a golden
+set needs are a few cumulative sums over a queries × ranks relevance matrix. They are computed
+here for every k at once and tested against ir-measures (trec_eval via pytrec_eval) and ranx on
+crafted and random runs (``tests/test_metrics_oracles.py``). What no IR library offers is also
+here: the multi-hop hit rule over spans, span IoU, seeded bootstrap intervals over queries, and
+paired comparisons with a randomization test.
+
+Conventions: a query missing from the run has an empty ranking and scores 0 on everything;
+``precision@k`` divides by k (as trec_eval's ``P_k``); ``ndcg@k`` uses binary gains and log2
+discounts; ``mrr@k`` is 1/rank of the first rank at which the record hits under the multi rule
+(under ``any`` with a per-chunk hit rule: the first bearing chunk), 0 beyond k.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+METRICS = ("hit", "recall", "mrr", "ndcg", "precision", "iou")
+DEFAULT_KS = (1, 3, 5, 10, 20, 50)
+CONFIDENCE = 0.95
+
+
+@dataclass
+class Judged:
+    """What the metrics need of a run over N queries, with ranks cut at K = max(ks)."""
+
+    #: (N, K) bool: the chunk at rank r+1 bears some span of the query
+    rel: np.ndarray
+    #: (N,) bearing chunks of the query (the ideal ranking's length)
+    n_rel: np.ndarray
+    #: (N,) the first rank at which the record hits under the multi rule, 0 when not within K
+    first_hit: np.ndarray
+    #: (N, len(ks)) span IoU of the top-k chunks
+    iou: np.ndarray
+
+
+def per_query(judged: Judged, ks: tuple[int, ...]) -> np.ndarray:
+    """Every metric for every query and k: an (N, len(METRICS), len(ks)) array."""
+    n, kmax = judged.rel.shape
+    kk = np.asarray(ks)
+    found = np.cumsum(judged.rel, axis=1)[:, kk - 1] if kmax else np.zeros((n, len(ks)))
+    n_rel = judged.n_rel[:, None].astype(float)
+    first = judged.first_hit[:, None]
+    within = (first > 0) & (first <= kk[None, :])
+    hit = within.astype(float)
+    mrr = np.where(within, 1.0 / np.maximum(first, 1), 0.0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        recall = np.where(n_rel > 0, found / n_rel, 0.0)
+    discount = 1.0 / np.log2(np.arange(2, kmax + 2))
+    dcg = np.cumsum(judged.rel * discount, axis=1)[:, kk - 1] if kmax else np.zeros((n, len(ks)))
+    ideal_cum = np.concatenate([[0.0], np.cumsum(discount)])
+    ideal = ideal_cum[np.minimum(judged.n_rel[:, None], kk[None, :])]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ndcg = np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+    precision = found / kk[None, :]
+    return np.stack([hit, recall, mrr, ndcg, precision, judged.iou], axis=1)
+
+
+def _quantiles(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    tail = (1 - CONFIDENCE) / 2 * 100
+    return np.percentile(means, tail, axis=0), np.percentile(means, 100 - tail, axis=0)
+
+
+def bootstrap(values: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """95 % percentile intervals of the mean over queries (axis 0), one resampling for all columns."""
+    n = values.shape[0]
+    if n == 0 or resamples <= 0:
+        nan = np.full(values.shape[1:], np.nan)
+        return nan, nan
+    flat = values.reshape(n, -1)
+    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    counts = np.zeros((resamples, n))
+    np.add.at(counts, (np.arange(resamples)[:, None], idx), 1.0)  # how often each query was drawn
+    means = counts @ flat / n
+    lo, hi = _quantiles(means)
+    return lo.reshape(values.shape[1:]), hi.reshape(values.shape[1:])
+
+
+def randomization_p(deltas: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """Two-sided paired randomization (sign-flip) test of mean delta = 0, per column; (hits+1)/(R+1)."""
+    n = deltas.shape[0]
+    flat = deltas.reshape(n, -1)
+    if n == 0 or resamples <= 0:
+        return np.full(deltas.shape[1:], np.nan)
+    observed = np.abs(flat.mean(axis=0))
+    signs = np.random.default_rng(seed + 1).choice((-1.0, 1.0), size=(resamples, n))
+    flipped = np.abs(signs @ flat / n)
+    extreme = (flipped >= observed[None, :] - 1e-12).sum(axis=0)
+    return ((extreme + 1) / (resamples + 1)).reshape(deltas.shape[1:])
+
+
+def interval_union(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Disjoint, sorted union of half-open intervals."""
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(p for p in pieces if p[1] > p[0]):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _length(pieces: list[tuple[int, int]]) -> int:
+    return sum(hi - lo for lo, hi in pieces)
+
+
+def iou(retrieved: dict[str, list[tuple[int, int]]], spans: dict[str, list[tuple[int, int]]]) -> float:
+    """Characters of the retrieved chunks ∩ the spans over their union, per document, summed."""
+    inter = union = 0
+    for doc in retrieved.keys() | spans.keys():
+        a = interval_union(retrieved.get(doc, []))
+        b = interval_union(spans.get(doc, []))
+        both = interval_union(a + b)
+        la, lb, lu = _length(a), _length(b), _length(both)
+        inter += la + lb - lu
+        union += lu
+    return inter / union if union else 0.0

@@ -1,0 +1,207 @@
+"""The wire: framing stdin into messages, and answering every malformed one.
+
+pygls' stdio loop trusts its client. A ``Content-Length`` header it cannot parse leaves it reading
+the body as headers until the stream happens to realign (in practice: deaf for good); a request
+whose params do not fit the method's type is logged and never answered, so the client waits
+forever; requests after ``shutdown`` are dropped silently; and ``exit`` without ``shutdown`` ends
+the process with status 0. This module replaces the loop and the first steps of message handling:
+``Framer`` cuts a byte stream into bodies and re-synchronises on the next header after any damage
+(a raw ``Content-Length: N`` CRLF can never occur inside a JSON text — a bare word is not JSON
+and a JSON string holds no raw line break — so it marks a real header wherever it appears), and
+``StrictProtocol`` answers what cannot be handled with the JSON-RPC error the spec names: -32700
+for a body that is not JSON, -32600 for a message that is not a request or arrives after
+``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import sys
+import threading
+from typing import Any, BinaryIO
+
+import cattrs
+from lsprotocol import types
+from pygls.io_ import StdoutWriter
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+
+PARSE_ERROR = -32700
+INVALID_REQUEST = -32600
+INVALID_PARAMS = -32602
+#: bytes of header text kept while waiting for the blank line that ends a header
+MAX_HEADER = 64 * 1024
+_HEADER_END = b"\r\n\r\n"
+_LENGTH = re.compile(rb"content-length:[ \t]*([^\r\n]*)\r\n", re.IGNORECASE)
+_RESYNC = re.compile(rb"content-length:[ \t]*\d+[ \t]*\r\n", re.IGNORECASE)
+
+
+class FrameError(str):
+    """What was wrong with a stretch of the stream that was skipped."""
+
+
+class Framer:
+    """Cuts a byte stream into message bodies; ``feed`` returns the bodies and FrameErrors found."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+        self._length: int | None = None  # the body length being waited for, None in a header
+        self._scanned = 0  # body bytes already searched for a header
+
+    def feed(self, data: bytes) -> list[bytes | FrameError]:
+        self._buf += data
+        out: list[bytes | FrameError] = []
+        while self._header(out) if self._length is None else self._body(out):
+            pass
+        return out
+
+    def _header(self, out: list) -> bool:
+        """Consume one header block; False when more bytes are needed."""
+        end = self._buf.find(_HEADER_END)
+        if end < 0:
+            if len(self._buf) > MAX_HEADER:
+                keep = len(self._buf) - MAX_HEADER // 2
+                out.append(FrameError(f"skipped {keep} bytes that are no message header"))
+                del self._buf[:keep]
+            return False
+        block = bytes(self._buf[:end + 2])
+        del self._buf[:end + 4]
+        found = list(_LENGTH.finditer(block))
+        if not found:
+            out.append(FrameError(f"skipped a message header without Content-Length: {block[:80]!r}"))
+            return True
+        match = found[-1]
+        if block[:match.start()].strip() and not _looks_like_headers(block[:match.start()]):
+            out.append(FrameError(f"skipped {match.start()} bytes before a message header"))
+        value = match.group(1).strip()
+        if not value.isdigit():
+            out.append(FrameError(f"skipped a message with a bad Content-Length header: {value[:40]!r}"))
+            return True
+        self._length, self._scanned = int(value), 0
+        return True
+
+    def _body(self, out: list) -> bool:
+        """Consume the body being waited for; False when more bytes are needed."""
+        length = self._length
+        # a header inside the declared length: the length was too long, the next message began
+        start = max(0, self._scanned - 64)
+        resync = _RESYNC.search(self._buf, start, min(len(self._buf), length + 64))
+        if resync is not None and resync.start() < length:
+            out.append(FrameError(f"Content-Length {length} runs into the next message"))
+            out.append(bytes(self._buf[:resync.start()]))
+            del self._buf[:resync.start()]
+            self._length = None
+            return True
+        if len(self._buf) < length:
+            self._scanned = len(self._buf)
+            return False
+        out.append(bytes(self._buf[:length]))
+        del self._buf[:length]
+        self._length = None
+        return True
+
+
+def _looks_like_headers(text: bytes) -> bool:
+    return all(re.fullmatch(rb"[A-Za-z-]+:[^\r\n]*", line) for line in text.split(b"\r\n") if line)
+
+
+class StrictProtocol(LanguageServerProtocol):
+    """pygls' protocol, answering malformed, mistyped and late requests instead of dropping them."""
+
+    def handle_body(self, body: bytes) -> None:
+        try:
+            data = json.loads(body)
+        except ValueError as exc:  # JSONDecodeError and UnicodeDecodeError
+            self.send_error(None, PARSE_ERROR, f"the message is not JSON: {exc}")
+            return
+        msg_id = data.get("id") if isinstance(data, dict) else None
+        if not isinstance(msg_id, (int, str)) or isinstance(msg_id, bool):
+            msg_id = None
+        method = data.get("method") if isinstance(data, dict) else None
+        if (not isinstance(data, dict) or data.get("jsonrpc") != self.VERSION
+                or ("method" in data and not isinstance(method, str))
+                or ("method" not in data and "id" not in data)):
+            self.send_error(msg_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request, notification or response")
+            return
+        is_request = method is not None and "id" in data
+        if self._shutdown and method != types.EXIT:
+            if is_request:
+                self.send_error(msg_id, INVALID_REQUEST, f"{method}: the server is shut down; only exit is accepted")
+            return
+        if is_request and msg_id is None:
+            self.send_error(None, INVALID_REQUEST, "a request id must be an integer or a string")
+            return
+        try:
+            message = self._structure(data, method, is_request)
+        except cattrs.BaseValidationError as exc:
+            problem = "; ".join(cattrs.transform_error(exc, path="params"))
+            if is_request:
+                self.send_error(msg_id, INVALID_PARAMS, f"{method}: invalid params: {problem}")
+            else:
+                self._server.report_server_error(ValueError(f"{method}: ignored, invalid params: {problem}"), None)
+            return
+        self.handle_message(message)
+
+    def _structure(self, data: dict, method: str | None, is_request: bool) -> Any:
+        if method is None:  # a response to a request of ours: pygls knows its result type
+            return self.structure_message(data)
+        fallback = JsonRPCRequestMessage if is_request else JsonRPCNotification
+        return self._converter.structure(data, self.get_message_type(method) or fallback)
+
+    def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
+        self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}})
+
+
+def serve_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    """Serve ``server`` (whose protocol is a StrictProtocol) on stdio; the exit status: 0 after
+    ``shutdown`` then ``exit``, 1 when the client exits or goes away without ``shutdown``."""
+    stdin = stdin or sys.stdin.buffer
+    server._stop_event = threading.Event()
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    try:
+        asyncio.run(_read_loop(server, stdin))
+    except SystemExit as exc:  # pygls' exit handler
+        return exc.code if isinstance(exc.code, int) else 1
+    except BrokenPipeError:
+        pass
+    finally:
+        server.shutdown()
+    return 0 if server.protocol._shutdown else 1
+
+
+async def _read_loop(server, stdin: BinaryIO) -> None:
+    """Feed stdin, read by a daemon thread (a blocked read never holds up exit; ``os.read`` takes
+    no lock that interpreter shutdown would wait for), to the protocol."""
+    loop = asyncio.get_running_loop()
+    chunks: asyncio.Queue[bytes] = asyncio.Queue()
+
+    fd = stdin.fileno()
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except (OSError, ValueError):
+                chunk = b""
+            loop.call_soon_threadsafe(chunks.put_nowait, chunk)
+            if not chunk:
+                return
+
+    threading.Thread(target=read, name="golden-lsp-stdin", daemon=True).start()
+    framer = Framer()
+    protocol: StrictProtocol = server.protocol
+    while not server._stop_event.is_set():
+        chunk = await chunks.get()
+        if not chunk:
+            return
+        for item in framer.feed(chunk):
+            if isinstance(item, FrameError):
+                server.report_server_error(ValueError(item), None)
+                continue
+            try:
+                protocol.handle_body(item)
+            except Exception as exc:  # a handler's own error is reported; the loop carries on
+                server.report_server_error(exc, None)
