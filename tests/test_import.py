@@ -207,3 +207,22 @@ def test_chroma_names_the_document_a_context_is_looked_for_in(edited, tmp_path):
     first = json.loads(out.read_text(encoding="utf-8").splitlines()[1])
     # a sentence of a paragraph: quoted whole, exact, so the span is the sentence and not the paragraph
     assert first["locators"] == [{"doc": "04-weather-and-safety.md", "quote": FORECAST, "exact": True}]
+
+
+def test_a_context_over_two_blocks_gets_a_quote_in_each_and_their_spans_cover_it(golden, tmp_path):
+    text = canonicalize((golden / "corpus" / "01-planning-a-hut-tour.md").read_text(encoding="utf-8"))
+    paragraphs = [p for p in text.split("\n\n") if p and not p.startswith(("#", "|", "-"))]
+    context = f"{paragraphs[0]}\n\n{paragraphs[1]}"
+    assert text.count(context) == 1
+    source, out = tmp_path / "two.jsonl", tmp_path / "questions.jsonl"
+    source.write_text(ragas_line("Two paragraphs?", context) + "\n", encoding="utf-8")
+    proc = cli(golden, "import", "--from", "ragas", source, "--out", out)
+    assert proc.returncode == 0 and "1 contexts anchored" in proc.stderr, proc.stderr
+    record = json.loads(out.read_text(encoding="utf-8").splitlines()[1])
+    assert record["hop"] == "multi" and len(record["locators"]) == 2
+    (rec,) = built_from(golden, out, tmp_path)
+    lo = text.index(context)
+    spans = sorted((s["char_start"], s["char_end"]) for s in rec["answer_spans"])
+    assert spans[0][0] <= lo and spans[-1][1] >= lo + len(context) and spans[0][1] >= text.index(paragraphs[1]) - 2
+    for loc in record["locators"]:
+        assert loc["quote"] in context and text.count(loc["quote"]) == 1 and "\n" not in loc["quote"]
