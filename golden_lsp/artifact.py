@@ -3,8 +3,9 @@
 The artifact is what retrieval evaluation reads, the manifest is its provenance; both must be
 byte-reproducible from the questions file and corpus (SPEC §6) so that CI can rebuild them in
 memory and fail when the committed copies differ. This module owns their serialisation, one
-artifact line per record and the manifest. Writing is all-or-nothing: both files are written to
-temporary siblings and renamed into place only after both are complete. The staleness check runs
+artifact line per record and the manifest. Writing is all-or-nothing across the pair: both are
+written to recognisable temporaries and fsynced before either is renamed, and the next build or
+check finishes (or removes) what a killed build left. The staleness check runs
 on every keystroke in the editor, so the committed copies are read again only when they change.
 """
 
@@ -13,16 +14,18 @@ from __future__ import annotations
 import errno
 import json
 import os
+import stat
 import subprocess
-import tempfile
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .canon import CANONICAL_VERSION
 from .chunker import CHUNKER_VERSION
+from .config import ConfigError
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range
+from .files import display, kind, read_regular
 from .scoring import HitRule
 
 if TYPE_CHECKING:  # rules import this module for artifact_line
@@ -88,27 +91,111 @@ def manifest_text(m: dict) -> str:
     return json.dumps(m, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
+#: the infix naming a build's temporaries: ``.<name>.golden-lsp-tmp-<pid>`` beside each output
+TEMP_INFIX = ".golden-lsp-tmp-"
+
+
+def temporary(path: Path, pid: int) -> Path:
+    return path.with_name(f".{path.name}{TEMP_INFIX}{pid}")
+
+
 def write_atomically(files: dict[Path, str]) -> None:
-    """Write every file or none: temporaries first, renames last."""
+    """Write every file or none, in order: all temporaries written and fsynced, then renamed.
+
+    The first rename is the commit point: a build killed before it leaves every temporary and no
+    new file; killed after it, the remaining temporaries are complete and only need their rename.
+    ``finish_interrupted`` tells the two apart by that alone, so the files need no digest.
+    """
     for path in files:
-        if path.is_dir():  # os.replace would fail only after the other files were renamed
-            raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
-    temps: list[tuple[str, Path]] = []
+        _refuse_target(path)
+    temps: list[tuple[Path, Path]] = []
     try:
         for path, text in files.items():
             path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+            tmp = temporary(path, os.getpid())
             temps.append((tmp, path))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                 f.write(text)
-            # mkstemp creates 0600; the derived files are as shareable as the sources
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o644)
+                f.flush()
+                os.fsync(f.fileno())
+            if path.exists():  # the derived files keep the mode they were given
+                os.chmod(tmp, path.stat().st_mode & 0o777)
         for tmp, path in temps:
             os.replace(tmp, path)
+        for folder in {path.parent for path in files}:
+            _fsync_folder(folder)
     finally:
         for tmp, _ in temps:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
+            if tmp.exists() and temps[0][0].exists():  # before the commit point: undo
+                tmp.unlink()
+
+
+def finish_interrupted(paths: list[Path]) -> list[str]:
+    """Finish or remove the temporaries a killed ``write_atomically(paths…)`` left, per process id.
+
+    Temporaries of a process that is still running are left alone (a build in progress). Returns
+    what was done, one line each, for the caller to tell.
+    """
+    pids: set[int] = set()
+    for path in paths:
+        prefix = f".{path.name}{TEMP_INFIX}"
+        try:
+            names = os.listdir(path.parent)
+        except OSError:
+            continue
+        pids.update(int(n[len(prefix):]) for n in names if n.startswith(prefix) and n[len(prefix):].isdigit())
+    done = []
+    for pid in sorted(pids):
+        if pid != os.getpid() and _running(pid):
+            continue
+        temps = [(temporary(p, pid), p) for p in paths]
+        committed = not temps[0][0].exists()
+        for tmp, path in temps:
+            if not tmp.exists():
+                continue
+            if committed:
+                os.replace(tmp, path)
+                done.append(f"finished an interrupted build: {display(path)}")
+            else:
+                tmp.unlink()
+                done.append(f"removed the temporary of an interrupted build: {display(tmp)}")
+    return done
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _refuse_target(path: Path) -> None:
+    """Fail before anything is written when an output cannot be a file: a folder or FIFO in its
+    place, or a file where one of its folders should be."""
+    if path.exists() and not path.is_file():
+        raise OSError(errno.EEXIST, f"it is {kind(path.stat().st_mode)}, not a regular file", str(path))
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OSError(errno.ENOTDIR, f"{display(parent)} is a file, not a folder", str(path))
+            break
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some filesystems cannot sync a folder
+        pass
+    finally:
+        os.close(fd)
 
 
 class CommittedFile:
@@ -150,11 +237,15 @@ class CommittedFiles:
     def __init__(self) -> None:
         self._files: dict[Path, tuple[tuple[int, int], CommittedFile]] = {}
 
-    def get(self, path: Path) -> CommittedFile:
+    def get(self, path: Path, what: str) -> CommittedFile:
+        """The committed ``what`` (artifact, manifest) at path; a FIFO, device or folder there is a
+        ConfigError naming it, never a read that blocks."""
         try:
             st = path.stat()
         except OSError:
             return CommittedFile(None)
+        if not stat.S_ISREG(st.st_mode):
+            raise ConfigError(f"{what} {display(path)} is {kind(st.st_mode)}, not a regular file")
         key = (st.st_mtime_ns, st.st_size)
         cached = self._files.get(path)
         if cached is None or cached[0] != key:
@@ -165,7 +256,7 @@ class CommittedFiles:
 
 def _read(path: Path) -> str | None:
     try:
-        return path.read_bytes().decode("utf-8")
+        return read_regular(path).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return None
 
@@ -186,10 +277,10 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
     out: list[Diagnostic] = []
     data = {"command": build_command}
     if artifact_path is not None:
-        out.extend(_artifact_staleness(analysis, fresh, artifact_path, files.get(artifact_path), fix, data))
+        out.extend(_artifact_staleness(analysis, fresh, artifact_path, files.get(artifact_path, "artifact"), fix, data))
     if manifest_path is None:
         return out
-    committed = files.get(manifest_path).parsed
+    committed = files.get(manifest_path, "manifest").parsed
     if not isinstance(committed, dict):
         out.append(Diagnostic("stale-manifest", f"manifest {manifest_path} is missing or not JSON{fix}",
                               path, top, data=data))
@@ -197,8 +288,12 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
         keys = sorted(k for k in fresh_manifest.keys() | committed.keys()
                       if k != "corpus_commit" and fresh_manifest.get(k) != committed.get(k))
         if keys:
+            pair = ""
+            if artifact_path is not None and files.get(artifact_path, "artifact").text == fresh:
+                pair = (f"; the artifact {artifact_path.name} is fresh, so the two are from different builds "
+                        "(an interrupted build?)")
             out.append(Diagnostic("stale-manifest", f"manifest {manifest_path.name} is stale "
-                                  f"({', '.join(keys)} differ){fix}", path, top, data=data))
+                                  f"({', '.join(keys)} differ){pair}{fix}", path, top, data=data))
     return out
 
 

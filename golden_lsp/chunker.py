@@ -16,12 +16,25 @@ from dataclasses import dataclass
 CHUNKER_VERSION = "md-struct-v1"
 DEFAULT_MAX_CHARS = 1800
 
-_HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
-_FENCE = re.compile(r"^\s*(```|~~~)")
-_RULE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+#: the characters ``str.splitlines`` ends a line at (with ``\r\n`` as one break)
+_BREAKS = "\n\r\v\f\x1c-\x1e\x85\u2028\u2029"
+_OTHER_BREAKS = "\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_WS = f"[^\\S{_BREAKS}]"  # white space inside a line
+_EOL = f"(?=[{_BREAKS}]|\\Z)"
+# SPEC §2's three patterns, each confined to one line, plus blank lines: the only lines that
+# shape sections and blocks (every other line is text). ``(?P<t>…)`` is the heading's title.
+_LINE = (f"(?:(?P<fence>{_WS}*(?:```|~~~))"
+         f"|(?P<head>(?P<hashes>#{{1,6}}){_WS}+(?P<title>[^{_BREAKS}]*\\S){_WS}*{_EOL})"
+         f"|(?P<sep>{_WS}*(?:(?P<rule>[-*_])(?:{_WS}*(?P=rule)){{2,}}{_WS}*)?{_EOL}))")
+#: such a line after a line break: searching for the break first keeps the scan in C
+_AFTER_NL = re.compile("\n" + _LINE)
+_AFTER_ANY = re.compile("(?:\r\n|\r(?!\n)|[\n\v\f\x1c-\x1e\x85\u2028\u2029])" + _LINE)
+_FIRST = re.compile(_LINE)
+_BREAK = re.compile(f"\r\n|[{_BREAKS}]")
+FENCE, HEAD, SEP = 0, 1, 2
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Chunk:
     doc_id: str
     start: int
@@ -39,35 +52,46 @@ def chunk_id(doc_id: str, embed_text: str) -> str:
     return h.hexdigest()
 
 
-def _lines(text: str) -> list[tuple[int, int, str]]:
-    """``splitlines(keepends=True)`` with each line's [start, end) offsets."""
+def _events(text: str) -> list[tuple[int, int, int, int, str]]:
+    """(kind, line start, line end, heading level, title) of every fence, heading, blank and rule
+    line, in order; lines are ``str.splitlines`` lines. Whole-text regex passes instead of one
+    match per line: most lines are text, and the scan for them stays in C."""
+    general = any(c in text for c in _OTHER_BREAKS)
     out = []
-    pos = 0
-    for line in text.splitlines(keepends=True):
-        out.append((pos, pos + len(line), line))
-        pos += len(line)
+    matches = [m for m in (_FIRST.match(text),) if m is not None and text]
+    matches += (_AFTER_ANY if general else _AFTER_NL).finditer(text)
+    for m in matches:
+        ls = m.start("fence") if m.group("fence") is not None else m.start("head") if m.group("head") is not None \
+            else m.start("sep")
+        if ls == len(text):
+            continue  # the empty "line" after the final break is no line
+        if m.group("fence") is not None:
+            brk = _BREAK.search(text, m.end()) if general else None
+            le = (brk.end() if brk else len(text)) if general else (text.find("\n", m.end()) + 1 or len(text))
+            out.append((FENCE, ls, le, 0, ""))
+            continue
+        end = m.end()
+        le = end + 2 if text.startswith("\r\n", end) else min(end + 1, len(text))
+        if m.group("head") is not None:
+            out.append((HEAD, ls, le, len(m.group("hashes")), m.group("title")))
+        else:
+            out.append((SEP, ls, le, 0, ""))
     return out
 
 
-def _sections(doc_id: str, text: str, lines) -> list[tuple[int, int, str]]:
+def _sections(doc_id: str, text: str, events) -> list[tuple[int, int, str]]:
     """(start, end, heading path) of every section, in document order."""
     heads: list[tuple[int, int, str]] = []  # (heading line start, body start, path)
     stack: list[tuple[int, str]] = []
     in_fence = False
-    for start, end, line in lines:
-        if _FENCE.match(line):
+    for kind, start, end, level, title in events:
+        if kind == FENCE:
             in_fence = not in_fence
-            continue
-        if in_fence:
-            continue
-        m = _HEADING.match(line[:-1] if line.endswith("\n") else line)
-        if m is None:
-            continue
-        level = len(m.group(1))
-        while stack and stack[-1][0] >= level:
-            stack.pop()
-        stack.append((level, m.group(2)))
-        heads.append((start, end, " > ".join(title for _, title in stack)))
+        elif kind == HEAD and not in_fence:
+            while stack and stack[-1][0] >= level:
+                stack.pop()
+            stack.append((level, title))
+            heads.append((start, end, " > ".join(t for _, t in stack)))
     if not heads:
         return [(0, len(text), doc_id)]
     # A section ends where the next heading's ``\n``-delimited line starts (SPEC §2): after a
@@ -82,29 +106,42 @@ def _sections(doc_id: str, text: str, lines) -> list[tuple[int, int, str]]:
     return sections
 
 
-def _blocks(section_lines, end: int) -> list[tuple[int, int]]:
+def _blocks(events, start: int, end: int) -> list[tuple[int, int]]:
+    """Blocks of the section [start, end) from its fence, blank and rule lines (``events``, each
+    wholly inside it); every line between them is text (a heading there is text too)."""
     blocks = []
     open_at: int | None = None
     in_fence = False
-    for ls, le, line in section_lines:
-        if _FENCE.match(line):
+    pos = start
+    for kind, ls, le, _, _ in events:
+        if kind == HEAD:
+            continue
+        if ls > pos and not in_fence and open_at is None:
+            open_at = pos  # text lines before this one open a block
+        if kind == FENCE:
             if open_at is None:
                 open_at = ls
             in_fence = not in_fence
             if not in_fence:
                 blocks.append((open_at, le))
                 open_at = None
-        elif in_fence:
-            continue
-        elif line.strip() and not _RULE.match(line):
-            if open_at is None:
-                open_at = ls
-        elif open_at is not None:
+        elif not in_fence and open_at is not None:
             blocks.append((open_at, ls))
             open_at = None
+        pos = le
+    if end > pos and not in_fence and open_at is None:
+        open_at = pos
     if open_at is not None:
         blocks.append((open_at, end))
     return blocks
+
+
+def _lines_in(text: str, start: int, end: int):
+    """(start, end, line) of the lines of ``text[start:end]`` (both ends on line boundaries)."""
+    pos = start
+    for line in text[start:end].splitlines(keepends=True):
+        yield pos, pos + len(line), line
+        pos += len(line)
 
 
 def _pack(blocks, lines_in, max_chars: int) -> list[tuple[int, int]]:
@@ -137,20 +174,19 @@ def _pack(blocks, lines_in, max_chars: int) -> list[tuple[int, int]]:
 
 def chunk_document(doc_id: str, text: str, max_chars: int = DEFAULT_MAX_CHARS) -> list[Chunk]:
     """All chunks of one canonical document, in document order."""
-    lines = _lines(text)
-    starts = [ls for ls, _, _ in lines]
-    def lines_in(s: int, e: int):
-        i = bisect.bisect_left(starts, s)
-        while i < len(lines) and lines[i][1] <= e:
-            yield lines[i]
-            i += 1
-
+    events = _events(text)
+    starts = [e[1] for e in events]
     chunks = []
-    for s, e, path in _sections(doc_id, text, lines):
-        for start, end in _pack(_blocks(lines_in(s, e), e), lines_in, max_chars):
+    for s, e, path in _sections(doc_id, text, events):
+        lo = bisect.bisect_left(starts, s)
+        hi = lo
+        while hi < len(events) and events[hi][2] <= e:
+            hi += 1
+        blocks = _blocks(events[lo:hi], s, e)
+        for start, end in _pack(blocks, lambda a, b: _lines_in(text, a, b), max_chars):
             body = text[start:end]
-            if not body.strip():
+            stripped = body.strip()
+            if not stripped:
                 continue
-            embed = f"{path}\n\n{body.strip()}"
-            chunks.append(Chunk(doc_id, start, end, path, chunk_id(doc_id, embed)))
+            chunks.append(Chunk(doc_id, start, end, path, chunk_id(doc_id, f"{path}\n\n{stripped}")))
     return chunks

@@ -21,6 +21,7 @@ else:  # pragma: no cover - Python 3.10
 from .chunker import DEFAULT_MAX_CHARS
 from .diagnostics import BLOCKING, CODES
 from .questions import DEFAULT_QUERY_TYPES
+from .files import NotRegularFile, display, read_regular
 from .scoring import DEFAULT_HIT_RULE, parse_hit_rule
 
 CONFIG_NAME = "golden-lsp.toml"
@@ -134,22 +135,25 @@ def find_config(start: Path) -> Path | None:
     folder = start if start.is_dir() else start.parent
     for d in (folder.resolve(), *folder.resolve().parents):
         candidate = d / CONFIG_NAME
-        if candidate.is_file():
+        if candidate.exists():  # a FIFO or folder of that name is reported by load_config, not skipped
             return candidate
         pyproject = d / "pyproject.toml"
-        if pyproject.is_file() and "golden-lsp" in _read_toml(pyproject).get("tool", {}):
+        if pyproject.exists() and "golden-lsp" in _read_toml(pyproject).get("tool", {}):
             return pyproject
     return None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as f:
-            return tomllib.load(f)
+        return tomllib.loads(read_regular(path).decode("utf-8"))
+    except NotRegularFile as exc:
+        raise ConfigError(f"{display(path)} {exc.strerror}") from None
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from None
+        raise ConfigError(f"{display(path)}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{display(path)}: not UTF-8 (byte {exc.start})") from None
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+        raise ConfigError(f"{display(path)}: invalid TOML: {exc}") from None
 
 
 def load_config(path: Path) -> Config:
@@ -163,8 +167,8 @@ def load_config(path: Path) -> Config:
 def config_for(start: Path | None, config_file: Path | None = None) -> Config:
     """The config for a questions file or folder: explicit file, else found, else defaults."""
     if config_file is not None:
-        if not config_file.is_file():
-            raise ConfigError(f"config file not found: {config_file}")
+        if not config_file.exists():
+            raise ConfigError(f"config file not found: {display(config_file)}")
         return load_config(config_file)
     found = find_config(start or Path.cwd())
     return load_config(found) if found else Config()

@@ -58,6 +58,8 @@ CODES: dict[str, Severity] = {
     "multiple-primary": E,
     "multi-hop-single-span": W,
     "split-leak": W,
+    "import-not-found": W,
+    "import-ambiguous": W,
 }
 
 #: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
@@ -65,6 +67,43 @@ CODES: dict[str, Severity] = {
 BLOCKING = frozenset({"invalid-json", "not-an-object", "missing-field", "wrong-type", "unknown-doc",
                       "empty-quote", "quote-not-found", "quote-ambiguous", "no-bearing-chunk",
                       "corpus-error", "config-error"})
+#: One line per code, for reports that describe their rules (SARIF's rule table, ``--format``s).
+DESCRIPTIONS: dict[str, str] = {
+    "invalid-json": "The line is not valid JSON.",
+    "not-an-object": "The line is JSON but not an object.",
+    "missing-field": "A required field (id, query, expected_answer, locators) is missing.",
+    "wrong-type": "A field has the wrong type.",
+    "unknown-field": "A key the questions format does not know (a typo?).",
+    "duplicate-id": "Two records share an id; ids are unique and never reused.",
+    "duplicate-query": "The same query appears twice.",
+    "unknown-doc": "The locator's doc is not in the corpus.",
+    "empty-quote": "The locator's quote is empty.",
+    "quote-not-found": "The quote does not occur in the document.",
+    "quote-ambiguous": "The quote occurs more than once in the document.",
+    "quote-multiline": "The quote spans lines of the document.",
+    "no-bearing-chunk": "No chunk bears the span under the hit rule.",
+    "hop-mismatch": "The record's hop does not match its number of locators.",
+    "span-too-short": "The resolved span is too short to be a meaningful label.",
+    "answer-too-thin": "The expected answer is too short.",
+    "too-few-records": "The set has fewer records than a golden set needs.",
+    "doc-dominates": "One document holds too large a share of the set's spans.",
+    "doc-unlabelled": "No question points into a document of the corpus.",
+    "stale-artifact": "The committed artifact differs from a fresh build.",
+    "stale-manifest": "The committed manifest differs from a fresh build.",
+    "corpus-error": "A corpus file cannot be read as UTF-8.",
+    "config-error": "The questions file's golden set cannot be loaded.",
+    "duplicate-key": "A JSON object holds the same key twice (the last one would win silently).",
+    "id-reused": "An id the committed artifact holds for another query: ids are cited and never reused.",
+    "unknown-query-type": "The record's query_type is not in the set's vocabulary.",
+    "query-type-missing": "A query type the set requires has no record.",
+    "unanswerable-with-locators": "An unanswerable record has locators.",
+    "no-locators": "An answerable record has no locators.",
+    "multiple-primary": "More than one locator of a record is marked primary.",
+    "multi-hop-single-span": "A multi-hop query type with a single span.",
+    "split-leak": "The same query, or overlapping spans, in both the dev and the test split.",
+    "import-not-found": "An imported reference context does not occur in the corpus.",
+    "import-ambiguous": "An imported reference context occurs more than once in the corpus.",
+}
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,12 @@ import shlex
 from pathlib import Path, PurePosixPath
 
 from .analysis import Analysis, Analyzer
-from .artifact import CommittedFiles, corpus_commit, manifest, manifest_text, staleness, write_atomically
+from .artifact import (CommittedFiles, corpus_commit, finish_interrupted, manifest, manifest_text, staleness,
+                       write_atomically)
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
-from .files import display
+from .files import NotRegularFile, display, read_regular
 from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
 
@@ -35,6 +36,9 @@ class GoldenSet:
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
+        #: what was done to the temporaries of an interrupted build (told once by the front end)
+        self.recovered: list[str] = []
+        self._looked_for_temporaries = False
 
     @property
     def questions_path(self) -> Path:
@@ -48,13 +52,15 @@ class GoldenSet:
         """The questions file as an editor shows it (without a leading BOM), so columns agree."""
         path = path or self.questions_path
         try:
-            return editor_text(decode_strict(path.read_bytes()))
+            return editor_text(decode_strict(read_regular(path)))
         except FileNotFoundError:
-            raise ConfigError(f"questions file not found: {path}") from None
+            raise ConfigError(f"questions file not found: {display(path)}") from None
+        except NotRegularFile as exc:
+            raise ConfigError(f"questions file {display(path)} {exc.strerror}") from None
         except OSError as exc:
-            raise ConfigError(f"cannot read questions file {path}: {exc.strerror}") from None
+            raise ConfigError(f"cannot read questions file {display(path)}: {exc.strerror}") from None
         except NotUtf8Error as exc:
-            raise ConfigError(f"questions file {path} is {exc}") from None
+            raise ConfigError(f"questions file {display(path)} is {exc}") from None
 
     def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
@@ -86,11 +92,24 @@ class GoldenSet:
         """``id`` → query of every record the committed artifact holds (empty when there is none)."""
         return self._committed.get(self.config.artifact_path()).queries
 
+    def finish_interrupted_build(self) -> None:
+        """Finish or remove the artifact/manifest temporaries a killed build left (artifact first:
+        the order ``build`` writes them in)."""
+        self._looked_for_temporaries = True
+        try:
+            self.recovered += finish_interrupted([self.config.artifact_path(), self.config.manifest_path()])
+        except OSError as exc:
+            raise ConfigError(f"cannot finish an interrupted build: {display(exc.filename or '')}: "
+                              f"{exc.strerror or exc}") from None
+
     def check(self, text: str | None = None, path: Path | None = None) -> Analysis:
-        """Every finding for a questions file; for the configured one, staleness of the derived files."""
+        """Every finding for a questions file; for the configured one, staleness of the derived files
+        (after finishing an interrupted build, the first time)."""
         analysis = self.analyze(text, path)
         if analysis.path.resolve() != self.questions_path.resolve():
             return analysis
+        if not self._looked_for_temporaries:
+            self.finish_interrupted_build()
         stale = staleness(analysis, self.fresh_manifest(analysis),
                           self._kept("artifact", self.config.artifact_path()),
                           self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
@@ -124,6 +143,7 @@ class GoldenSet:
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""
         self._refuse_colliding_paths()
+        self.finish_interrupted_build()
         analysis = self.analyze()
         body = analysis.artifact_text()
         if body is None:
@@ -132,7 +152,7 @@ class GoldenSet:
         try:
             write_atomically({self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)})
         except OSError as exc:
-            raise ConfigError(f"cannot write {exc.filename or self.config.artifact_path()}: "
+            raise ConfigError(f"cannot write {display(exc.filename or self.config.artifact_path())}: "
                               f"{exc.strerror or exc}") from None
         return analysis, True
 

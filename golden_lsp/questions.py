@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from json.decoder import scanstring
 from typing import Any
 
@@ -115,14 +116,16 @@ def parse_json_line(text: str) -> JsonNode:
     return node
 
 
-@dataclass
+@dataclass(eq=False)
 class Locator:
+    """One locator of a record; its source positions are looked up only when asked for."""
+
     doc: str | None
     quote: str | None
     exact: bool
-    node: JsonNode
-    doc_node: JsonNode | None
-    quote_node: JsonNode | None
+    record: QuestionRecord
+    #: its place in the record's ``locators`` list
+    index: int
     #: the single most useful span of its record (at most one per record)
     primary: bool = False
 
@@ -130,12 +133,36 @@ class Locator:
     def well_formed(self) -> bool:
         return isinstance(self.doc, str) and isinstance(self.quote, str)
 
+    @property
+    def node(self) -> JsonNode:
+        return self.record.node.members["locators"][1].items[self.index]
 
-@dataclass
+    def _string_node(self, name: str) -> JsonNode | None:
+        value = self.doc if name == "doc" else self.quote
+        return self.node.members[name][1] if isinstance(value, str) else None
+
+    @property
+    def doc_node(self) -> JsonNode | None:
+        return self._string_node("doc")
+
+    @property
+    def quote_node(self) -> JsonNode | None:
+        return self._string_node("quote")
+
+
+@dataclass(eq=False)
 class QuestionRecord:
-    """One record of the questions file; fields that failed validation are None."""
+    """One record of the questions file; fields that failed validation are None.
 
-    node: JsonNode
+    ``value`` is the decoded object. Where each value sits in the line (``node``) is found by
+    walking the line again only when a finding or an editor feature asks: most lines of a large
+    set never need it, and a position tree per line would cost more than the decoding itself.
+    """
+
+    text: str
+    value: dict[str, Any]
+    #: where the object starts and ends in ``text`` (the line stripped, SPEC §3)
+    span: tuple[int, int]
     id: str | None = None
     query: str | None = None
     expected_answer: str | None = None
@@ -151,12 +178,17 @@ class QuestionRecord:
     #: False when any field is missing or mistyped: such a record is never built
     valid: bool = True
 
+    @cached_property
+    def node(self) -> JsonNode:
+        """The position tree of the line (walked on first use)."""
+        return _parse_node(self.text, self.span[0])[0]
+
     def field_range(self, name: str) -> tuple[int, int]:
         """[start, end) of a member's value in the line; the object if absent."""
-        if name in self.node.members:
+        if name in self.value:
             n = self.node.members[name][1]
             return n.start, n.end
-        return self.node.start, self.node.end
+        return self.span
 
 
 def is_skipped(line: str) -> bool:
@@ -201,6 +233,26 @@ def _duplicate_keys(node: JsonNode, what: str) -> list[Diagnostic]:
     return out
 
 
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """``json``'s object hook: a dict, as ``json`` makes it, noting whether a key repeated."""
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        _decoding.duplicates = True
+    return obj
+
+
+class _Decoding:
+    """What the decoder saw in the line being parsed (parsing is single-threaded per process)."""
+
+    duplicates = False
+
+
+_decoding = _Decoding()
+_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
+#: a ``\ud800``–``\udfff`` escape: the line may hold a lone surrogate
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     """Parse one non-skipped line. Diagnostics are on line 0, columns in code points of ``text``.
 
@@ -208,38 +260,46 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     """
     lead = _LEAD.match(text).end()
     body = text[lead:].rstrip()
+    span = (lead, lead + len(body))
+    _decoding.duplicates = False
     try:
-        node = parse_json_line(body)
+        value = _DECODER.decode(body)
+        # the rare lines that need their positions at once: deep (the walker's limit), with
+        # a surrogate escape, or with a repeated key
+        node = None
+        if (_decoding.duplicates or body.count("[") + body.count("{") > MAX_DEPTH
+                or _SURROGATE_ESCAPE.search(body)):
+            node = _parse_node(text, lead)[0]
     except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
         return None, [_invalid_json(text, lead, body, exc)]
-    _shift(node, lead)
-    lone = _lone_surrogate(node)
+    lone = _lone_surrogate(node) if node is not None else None
     if lone is not None:
         # json accepts "\ud800" alone, but no UTF-8 file (the artifact) can hold it
         return None, [Diagnostic.at_columns("invalid-json", "invalid JSON: a \\u escape is a lone surrogate, "
                                             "not a character", lone.start, lone.end)]
-    if not isinstance(node.value, dict):
-        kind = type(node.value).__name__ if not isinstance(node.value, list) else "array"
-        return None, [Diagnostic.at_columns("not-an-object", f"each line must be a JSON object, not {kind}",
-                                            node.start, node.end)]
-    rec = QuestionRecord(node)
-    diags: list[Diagnostic] = _duplicate_keys(node, "record")
+    if not isinstance(value, dict):
+        kind = type(value).__name__ if not isinstance(value, list) else "array"
+        return None, [Diagnostic.at_columns("not-an-object", f"each line must be a JSON object, not {kind}", *span)]
+    rec = QuestionRecord(text, value, span)
+    if node is not None:
+        rec.node = node  # already walked
+    diags: list[Diagnostic] = _duplicate_keys(rec.node, "record") if _decoding.duplicates else []
 
     def wrong(name: str, message: str) -> None:
         rec.valid = False
         diags.append(Diagnostic.at_columns("wrong-type", message, *rec.field_range(name)))
 
+    members = value
     for name in REQUIRED_FIELDS:
-        if name not in node.members:
+        if name not in members:
             rec.valid = False
-            diags.append(Diagnostic.at_columns("missing-field", f"missing required field {name!r}",
-                                               node.start, node.end))
-    for name, (key_node, _) in node.members.items():
+            diags.append(Diagnostic.at_columns("missing-field", f"missing required field {name!r}", *span))
+    for name in members:
         if name not in RECORD_FIELDS:
+            key_node = rec.node.members[name][0]
             diags.append(Diagnostic.at_columns("unknown-field",
                                                f"unknown field {name!r} (known: {', '.join(RECORD_FIELDS)})",
                                                key_node.start, key_node.end))
-    members = node.value
     for name in ("id", "query", "expected_answer"):
         if name in members:
             value = members[name]
@@ -259,12 +319,11 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
             wrong("tags", "'tags' must be a list of strings")
     _parse_practice_fields(rec, members, wrong)
     if "locators" in members:
-        loc_node = node.members["locators"][1]
-        if not isinstance(loc_node.value, list):
+        if not isinstance(members["locators"], list):
             wrong("locators", "'locators' must be a list of {\"doc\", \"quote\"} objects")
         else:
-            for item in loc_node.items:
-                locator, errors = _parse_locator(item)
+            for index, item in enumerate(members["locators"]):
+                locator, errors = _parse_locator(rec, index, item)
                 diags.extend(errors)
                 if locator is None or not locator.well_formed or any(d.code == "wrong-type" for d in errors):
                     rec.valid = False
@@ -294,47 +353,44 @@ def _parse_practice_fields(rec: QuestionRecord, members: dict[str, Any], wrong) 
             wrong("split", f"'split' must be one of {', '.join(repr(s) for s in SPLITS)}")
 
 
-def _parse_locator(item: JsonNode) -> tuple[Locator | None, list[Diagnostic]]:
-    if not isinstance(item.value, dict):
+def _parse_locator(rec: QuestionRecord, index: int, item: Any) -> tuple[Locator | None, list[Diagnostic]]:
+    def item_node() -> JsonNode:
+        return rec.node.members["locators"][1].items[index]
+
+    if not isinstance(item, dict):
+        node = item_node()
         return None, [Diagnostic.at_columns("wrong-type", "each locator must be an object {\"doc\", \"quote\"}",
-                                            item.start, item.end)]
-    diags = _duplicate_keys(item, "locator")
-    members = item.members
-    for name, (key_node, _) in members.items():
+                                            node.start, node.end)]
+    diags = _duplicate_keys(item_node(), "locator") if _decoding.duplicates else []
+    for name in item:
         if name not in LOCATOR_FIELDS:
+            key_node = item_node().members[name][0]
             diags.append(Diagnostic.at_columns("unknown-field",
                                                f"unknown locator field {name!r} (known: {', '.join(LOCATOR_FIELDS)})",
                                                key_node.start, key_node.end))
     values: dict[str, Any] = {}
     for name in ("doc", "quote"):
-        if name not in members:
-            diags.append(Diagnostic.at_columns("missing-field", f"locator is missing {name!r}",
-                                               item.start, item.end))
-            continue
-        value_node = members[name][1]
-        if isinstance(value_node.value, str):
-            values[name] = value_node.value
+        if name not in item:
+            node = item_node()
+            diags.append(Diagnostic.at_columns("missing-field", f"locator is missing {name!r}", node.start, node.end))
+        elif isinstance(item[name], str):
+            values[name] = item[name]
         else:
+            node = item_node().members[name][1]
             diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be a string",
-                                               value_node.start, value_node.end))
-    exact, primary = (_locator_flag(members, name, diags) for name in ("exact", "primary"))
-    return Locator(
-        values.get("doc"), values.get("quote"), exact, item,
-        members["doc"][1] if "doc" in values else None,
-        members["quote"][1] if "quote" in values else None,
-        primary,
-    ), diags
+                                               node.start, node.end))
+    exact, primary = (_locator_flag(item, item_node, name, diags) for name in ("exact", "primary"))
+    return Locator(values.get("doc"), values.get("quote"), exact, rec, index, primary), diags
 
 
-def _locator_flag(members: dict[str, tuple[JsonNode, JsonNode]], name: str, diags: list[Diagnostic]) -> bool:
+def _locator_flag(item: dict[str, Any], item_node, name: str, diags: list[Diagnostic]) -> bool:
     """A locator's optional boolean (``exact``, ``primary``); False when absent or mistyped."""
-    if name not in members:
+    if name not in item:
         return False
-    value_node = members[name][1]
-    if isinstance(value_node.value, bool):
-        return value_node.value
-    diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be true or false",
-                                       value_node.start, value_node.end))
+    if isinstance(item[name], bool):
+        return item[name]
+    node = item_node().members[name][1]
+    diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be true or false", node.start, node.end))
     return False
 
 
@@ -347,18 +403,6 @@ def _lone_surrogate(node: JsonNode) -> JsonNode | None:
         if found is not None:
             return found
     return None
-
-
-def _shift(node: JsonNode, by: int) -> None:
-    if not by:
-        return
-    node.start += by
-    node.end += by
-    for item in node.items:
-        _shift(item, by)
-    for key_node, value_node in node.members.values():
-        _shift(key_node, by)
-        _shift(value_node, by)
 
 
 def split_lines(text: str) -> list[str]:

@@ -109,12 +109,12 @@ class Hint:
 
     start: int
     end: int
-    #: "line break", "whitespace" or "typography" (quotes/dashes)
+    #: "line break", "whitespace", "typography" (quotes/dashes) or "case" (``ignore_case`` only)
     kind: str
     corpus_text: str
 
 
-def _loose_pattern(quote: str) -> re.Pattern[str] | None:
+def _loose_pattern(quote: str, flags: int = 0) -> re.Pattern[str] | None:
     words = quote.split()
     if not words:
         return None
@@ -136,12 +136,12 @@ def _loose_pattern(quote: str) -> re.Pattern[str] | None:
                 out.append(re.escape(ch))
             i += 1
         parts.append("".join(out))
-    return re.compile(r"\s+".join(parts))
+    return re.compile(r"\s+".join(parts), flags)
 
 
-def not_found_hint(text: str, quote: str) -> Hint | None:
-    """The unique place where ``quote`` matches modulo whitespace, quotes and dashes."""
-    pattern = _loose_pattern(quote)
+def not_found_hint(text: str, quote: str, ignore_case: bool = False) -> Hint | None:
+    """The unique place where ``quote`` matches modulo whitespace, quotes and dashes (and case)."""
+    pattern = _loose_pattern(quote, re.IGNORECASE if ignore_case else 0)
     if pattern is None:
         return None
     matches = []
@@ -153,7 +153,9 @@ def not_found_hint(text: str, quote: str) -> Hint | None:
         return None
     m = matches[0]
     found = m.group()
-    if "\n" in found:
+    if ignore_case and not _loose_pattern(quote).fullmatch(found):
+        kind = "case"
+    elif "\n" in found:
         kind = "line break"
     elif found.split() == quote.split():
         kind = "whitespace"

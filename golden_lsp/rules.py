@@ -93,7 +93,7 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
     out = ResolvedLocator(locator)
     if not locator.well_formed:
         return out
-    doc_id, quote, qnode = locator.doc, locator.quote, locator.quote_node
+    doc_id, quote = locator.doc, locator.quote
     if doc_id in corpus.broken:
         return out  # reported once as corpus-error on the file itself
     doc = corpus.docs.get(doc_id)
@@ -102,20 +102,19 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         diags.append(Diagnostic.at_columns("unknown-doc", f"unknown doc {doc_id!r} (corpus: {known})",
                                            locator.doc_node.start, locator.doc_node.end))
         return out
-    cols = qnode.start, qnode.end
     if not quote:
         diags.append(Diagnostic.at_columns(
-            "empty-quote", "the quote is empty: quote a few exact words of the answer", *cols))
+            "empty-quote", "the quote is empty: quote a few exact words of the answer", *_cols(locator)))
         return out
     if "\n" in quote:
         diags.append(Diagnostic.at_columns(
-            "quote-multiline", "the quote spans lines: keep quotes on one line of the doc", *cols))
+            "quote-multiline", "the quote spans lines: keep quotes on one line of the doc", *_cols(locator)))
     # counting stops after the listed ones: a one-letter quote occurs millions of times
     starts = found.get((doc_id, quote))
     if starts is None:
         starts = occurrences(doc.text, quote, MAX_LISTED_OCCURRENCES + 1)
     if not starts:
-        diags.append(not_found(corpus, doc_id, doc.text, quote, qnode))
+        diags.append(not_found(corpus, doc_id, doc.text, quote, locator.quote_node))
         return out
     if len(starts) > 1:
         total = (str(len(starts)) if len(starts) <= MAX_LISTED_OCCURRENCES
@@ -127,7 +126,7 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         more = ", …" if len(starts) > 5 else ""
         diags.append(Diagnostic.at_columns(
             "quote-ambiguous", f"quote occurs {total} times in {doc_id} (at {where}{more}): "
-            "lengthen it until it is unique", *cols, related, doc_id=doc_id))
+            "lengthen it until it is unique", *_cols(locator), related, doc_id=doc_id))
         return out
     span = span_at(doc_id, doc.text, starts[0], quote, locator.exact)
     out.span = span
@@ -136,12 +135,18 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
     if not out.chunks:
         diags.append(Diagnostic.at_columns(
             "no-bearing-chunk", f"no chunk bears the span {span.start}–{span.end} of {doc_id} under hit rule "
-            f"{hit_rule} (headings are not part of any chunk body)", *cols))
+            f"{hit_rule} (headings are not part of any chunk body)", *_cols(locator)))
     if len(doc.text[span.start:span.end].strip()) < MIN_SPAN_CHARS:
         diags.append(Diagnostic.at_columns(
             "span-too-short", f"the resolved span ({span.rule}) is under {MIN_SPAN_CHARS} characters: "
-            "the label is probably mis-anchored", *cols))
+            "the label is probably mis-anchored", *_cols(locator)))
     return out
+
+
+def _cols(locator: Locator) -> tuple[int, int]:
+    """The quote's columns, for a finding (positions are looked up only for lines that have one)."""
+    node = locator.quote_node
+    return node.start, node.end
 
 
 def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNode) -> Diagnostic:
@@ -160,13 +165,13 @@ def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNod
 
 def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
     n = len(record.locators)
-    locators_ok = isinstance(record.node.value.get("locators"), list)
+    locators_ok = isinstance(record.value.get("locators"), list)
     if locators_ok and n == 0 and not record.unanswerable:
         diags.append(Diagnostic.at_columns("no-locators", "an answerable record needs at least one locator "
                                            "(or mark it \"unanswerable\": true)", *record.field_range("locators")))
     elif (locators_ok and n and not record.unanswerable
           and ((record.hop == "single" and n != 1) or (record.hop == "multi" and n < 2))):
-        where = record.field_range("hop") if "hop" in record.node.members else record.field_range("locators")
+        where = record.field_range("hop") if "hop" in record.value else record.field_range("locators")
         need = "exactly one locator" if record.hop == "single" else "at least two locators"
         diags.append(Diagnostic.at_columns("hop-mismatch", f"hop {record.hop!r} needs {need}, found {n}", *where))
     if record.expected_answer is not None and len(record.expected_answer.strip()) < MIN_ANSWER_CHARS:

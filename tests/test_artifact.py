@@ -112,7 +112,7 @@ def test_write_atomically_renames_nothing_when_a_target_is_a_folder(tmp_path):
     old = tmp_path / "a.jsonl"
     old.write_text("old", encoding="utf-8")
     (tmp_path / "m.json").mkdir()
-    with pytest.raises(IsADirectoryError):
+    with pytest.raises(OSError, match="it is a folder, not a regular file"):
         write_atomically({old: "new", tmp_path / "m.json": "{}"})
     assert old.read_text(encoding="utf-8") == "old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "m.json"]

@@ -237,3 +237,29 @@ def test_chunks_are_ordered_disjoint_and_never_empty(max_chars):
     for c in chunks:
         assert text[c.start:c.end].strip()
         assert 0 <= c.start < c.end <= len(text)
+
+
+def test_whole_text_line_classes_equal_specs_per_line_patterns():
+    # the chunker finds fence, heading, blank and rule lines with whole-text passes; they must be
+    # exactly the lines SPEC §2's patterns match on str.splitlines lines, whatever the breaks
+    import random
+    import re
+    heading, fence = re.compile(r"^(#{1,6})\s+(.*\S)\s*$"), re.compile(r"^\s*(```|~~~)")
+    rule = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+    atoms = ["# A", "## B c ", "### ", "#x", "####### s", "```", " ~~~py", "---", " * * *", "_ _", "- item",
+             "text", "", " ", "\t", "é🙂", "\x1f", "#\tT\u00a0"]
+    breaks = ["\n"] * 6 + ["\r\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
+    rng = random.Random(2)
+    for _ in range(3000):
+        text = "".join(rng.choice(atoms) + rng.choice(breaks) for _ in range(rng.randint(0, 12)))
+        text = text if rng.random() < 0.7 else text.rstrip("\n")
+        expected, pos = [], 0
+        for line in text.splitlines(keepends=True):
+            start, pos = pos, pos + len(line)
+            if fence.match(line):
+                expected.append((chunker.FENCE, start, pos, 0, ""))
+            elif m := heading.match(line[:-1] if line.endswith("\n") else line):
+                expected.append((chunker.HEAD, start, pos, len(m.group(1)), m.group(2)))
+            elif not line.strip() or rule.match(line):
+                expected.append((chunker.SEP, start, pos, 0, ""))
+        assert chunker._events(text) == expected, repr(text)

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+import os
 
 import pytest
 
@@ -106,7 +109,7 @@ def test_github_format_escapes_properties(tmp_path, cli):
     (lambda p: (p / "questions.jsonl").unlink(), ["check"], "questions file not found"),
     (lambda p: None, ["check", "--questions", "missing.jsonl"], "questions file not found"),
     (lambda p: None, ["check", "missing.jsonl"], "no such file or folder"),
-    (lambda p: (p / "qdir").mkdir(), ["check", "--questions", "qdir"], "cannot read questions file"),
+    (lambda p: (p / "qdir").mkdir(), ["check", "--questions", "qdir"], "questions file qdir is a folder, not a regular file"),
     (lambda p: (p / "questions.jsonl").write_bytes(b'{"id": "\xff"}\n'), ["check"], "not valid UTF-8"),
     (lambda p: (p / "golden-lsp.toml").write_text('corpus = "corpus"\ncolour = "red"\n'), ["check"],
      "unknown key 'colour'"),
@@ -320,3 +323,35 @@ def test_crlf_questions_file_has_the_columns_of_the_lf_one(project, cli):
     assert (bad["line"], bad["column"], bad["end_column"]) == (len(lines), len(truncated) + 1, len(truncated) + 1)
     top = next(f for f in outputs["crlf"] if f["code"] == "too-few-records")
     assert (top["line"], top["column"], top["end_column"]) == (1, 1, len(SAMPLE_LINES[0]) + 1)
+
+
+def test_check_imports_no_command_it_does_not_run(tmp_path):
+    """`check` (a pre-commit hook, every CI run) imports only its own command module: no numpy,
+    DuckDB or chart library, whichever extras are installed."""
+    code = ("import sys; from golden_lsp.cli import _parser; _parser('check'); "
+            "print(sorted(m for m in ('numpy', 'duckdb', 'altair', 'bm25s', 'golden_lsp.cli.evaluate') if m in sys.modules))")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr
+# --- inputs that are not regular files --------------------------------------------------------
+
+@pytest.mark.parametrize("name, args, what", [
+    ("questions.jsonl", ["check"], "questions file questions.jsonl is a FIFO"),
+    ("questions.jsonl", ["build"], "questions file questions.jsonl is a FIFO"),
+    ("golden-set.v1.jsonl", ["check"], "artifact golden-set.v1.jsonl is a FIFO"),
+    ("golden-set.v1.manifest.json", ["check"], "manifest golden-set.v1.manifest.json is a FIFO"),
+    ("golden-lsp.toml", ["check"], "golden-lsp.toml is a FIFO"),
+    ("other.toml", ["check", "--config", "other.toml"], "other.toml is a FIFO"),
+])
+def test_a_fifo_input_is_a_located_error_not_a_hang(project, cli, name, args, what):
+    """The subprocess timeout is the failure detector: reading a FIFO would block forever."""
+    (project / name).unlink(missing_ok=True)
+    os.mkfifo(project / name)
+    proc = cli(args, cwd=project)
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    assert one_line(proc.stderr) and what in proc.stderr and "not a regular file" in proc.stderr, proc.stderr
+
+
+def test_a_device_as_questions_file_is_a_located_error(project, cli):
+    proc = cli(["check", "--config", "golden-lsp.toml", "--questions", "/dev/zero"], cwd=project)
+    assert proc.returncode == 2
+    assert proc.stderr == "golden-lsp: questions file /dev/zero is a character device, not a regular file\n"

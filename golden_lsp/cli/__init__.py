@@ -2,33 +2,49 @@
 other uses of a set, one module each in this package.
 
 A thin front end over the core: each command module turns flags into a call of a pure core
-function and prints what it returns. Every module in ``COMMANDS`` has ``register(sub)``, which
-adds its subparser(s) with ``set_defaults(run=fn)``; ``fn(args)`` returns the exit code. Exit
-codes are a contract for CI: 0 no error, 1 findings with an error, 2 a usage or configuration
-problem, always with a one-line reason on stderr.
+function and prints what it returns. Every module named in ``COMMANDS`` has ``register(sub)``,
+which adds its subparser(s) with ``set_defaults(run=fn)``; ``fn(args)`` returns the exit code. Only
+the module of the command being run is imported (all of them for ``--help``), so ``check`` in a
+pre-commit hook never pays for numpy, DuckDB or a chart library, and a command whose extra is not
+installed says which one instead of raising. Exit codes are a contract for CI: 0 no error, 1
+findings with an error, 2 a usage or configuration problem, always with a one-line reason on stderr.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
 
 from .. import __version__
 from ..config import ConfigError
-from . import evaluate, jobs, qrels, retrieve
 from .common import USAGE_ERROR
 
-#: the command modules, in the order ``--help`` lists them
-COMMANDS = (jobs, evaluate, qrels, retrieve)
+#: command → the module of this package that registers it, in the order ``--help`` lists them
+COMMANDS = {"check": "jobs", "build": "jobs", "init": "init", "stats": "stats", "agree": "agree",
+            "sample": "sample", "export": "export", "import": "importer", "eval": "evaluate", "qrels": "qrels",
+            "retrieve": "retrieve"}
+#: the extra a command module's imports come from, named when they are missing
+EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search"}
 
 
-def _parser() -> argparse.ArgumentParser:
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The parser for ``command`` (only its module imported), or for every command."""
     parser = argparse.ArgumentParser(
         prog="golden-lsp",
         description="Quote-anchored RAG golden sets: check, build, or serve the editor (no command: serve).")
     parser.add_argument("--version", action="version", version=f"golden-lsp {__version__}")
     sub = parser.add_subparsers(dest="command")
-    for module in COMMANDS:
+    names = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
+    for name in names:
+        try:
+            module = importlib.import_module(f".{name}", __package__)
+        except ImportError as exc:
+            if command not in COMMANDS:  # --help: list the commands that can run here
+                continue
+            extra = EXTRAS.get(name, "test")
+            raise ConfigError(f"golden-lsp {command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' "
+                              f"({exc})") from None
         module.register(sub)
     serve = sub.add_parser("serve", help="run the language server (the default)")
     serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
@@ -51,7 +67,12 @@ def main(argv: list[str] | None = None) -> int:
         argv.insert(0, "check")
     if not argv or argv[0] in ("--stdio", "--tcp"):
         argv.insert(0, "serve")
-    args = _parser().parse_args(argv)
+    try:
+        parser = _parser(argv[0])
+    except ConfigError as exc:
+        sys.stderr.write(f"golden-lsp: {exc}\n")
+        return USAGE_ERROR
+    args = parser.parse_args(argv)
     if args.command == "serve":
         try:
             tcp = _tcp_address(args.tcp) if args.tcp is not None else None

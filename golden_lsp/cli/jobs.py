@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..config import Config
 from ..model import Analysis
-from .common import add_set_options, display as _display, golden_set as _golden_set
+from .common import add_set_options, display as _display, golden_set as _golden_set, progress
 from .formats import FORMATS, format_text
 
 
@@ -19,15 +19,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_set_options(check)
     check.set_defaults(run=_check)
     build = sub.add_parser("build", help="write the artifact and manifest, or nothing when there is an error")
+    build.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     add_set_options(build)
     build.set_defaults(run=_build)
 
 
 def _check(args: argparse.Namespace) -> int:
     targets: list[Path | None] = list(args.paths) or [None]
-    analyses: list[Analysis] = [_golden_set(args, t).check() for t in targets]
+    analyses: list[Analysis] = []
+    for target in targets:
+        with progress(f"checking {_display(target or Path.cwd())}"):
+            golden = _golden_set(args, target)
+            analyses.append(golden.check())
+        _tell_recovered(golden)
     diags = [d for a in analyses for d in a.diagnostics]
-    sys.stdout.write(FORMATS[args.format](diags))
+    sys.stdout.write(FORMATS[args.format](diags, analyses))
     if args.format == "text":
         for a in analyses:
             c = a.counts()
@@ -37,8 +43,10 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    golden = _golden_set(args, None)
-    analysis, written = golden.build()
+    with progress(f"building {_display(args.path or Path.cwd())}"):
+        golden = _golden_set(args, args.path)
+        analysis, written = golden.build()
+    _tell_recovered(golden)
     sys.stdout.write(format_text(analysis.diagnostics))
     config: Config = golden.config
     if not written:
@@ -49,3 +57,8 @@ def _build(args: argparse.Namespace) -> int:
     return 0
 
 
+
+
+def _tell_recovered(golden) -> None:
+    for line in golden.recovered:
+        sys.stderr.write(f"golden-lsp: {line}\n")

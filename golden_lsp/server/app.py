@@ -1,9 +1,11 @@
 """The language server: LSP requests wired to the core and to the feature modules.
 
 This module only routes: it keeps the open buffers, schedules a debounced analysis per questions
-file, republishes when a corpus document changes, and hands each request to ``hover``,
-``navigation`` or ``actions`` with a ``View`` of the document. Every handler is guarded: an
-exception is logged to the client and the server carries on.
+file, republishes when a corpus document changes, and hands each request to a feature module
+(``hover``, ``navigation``, ``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``,
+``candidates``, ``symbols``) with a ``View`` of a questions file or a ``CorpusView`` of a chapter.
+Diagnostics are pulled (``textDocument/diagnostic``) by clients that support it and pushed to the
+others. Every handler is guarded: an exception is logged to the client and the server carries on.
 """
 
 from __future__ import annotations
@@ -13,20 +15,22 @@ import functools
 import logging
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Coroutine
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
-from pygls.uris import to_fs_path
+from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..config import ConfigError
-from . import actions, hover, navigation
+from ..project import GoldenSet
+from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
-from .view import View
+from .view import CorpusView, Source, View
+from .watch import CorpusWatcher
 from .workspace import GoldenSets, document_path
 
 #: seconds of quiet after a keystroke in a questions file before re-analysing it
@@ -69,6 +73,16 @@ class GoldenServer(LanguageServer):
         self._views: dict[str, tuple[int | None, int, View]] = {}
         self._timers: dict[object, asyncio.TimerHandle] = {}
         self._config_errors: dict[str, str] = {}
+        #: the server's own watch over corpus folders, when the client watches no files
+        self.watcher: CorpusWatcher | None = None
+        #: views of questions files that are not open, from their saved text: path → (key, view)
+        self._disk_views: dict[Path, tuple[tuple, View]] = {}
+        #: the core line the author last edited in each open questions file ("Add as locator to")
+        self.last_edited: dict[str, int] = {}
+        self.inlay_hints_enabled = True
+        #: the client pulls diagnostics (textDocument/diagnostic); else they are pushed
+        self.pull_diagnostics = False
+        self._tasks: set[asyncio.Future] = set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         self.log_error(f"{type(error).__name__}: {error}")
@@ -115,6 +129,62 @@ class GoldenServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self.buffers.pop(uri, None)
         self._views.pop(uri, None)
+        self.last_edited.pop(uri, None)
+
+    def disk_view(self, golden: GoldenSet, path: Path) -> View:
+        """A questions file that is not open, analysed from its saved text (re-read when it changes)."""
+        st = path.stat()
+        key = (self.generation, st.st_mtime_ns, st.st_size, id(golden), id(golden.corpus))
+        cached = self._disk_views.get(path)
+        if cached is None or cached[0] != key:
+            text = golden.read_questions(path)
+            view = View(from_fs_path(str(path)), path, Buffer(text, None, self.encoding), golden,
+                        golden.check(text, path))
+            cached = self._disk_views[path] = key, view
+        return cached[1]
+
+    def set_views(self, golden: GoldenSet) -> list[View]:
+        """The analysed questions files of a set: each open one, and its configured one from disk."""
+        views, seen = [], set()
+        for uri in list(self.buffers):
+            path = self.path_of(uri)
+            if path is None or not self.sets.is_questions_file(path):
+                continue
+            try:
+                if self.sets.golden_set_for(path) is golden and (view := self.view(uri)) is not None:
+                    views.append(view)
+                    seen.add(path.resolve())
+            except ConfigError:
+                continue
+        home = golden.questions_path
+        if home.resolve() not in seen and home.is_file():
+            try:
+                views.append(self.disk_view(golden, home))
+            except (ConfigError, OSError):
+                pass
+        return views
+
+    def all_views(self) -> list[View]:
+        """The analysed questions files of every golden set the server knows."""
+        for uri in list(self.buffers):  # every open questions file's set is known
+            if self.is_questions(uri):
+                self.request_view(uri)
+        return [v for golden in self.sets.known() for v in self.set_views(golden)]
+
+    def corpus_view(self, uri: str) -> CorpusView | None:
+        """An open corpus file with, per golden set containing it, the set's analysed questions."""
+        buf = self.buffers.get(uri)
+        path = self.path_of(uri)
+        if buf is None or path is None or path.suffix != ".md":
+            return None
+        if self.sets.corpus_buffers.get(path) != buf.text:  # an edit still in its debounce
+            self.corpus_buffer_changed(path, buf.text)
+        sources = []
+        for golden in self.sets.sets_containing(path):
+            doc = golden.corpus.docs.get(golden.corpus.doc_id_for(path) or "")
+            if doc is not None:
+                sources.append(Source(doc, self.set_views(golden)))
+        return CorpusView(uri, path, buf, sources) if sources else None
 
     def later(self, key: object, delay: float, fn: Callable, *args: Any) -> None:
         """Run ``fn(*args)`` after ``delay`` seconds, replacing what was pending under ``key``."""
@@ -131,6 +201,12 @@ class GoldenServer(LanguageServer):
 
         self._timers[key] = asyncio.get_running_loop().call_later(delay, run)
 
+    def background(self, work: Coroutine) -> None:
+        """Run a coroutine on the server's loop, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
         self.later(uri, delay, self.publish, uri)
 
@@ -145,17 +221,45 @@ class GoldenServer(LanguageServer):
         if view is None:
             return
         self._config_errors.pop(uri, None)
-        diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
-        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis)})
+        if self.watcher is not None:
+            self.watcher.watch(self.sets.corpus_roots())
+        if not self.pull_diagnostics:
+            diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
+        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
+                                                   "corpus": str(view.golden.corpus.root)})
+        if any(self.path_of(u) in self.sets.corpus_buffers for u in self.buffers):
+            self.refresh(code_lens=True)  # the labels a chapter shows changed
+
+    @staticmethod
+    def config_error_diagnostic(message: str) -> types.Diagnostic:
+        return types.Diagnostic(types.Range(types.Position(0, 0), types.Position(0, 0)),
+                                f"golden-lsp cannot check this file: {message}",
+                                types.DiagnosticSeverity.Error, code="config-error", source=SOURCE)
+
+    async def first_publish(self, uri: str) -> None:
+        """The first analysis of a set not indexed yet, reported as work-done progress."""
+        path = self.path_of(uri)
+
+        def work() -> str | None:
+            self.publish(uri)
+            try:
+                corpus = self.sets.golden_set_for(path).corpus
+            except ConfigError:
+                return None
+            return f"{len(corpus.docs)} documents, {corpus.n_chunks} chunks"
+
+        try:
+            await progress.with_progress(self, "golden-lsp", f"indexing the corpus of {path.name}", work)
+        except Exception:
+            self.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
-        diag = types.Diagnostic(types.Range(types.Position(0, 0), types.Position(0, 0)),
-                                f"golden-lsp cannot check this file: {message}",
-                                types.DiagnosticSeverity.Error, code="config-error", source=SOURCE)
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, [diag], version=buf.version))
+        if not self.pull_diagnostics:
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
+                uri, [self.config_error_diagnostic(message)], version=buf.version))
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, "records": 0, "errors": 1, "warnings": 0})
         if self._config_errors.get(uri) != message:
             self._config_errors[uri] = message
@@ -166,6 +270,18 @@ class GoldenServer(LanguageServer):
         for uri in list(self.buffers):
             if self.is_questions(uri):
                 self.schedule(uri, 0)
+        self.refresh(diagnostics=True, inlay_hints=True, code_lens=True)
+
+    def refresh(self, diagnostics: bool = False, inlay_hints: bool = False, code_lens: bool = False) -> None:
+        """Ask the client to re-request what it shows, for each kind it supports refreshing."""
+        caps = self.client_capabilities.workspace if self.client_capabilities else None
+        wanted = ((diagnostics and self.pull_diagnostics, "diagnostics", types.WORKSPACE_DIAGNOSTIC_REFRESH),
+                  (inlay_hints, "inlay_hint", types.WORKSPACE_INLAY_HINT_REFRESH),
+                  (code_lens, "code_lens", types.WORKSPACE_CODE_LENS_REFRESH))
+        for on, name, method in wanted:
+            support = getattr(caps, name, None) if caps else None
+            if on and support is not None and support.refresh_support:
+                self.protocol.send_request(method, None)
 
     def corpus_buffer_changed(self, path: Path, text: str) -> None:
         if self.sets.buffer_changed(path, text):
@@ -174,6 +290,25 @@ class GoldenServer(LanguageServer):
     def corpus_file_changed(self, path: Path) -> None:
         if self.sets.file_changed(path):
             self.republish_all()
+
+    def files_changed(self, paths: list[Path | None]) -> None:
+        """Files changed on disk, as the client's or the server's own watcher reported them."""
+        for path in paths:
+            if path is None:
+                continue
+            if path.name in CONFIG_NAMES:
+                self.sets.reload()
+                self.republish_all()
+            elif path.suffix == ".md" and path not in self.sets.corpus_buffers:
+                self.corpus_file_changed(path)
+            elif path.suffix in (".json", ".jsonl") and self.sets.is_derived_file(path):
+                self.republish_all()
+
+    def watch_status(self, message: str, ok: bool) -> None:
+        if ok:
+            self.window_log_message(types.LogMessageParams(types.MessageType.Info, f"golden-lsp: {message}"))
+        else:
+            self.log_error(message)
 
 
 server = GoldenServer()
@@ -208,6 +343,10 @@ def initialize(ls: GoldenServer, params: types.InitializeParams) -> None:
     options = params.initialization_options or {}
     if isinstance(options, dict):
         ls.sets.set_overrides(options.get("overrides"))
+        if isinstance(options.get("inlayHints"), bool):
+            ls.inlay_hints_enabled = options["inlayHints"]
+    text_caps = params.capabilities.text_document
+    ls.pull_diagnostics = text_caps is not None and text_caps.diagnostic is not None
 
 
 @server.feature(types.INITIALIZED)
@@ -219,6 +358,14 @@ async def initialized(ls: GoldenServer, params: types.InitializedParams) -> None
         await ls.client_register_capability_async(types.RegistrationParams([types.Registration(
             "golden-lsp-watch", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
             types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(g) for g in WATCHED]))]))
+    else:
+        ls.watcher = CorpusWatcher(asyncio.get_running_loop(), functools.partial(on_watched, ls), ls.watch_status)
+
+
+@guarded
+def on_watched(ls: GoldenServer, paths: list[str]) -> None:
+    """A batch of changes seen by the server's own watcher."""
+    ls.files_changed([document_path(p) for p in paths])
 
 
 @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
@@ -226,6 +373,9 @@ async def initialized(ls: GoldenServer, params: types.InitializedParams) -> None
 def did_change_configuration(ls: GoldenServer, params: types.DidChangeConfigurationParams) -> None:
     settings = params.settings if isinstance(params.settings, dict) else {}
     settings = settings.get("goldenLsp", settings)
+    if isinstance(settings, dict) and isinstance(settings.get("inlayHints"), bool):
+        ls.inlay_hints_enabled = settings["inlayHints"]
+        ls.refresh(inlay_hints=True)
     if isinstance(settings, dict) and ("overrides" in settings or "config" in settings):
         ls.sets.set_overrides(settings.get("overrides", settings.get("config")))
         ls.republish_all()
@@ -238,7 +388,10 @@ def did_open(ls: GoldenServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.buffers[doc.uri] = Buffer(doc.text, doc.version, ls.encoding)
     path = ls.path_of(doc.uri)
     if ls.is_questions(doc.uri):
-        ls.schedule(doc.uri, 0)
+        if ls.sets.is_loaded(path):
+            ls.schedule(doc.uri, 0)
+        else:
+            ls.background(ls.first_publish(doc.uri))
     elif path is not None and path.suffix == ".md":
         ls.corpus_buffer_changed(path, doc.text)
 
@@ -255,6 +408,9 @@ def did_change(ls: GoldenServer, params: types.DidChangeTextDocumentParams) -> N
     buf.version = params.text_document.version
     path = ls.path_of(uri)
     if ls.is_questions(uri):
+        change = params.content_changes[-1] if params.content_changes else None
+        if isinstance(change, types.TextDocumentContentChangePartial):
+            ls.last_edited[uri] = buf.core_location(change.range.start)[0]
         ls.schedule(uri)
     elif path is not None and path.suffix == ".md":
         ls.later(path, CORPUS_DEBOUNCE, ls.corpus_buffer_changed, path, buf.text)
@@ -286,25 +442,86 @@ def did_close(ls: GoldenServer, params: types.DidCloseTextDocumentParams) -> Non
 @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
 @guarded
 def did_change_watched_files(ls: GoldenServer, params: types.DidChangeWatchedFilesParams) -> None:
-    for change in params.changes:
-        path = ls.path_of(change.uri)
-        if path is None:
-            continue
-        if path.name in CONFIG_NAMES:
-            ls.sets.reload()
-            ls.republish_all()
-        elif path.suffix == ".md" and path not in ls.sets.corpus_buffers:
-            ls.corpus_file_changed(path)
-        elif path.suffix in (".json", ".jsonl") and ls.sets.is_derived_file(path):
-            ls.republish_all()
+    ls.files_changed([ls.path_of(change.uri) for change in params.changes])
 
 
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded
 def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
+    if (cv := ls.corpus_view(params.text_document.uri)) is not None:
+        return labels.corpus_hover(cv, params.position)
     view = ls.request_view(params.text_document.uri)
     target = view.target_at(params.position) if view else None
     return hover.hover(view, target) if target else None
+
+
+@server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+@guarded
+def on_inlay_hint(ls: GoldenServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
+    view = ls.request_view(params.text_document.uri) if ls.inlay_hints_enabled else None
+    return inlay.inlay_hints(view, params.range) if view else None
+
+
+@server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
+@guarded
+def on_code_lens(ls: GoldenServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
+    cv = ls.corpus_view(params.text_document.uri)
+    return labels.code_lenses(cv) if cv else None
+
+
+@server.feature(types.TEXT_DOCUMENT_REFERENCES)
+@guarded
+def on_references(ls: GoldenServer, params: types.ReferenceParams) -> list[types.Location] | None:
+    if (cv := ls.corpus_view(params.text_document.uri)) is not None:
+        return labels.corpus_references(cv, params.position)
+    view = ls.request_view(params.text_document.uri)
+    target = view.target_at(params.position) if view else None
+    return labels.quote_references(ls.set_views(view.golden), target,
+                                   params.context.include_declaration) if target else None
+
+
+@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=completion.TRIGGERS))
+@guarded
+def on_completion(ls: GoldenServer, params: types.CompletionParams) -> types.CompletionList | None:
+    view = ls.request_view(params.text_document.uri)
+    return completion.completions(view, params.position) if view else None
+
+
+@server.feature(types.WORKSPACE_SYMBOL)
+@guarded
+def on_workspace_symbol(ls: GoldenServer, params: types.WorkspaceSymbolParams) -> list[types.WorkspaceSymbol]:
+    return symbols.workspace_symbols(ls.all_views(), params.query)
+
+
+@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
+    inter_file_dependencies=True, workspace_diagnostics=False, identifier=SOURCE))
+@guarded
+def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+    uri = params.text_document.uri
+    if uri not in ls.buffers or not ls.is_questions(uri):
+        return types.RelatedFullDocumentDiagnosticReport(items=[])
+    try:
+        view = ls.view(uri)
+    except ConfigError as exc:
+        return types.RelatedFullDocumentDiagnosticReport(items=[ls.config_error_diagnostic(str(exc))])
+    result_id = f"{ls.generation}:{view.buffer.version}:{id(view)}"
+    if params.previous_result_id == result_id:
+        return types.RelatedUnchangedDocumentDiagnosticReport(result_id)
+    return types.RelatedFullDocumentDiagnosticReport(
+        [to_lsp(view, d) for d in view.analysis.diagnostics], result_id=result_id)
+
+
+@server.command(labels.OPEN_RECORD_COMMAND)
+@guarded
+async def open_record(ls: GoldenServer, *args: Any) -> bool:
+    """Open the questions file at a record (the argument of a corpus code lens)."""
+    where = args[0] if args and isinstance(args[0], dict) else None
+    if where is None:
+        return False
+    location = ls.protocol._converter.structure(where, types.Location)
+    result = await ls.window_show_document_async(types.ShowDocumentParams(
+        location.uri, take_focus=True, selection=location.range))
+    return bool(result and result.success)
 
 
 @server.feature(types.TEXT_DOCUMENT_DEFINITION)
@@ -322,12 +539,18 @@ def on_document_symbol(ls: GoldenServer, params: types.DocumentSymbolParams) -> 
     return navigation.document_symbols(view) if view else None
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION,
-                types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix]))
+@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
+    code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]))
 @guarded
 def on_code_action(ls: GoldenServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
-    view = ls.request_view(params.text_document.uri)
-    return actions.code_actions(view, params.range) if view else None
+    if (cv := ls.corpus_view(params.text_document.uri)) is not None:
+        found = anchor.code_actions(cv, params.range, ls.last_edited)
+    elif (view := ls.request_view(params.text_document.uri)) is not None:
+        found = actions.code_actions(view, params.range) + candidates.code_actions(view, params.range)
+    else:
+        return None
+    only = params.context.only
+    return [a for a in found if not only or any(a.kind == k or a.kind.startswith(f"{k}.") for k in only)]
 
 
 def _questions_uri(ls: GoldenServer, args: tuple) -> str | None:

@@ -1,34 +1,41 @@
-"""One questions document as the features see it: buffer, golden set, analysis, and positions.
+"""One document as the features see it: buffer, golden set(s), analysis, and positions.
 
 Hover, definition, code actions and diagnostics all need the same three things — what is under
 the cursor, where a corpus offset is in the client's units, and the URI of a corpus file — so they
-get them from one ``View`` instead of each re-deriving positions.
+get them from one ``View`` instead of each re-deriving positions. A questions file that is not
+open gets a ``View`` of its saved text. A corpus file gets a ``CorpusView``: its buffer and, for
+each golden set containing it, that document and the views of the set's questions files, so the
+corpus side reads the same analyses the questions side shows.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..model import Analysis, RecordLine, ResolvedLocator
 from ..corpus import CorpusDoc
+from ..cursor import CursorContext, context_at
+from ..model import Analysis, LabelledSpan, RecordLine, ResolvedLocator
 from ..diagnostics import Range, Related
 from ..project import GoldenSet
-from .positions import Buffer, to_client_range
+from .positions import Buffer, column_from_units, to_client_range
 
 
 @dataclass
 class Target:
-    """What the cursor is on: a record's ``id``, a locator's ``doc`` or ``quote``."""
+    """What the cursor is on: a record's ``id``, a locator's ``doc`` or ``quote``; on a line that
+    does not parse yet, "partial" with what the tolerant scanner found."""
 
-    kind: str  # "id" | "doc" | "quote" | "record"
+    kind: str  # "id" | "doc" | "quote" | "record" | "partial"
     record: RecordLine
     locator: ResolvedLocator | None = None
     #: [start, end) columns of the JSON value under the cursor
     columns: tuple[int, int] = (0, 0)
+    context: CursorContext | None = None
 
 
 @dataclass
@@ -58,19 +65,74 @@ class View:
         return types.Location(from_fs_path(str(rel.path)), types.Range(
             types.Position(r.line, r.column), types.Position(r.end_line, r.end_column)))
 
+    def records_in(self, request: types.Range) -> Iterator[RecordLine]:
+        """The records on the lines a client range touches (each line looked up, never the file)."""
+        first = self.buffer.core_location(request.start)[0]
+        last = self.buffer.core_location(request.end)[0]
+        for line in range(first, last + 1):
+            rec = self.analysis.record_at(line)
+            if rec is not None:
+                yield rec
+
+    def location(self, line: int, start: int, end: int) -> types.Location:
+        return types.Location(self.uri, self.range(Range.on_line(line, start, end)))
+
+    def line_text(self, line: int) -> str:
+        """The core's ``line`` of this file (split on ``\\n`` only)."""
+        starts = self.buffer.core_starts
+        if not 0 <= line < len(starts):
+            return ""
+        end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.buffer.text)
+        return self.buffer.text[starts[line]:end]
+
     def target_at(self, pos: types.Position) -> Target | None:
+        """What the cursor is on, with the tolerant scanner's context (``Target.context``) on every
+        line: a half-typed line that does not parse yet is a "partial" target."""
         line, col = self.buffer.core_location(pos)
         record_line = self.analysis.record_at(line)
-        if record_line is None or record_line.record is None:
+        if record_line is None:
             return None
+        context = context_at(self.line_text(line), col)
+        if record_line.record is None:
+            return Target("partial", record_line, None, (context.start, context.end), context)
         record = record_line.record
         if "id" in record.node.members:
             s, e = record.field_range("id")
             if s <= col <= e:
-                return Target("id", record_line, None, (s, e))
+                return Target("id", record_line, None, (s, e), context)
         for resolved in record_line.result.resolved:
             loc = resolved.locator
             for kind, node in (("quote", loc.quote_node), ("doc", loc.doc_node)):
                 if node is not None and node.start <= col <= node.end:
-                    return Target(kind, record_line, resolved, (node.start, node.end))
-        return Target("record", record_line)
+                    return Target(kind, record_line, resolved, (node.start, node.end), context)
+        return Target("record", record_line, context=context)
+
+
+@dataclass
+class Source:
+    """One golden set's view of a corpus file: the document and the set's analysed questions files."""
+
+    doc: CorpusDoc
+    views: list[View]
+
+
+@dataclass
+class CorpusView:
+    uri: str
+    path: Path
+    buffer: Buffer
+    sources: list[Source]
+
+    def offset(self, doc: CorpusDoc, pos: types.Position) -> int:
+        """The canonical offset in ``doc`` of a client position in this buffer."""
+        col = column_from_units(self.buffer.line_text(pos.line), pos.character, self.buffer.encoding)
+        return doc.positions.canonical_offset(pos.line, col)
+
+    def range(self, doc: CorpusDoc, start: int, end: int) -> types.Range:
+        (l0, c0), (l1, c1) = doc.positions.raw_position(start), doc.positions.raw_position(end)
+        return to_client_range(doc.positions.raw_line, Range(l0, c0, l1, c1), self.buffer.encoding)
+
+    def labels(self, lo: int, hi: int) -> list[tuple[Source, View, LabelledSpan]]:
+        """Every resolved span overlapping [lo, hi) of this file, in each set's questions files."""
+        return [(source, view, span) for source in self.sources for view in source.views
+                for span in view.analysis.spans_overlapping(source.doc.doc_id, lo, hi)]

@@ -38,6 +38,8 @@ class GoldenSets:
         self._configs: dict[Path, Config] = {}
         #: corpus files open in the editor: their unsaved text wins over the disk
         self.corpus_buffers: dict[Path, str] = {}
+        #: folder of a corpus file → the questions file its own config names (None: none)
+        self._named: dict[Path, Path | None] = {}
 
     def set_overrides(self, overrides: dict[str, Any] | None) -> None:
         self.overrides = {k: v for k, v in (overrides or {}).items() if k in EDITOR_OVERRIDES}
@@ -47,6 +49,7 @@ class GoldenSets:
         """Forget every config and set (a config file changed); they are rebuilt on demand."""
         self._sets.clear()
         self._configs.clear()
+        self._named.clear()
 
     def config_for(self, path: Path) -> Config:
         """The config of a questions file, editor overrides applied (cached until ``reload``)."""
@@ -70,17 +73,47 @@ class GoldenSets:
         except ConfigError:
             return False
 
+    def _loaded(self, config: Config) -> tuple[Path, GoldenSet | None]:
+        key = config.source or config.questions_path().resolve()
+        golden = self._sets.get(key)
+        return key, golden if golden is not None and golden.config == config else None
+
+    def is_loaded(self, path: Path) -> bool:
+        """Whether the set of a questions file is indexed already (or cannot be: a config error)."""
+        try:
+            return self._loaded(self.config_for(path))[1] is not None
+        except ConfigError:
+            return True
+
     def golden_set_for(self, path: Path) -> GoldenSet:
         """The golden set a questions file belongs to; raises ConfigError with the reason."""
         config = self.config_for(path)
-        key = config.source or config.questions_path().resolve()
-        golden = self._sets.get(key)
-        if golden is None or golden.config != config:
+        key, golden = self._loaded(config)
+        if golden is None:
             golden = GoldenSet(config)
             for doc_path, text in self.corpus_buffers.items():
                 golden.set_corpus(golden.corpus.with_document(doc_path, text))
             self._sets[key] = golden
         return golden
+
+    def sets_containing(self, path: Path) -> list[GoldenSet]:
+        """Every golden set whose corpus holds the file ``path``: the sets already known, and the
+        set of the config found from the file's own folder when that config names a questions file
+        (so a chapter opened on its own still knows who labels it)."""
+        folder = path.parent
+        if folder not in self._named:
+            try:
+                named = config_for(path).with_overrides(self.overrides, folder).questions
+            except ConfigError:
+                named = None
+            self._named[folder] = named
+        named = self._named[folder]
+        if named is not None and named.is_file():
+            try:
+                self.golden_set_for(named)
+            except ConfigError:
+                pass
+        return [g for g in self._sets.values() if g.corpus.doc_id_for(path) is not None]
 
     def buffer_changed(self, path: Path, text: str) -> bool:
         """An open corpus file's text changed; True when any set's corpus changed with it."""
@@ -106,6 +139,13 @@ class GoldenSets:
                     golden.set_corpus(corpus)
                     touched = True
         return touched
+
+    def corpus_roots(self) -> set[Path]:
+        """The corpus folders of the sets loaded so far."""
+        return {golden.corpus.root for golden in self._sets.values()}
+    def known(self) -> list[GoldenSet]:
+        """Every golden set built so far (from an open questions file or an open corpus file)."""
+        return list(self._sets.values())
 
     def is_derived_file(self, path: Path) -> bool:
         """An artifact or manifest of a known set (its change makes staleness worth re-checking)."""

@@ -102,6 +102,7 @@ async function main() {
       statusbar: (document.querySelector('.statusbar') || {}).innerText?.replace(/\\s+/g, ' ').slice(0, 400) || null,
       tabs: [...document.querySelectorAll('.tab .label-name')].map(t => t.innerText),
       notifications: [...document.querySelectorAll('.notification-list-item-message')].map(n => n.innerText).slice(0, 5),
+      codeLenses: [...document.querySelectorAll('.codelens-decoration')].map(c => c.innerText.trim()).filter(Boolean).slice(0, 20),
     }))()`);
   const screenshot = async (file) => {
     const shot = await send('Page.captureScreenshot', { format: 'png' });

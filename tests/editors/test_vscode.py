@@ -271,6 +271,7 @@ def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_
     probe = {
         "hover": {"line": ambiguous_copy["hover_line"], "character": ambiguous_copy["hover_col"]},
         "ambiguousLine": ambiguous_copy["ambiguous_line"],
+        "chapter": "corpus/01-planning-a-hut-tour.md",
     }
     probe_out, facts_file, driver, cs_log, shot = code_server_session(
         request, deps, vsix, ambiguous_copy["folder"], settings, probe, output_dir
@@ -307,6 +308,11 @@ def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_
     assert "no problems" in (result.get("statusBarTextAfter") or ""), ctx
     for cmd in ("goldenLsp.build", "goldenLsp.check", "goldenLsp.restart"):
         assert cmd in (result.get("commands") or []), ctx
+    # authoring: an inlay hint after a quote, a code lens over a labelled block of the chapter
+    hints = result.get("inlayHints") or []
+    assert any(h["label"].startswith("→ ") and " · " in h["label"] for h in hints), ctx
+    lenses = [lens["title"] or "" for lens in result.get("codeLenses") or []]
+    assert any(t.startswith("labelled by ex") for t in lenses), ctx
 
     # from the page
     assert driver is not None and driver.returncode == 0, ctx
@@ -316,10 +322,14 @@ def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_
     after = facts.get("after") or {}
     assert after.get("squiggles", 1) == 0, ctx
     assert "golden: " in (after.get("statusbar") or "") and "no problems" in after["statusbar"], ctx
+    assert any(t.startswith("labelled by ex") for t in after.get("codeLenses") or []), ctx  # rendered
     assert shot.is_file() and shot.stat().st_size > 20_000, ctx
     log(f"screenshot: {shot}")
+    workflow = output_dir / "vscode-after.png"
+    assert workflow.is_file() and workflow.stat().st_size > 20_000, ctx
     if os.environ.get("GOLDEN_LSP_UPDATE_SCREENSHOT"):
         shutil.copy2(shot, EXT_DIR / "images" / "screenshot.png")
+        shutil.copy2(workflow, EXT_DIR / "images" / "workflow.png")
 
 
 def _read(p: Path) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import shutil
 import sys
 from pathlib import Path
@@ -24,6 +25,8 @@ def make_client() -> LanguageClient:
     client.published = []
     client.registrations = []
     client.statuses = []
+    client.refreshes = []
+    client.shown = []
 
     def publish(ls: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
         ls.published.append(params)
@@ -35,8 +38,20 @@ def make_client() -> LanguageClient:
     def status(ls: LanguageClient, params) -> None:
         ls.statuses.append(params._asdict() if hasattr(params, "_asdict") else dict(params))
 
+    def refresh(method: str):
+        def record(ls: LanguageClient, params) -> None:
+            ls.refreshes.append(method)
+        return record
+
+    def show_document(ls: LanguageClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
+        ls.shown.append(params)
+        return types.ShowDocumentResult(success=True)
+
+    refreshes = {m: refresh(m) for m in (types.WORKSPACE_DIAGNOSTIC_REFRESH, types.WORKSPACE_INLAY_HINT_REFRESH,
+                                         types.WORKSPACE_CODE_LENS_REFRESH)}
     register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
-                                   types.CLIENT_REGISTER_CAPABILITY: register, "golden-lsp/status": status})
+                                   types.CLIENT_REGISTER_CAPABILITY: register, "golden-lsp/status": status,
+                                   types.WINDOW_SHOW_DOCUMENT: show_document, **refreshes})
     return client
 
 
@@ -55,11 +70,19 @@ def uri_of(path: Path) -> str:
     return from_fs_path(str(path))
 
 
-def init_params(root: Path, encodings: list[str] | None = None) -> types.InitializeParams:
-    caps = client_capabilities("visual-studio-code")
+def init_params(root: Path, encodings: list[str] | None = None, pull: bool = False,
+                options: dict | None = None) -> types.InitializeParams:
+    """VS Code's capabilities; without ``pull`` minus pull diagnostics (a client that is pushed to)."""
+    caps = copy.deepcopy(client_capabilities("visual-studio-code"))  # pytest-lsp shares one object
+    if not pull:
+        caps.text_document.diagnostic = None
+    else:  # as VS Code declares them (pytest-lsp's recorded capabilities predate them)
+        caps.text_document.diagnostic = types.DiagnosticClientCapabilities(related_document_support=True)
+        caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(refresh_support=True)
+    caps.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
     if encodings is not None:
         caps.general = types.GeneralClientCapabilities(position_encodings=encodings)
-    return types.InitializeParams(capabilities=caps, root_uri=uri_of(root),
+    return types.InitializeParams(capabilities=caps, root_uri=uri_of(root), initialization_options=options,
                                   workspace_folders=[types.WorkspaceFolder(uri_of(root), "golden")])
 
 

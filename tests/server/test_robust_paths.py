@@ -35,6 +35,8 @@ async def test_symlink_loops_are_not_documents(client: LanguageClient, golden_di
         client.text_document_did_close(types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(uri_of(path))))
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(uri)))
-    assert len(symbols) == 72
+    questions = (golden_dir / "questions.jsonl").read_text(encoding="utf-8")
+    n_records = sum(line.startswith("{") for line in questions.split("\n"))
+    assert len(symbols) == n_records
     assert not [m.message for m in client.log_messages if m.type == types.MessageType.Error]
     assert not [p for p in client.published if p.uri in map(uri_of, loops) and p.diagnostics]

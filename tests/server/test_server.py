@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import asyncio
 import json
+import os
 import re
 import subprocess
 import sys
@@ -574,3 +575,22 @@ async def test_a_file_without_a_corpus_gets_one_config_error_and_quiet_requests(
         types.TextDocumentIdentifier(uri), types.Position(0, 60)))
     assert hover is None
     assert not [m for m in client.log_messages if m.type == types.MessageType.Error]
+
+
+async def test_a_fifo_artifact_is_a_config_error_and_the_server_stays_responsive(client, golden_dir):
+    """Reading the FIFO would block the staleness check and make the server deaf: the pytest-lsp
+    wait below is the failure detector, not a timed assertion."""
+    artifact = golden_dir / "golden-set.v1.jsonl"
+    committed = artifact.read_bytes()
+    artifact.unlink()
+    os.mkfifo(artifact)
+    questions = golden_dir / "questions.jsonl"
+    uri = open_doc(client, questions)
+    pub = await published(client, uri, lambda p: p.diagnostics)
+    (d,) = [d for d in pub.diagnostics if d.code == "config-error"]
+    assert "golden-set.v1.jsonl is a FIFO, not a regular file" in d.message
+    artifact.unlink()
+    artifact.write_bytes(committed)
+    change_doc(client, uri, 2, questions.read_text(encoding="utf-8"))
+    pub = await published(client, uri, lambda p: p.version == 2)
+    assert "config-error" not in codes(pub.diagnostics)

@@ -5,8 +5,11 @@ return {
   filetypes = { 'golden_questions' },
   root_markers = { 'golden-lsp.toml', '.git' },
   init_options = { overrides = {} },
-  get_language_id = function()
-    return 'golden-questions'
+  get_language_id = function(...)
+    return require('golden_lsp').language_id_of(...)
+  end,
+  on_attach = function(...)
+    return require('golden_lsp').on_attach(...)
   end,
   handlers = {
     ['golden-lsp/status'] = function(...)

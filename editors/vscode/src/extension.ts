@@ -5,6 +5,9 @@
 //   `python -m golden_lsp`, else `golden-lsp` on PATH; says so in a notification when it cannot
 // - commands: Build golden set, Check workspace, Restart server, Show server output
 // - status bar item fed by the server's `golden-lsp/status` notification
+// - corpus Markdown files go to the server too: code lenses and hover name the records labelling
+//   a block, and code actions anchor a new question there; goldenLsp.inlayHints toggles the
+//   resolution written after each quote
 import * as cp from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -75,6 +78,16 @@ export function documentSelector(): DocumentSelector {
     for (const pattern of questionsPatterns()) selector.push({ scheme, pattern });
   }
   return selector;
+}
+
+/** What the client sends to the server: questions files and Markdown files (a chapter of a
+ * corpus; the server ignores Markdown outside every golden set's corpus). */
+export function clientSelector(): DocumentSelector {
+  return [...documentSelector(), { scheme: 'file', language: 'markdown' }];
+}
+
+function inlayHints(): boolean {
+  return vscode.workspace.getConfiguration('goldenLsp').get<boolean>('inlayHints') ?? true;
 }
 
 function isQuestionsDocument(doc: vscode.TextDocument): boolean {
@@ -265,8 +278,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     options: { cwd: folder?.uri.fsPath, env: { ...process.env, PYTHONUNBUFFERED: '1' } },
   };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: documentSelector(),
-    initializationOptions: { overrides: overrides() },
+    documentSelector: clientSelector(),
+    initializationOptions: { overrides: overrides(), inlayHints: inlayHints() },
     outputChannel: output,
     traceOutputChannel: traceOutput,
     revealOutputChannelOn: RevealOutputChannelOn.Never,
@@ -441,6 +454,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<Golden
       if (!client && isQuestionsDocument(doc)) void ensureStarted(context);
     }),
     vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration('goldenLsp.inlayHints') && client) {
+        void client.sendNotification('workspace/didChangeConfiguration', { settings: { goldenLsp: { inlayHints: inlayHints() } } });
+      }
       if (
         e.affectsConfiguration('goldenLsp.server') ||
         e.affectsConfiguration('goldenLsp.config') ||

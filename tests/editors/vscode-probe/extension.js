@@ -6,7 +6,9 @@
 //
 // Config keys: out, phase1 (written once diagnostics show), go (file the probe waits for before
 // fixing, so the test can take a screenshot first), questions (path relative to the workspace
-// folder), hover {line, character}, ambiguousLine, timeoutMs.
+// folder), hover {line, character}, ambiguousLine, timeoutMs, chapter (a corpus file, relative to the
+// workspace folder: at the end the probe asks for the questions file's inlay hints, opens the chapter
+// beside it and asks for its code lenses, and leaves that view for the final screenshot).
 'use strict';
 const fs = require('fs');
 const vscode = require('vscode');
@@ -195,6 +197,39 @@ async function probe(cfg, result) {
   }
   const commands = await vscode.commands.getCommands(true);
   result.commands = commands.filter((c) => c.startsWith('goldenLsp.') || c.startsWith('golden-lsp.'));
+
+  // 7. authoring from both sides: inlay hints after the quotes, code lenses in a chapter
+  if (cfg.chapter) {
+    const all = new vscode.Range(0, 0, doc.lineCount, 0);
+    const hints = await waitFor('inlay hints', async () => {
+      const h = await vscode.commands.executeCommand('vscode.executeInlayHintProvider', uri, all);
+      return h && h.length ? h : null;
+    }, 30000).catch((e) => (log(String(e)), []));
+    result.inlayHints = hints.map((h) => ({
+      line: h.position.line,
+      character: h.position.character,
+      label: typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''),
+    }));
+    log(`inlay hints ${result.inlayHints.length}`);
+    // wrap the long JSONL lines so each quote's hint is on screen for the screenshot
+    await vscode.workspace.getConfiguration('editor').update('wordWrap', 'on', vscode.ConfigurationTarget.Global);
+    await vscode.workspace.getConfiguration('editor').update('inlayHints.maximumLength', 0, vscode.ConfigurationTarget.Global);
+    await vscode.commands.executeCommand('workbench.action.closePanel').then(undefined, () => undefined);
+    const questionsEditor = await vscode.window.showTextDocument(doc, { viewColumn: vscode.ViewColumn.One, preview: false });
+    const top = new vscode.Position(3, 0);
+    questionsEditor.selection = new vscode.Selection(top, top);
+    questionsEditor.revealRange(new vscode.Range(top, top), vscode.TextEditorRevealType.AtTop);
+    const chapterUri = vscode.Uri.joinPath(folder.uri, cfg.chapter);
+    const chapterDoc = await vscode.workspace.openTextDocument(chapterUri);
+    await vscode.window.showTextDocument(chapterDoc, { viewColumn: vscode.ViewColumn.Two, preview: false });
+    const lenses = await waitFor('code lenses', async () => {
+      const l = await vscode.commands.executeCommand('vscode.executeCodeLensProvider', chapterUri);
+      return l && l.some((x) => x.command) ? l : null;
+    }, 30000).catch((e) => (log(String(e)), []));
+    result.codeLenses = lenses.map((l) => ({ line: l.range.start.line, title: l.command ? l.command.title : null }));
+    log(`code lenses ${JSON.stringify(result.codeLenses.slice(0, 3))}`);
+    await sleep(2000); // let both editors render hints and lenses before the final screenshot
+  }
 }
 
 async function activate() {

@@ -1,5 +1,7 @@
 -- golden-lsp for Neovim: registers the golden-lsp language server for golden questions files
--- (questions.jsonl, *.questions.jsonl).
+-- (questions.jsonl, *.questions.jsonl), and attaches it to the Markdown chapters of their corpus
+-- (the server names each set's corpus folder in its golden-lsp/status notification), so an
+-- unsaved edit to a chapter re-checks the questions at once.
 --   Neovim 0.11+:     vim.lsp.config() + vim.lsp.enable()
 --   Neovim 0.8-0.10:  a FileType autocmd that calls vim.lsp.start()
 --
@@ -7,6 +9,7 @@
 --     cmd = { 'golden-lsp' },             -- default: golden-lsp on PATH, else python3 -m golden_lsp
 --     overrides = { max_chars = 1200 },   -- sent as initializationOptions.overrides
 --     patterns = { '.*/golden/.*%.jsonl' }, -- extra Lua patterns of questions files
+--     inlay_hints = true,                 -- each quote's resolution after it (Neovim 0.10+)
 --   })
 local M = {}
 
@@ -25,12 +28,16 @@ local defaults = {
   method = 'auto',
   on_attach = nil,
   capabilities = nil,
+  inlay_hints = true,
 }
 
 M.options = vim.deepcopy(defaults)
 
---- buffer number -> last golden-lsp/status params {uri, records, errors, warnings}
+--- buffer number -> last golden-lsp/status params {uri, records, errors, warnings, corpus}
 M.status = {}
+
+--- client id -> { [corpus folder] = true }: the corpus folders of the sets the server checks
+M.corpus_roots = {}
 
 local function notify(msg, level)
   vim.schedule(function()
@@ -85,6 +92,59 @@ function M.detect(extra_patterns)
   })
 end
 
+local function normalize(path)
+  return vim.fs.normalize(vim.fn.resolve(path))
+end
+
+--- Attach the golden-lsp client whose corpus contains buffer `bufnr` (a loaded Markdown file).
+function M.attach_corpus(bufnr)
+  if not vim.api.nvim_buf_is_loaded(bufnr) then
+    return
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if not name:match('%.md$') then
+    return
+  end
+  name = normalize(name)
+  for id, roots in pairs(M.corpus_roots) do
+    if vim.lsp.get_client_by_id(id) == nil then
+      M.corpus_roots[id] = nil
+    else
+      for root in pairs(roots) do
+        if name:sub(1, #root + 1) == root .. '/' and not vim.lsp.buf_is_attached(bufnr, id) then
+          vim.lsp.buf_attach_client(bufnr, id)
+        end
+      end
+    end
+  end
+end
+
+--- Chapters opened from now on attach too (idempotent).
+function M.track_corpus()
+  local group = vim.api.nvim_create_augroup('golden_lsp_corpus', { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+    group = group,
+    pattern = '*.md',
+    callback = function(args)
+      M.attach_corpus(args.buf)
+    end,
+  })
+end
+
+local function learn_corpus(client_id, corpus)
+  local root = normalize(corpus)
+  local roots = M.corpus_roots[client_id] or {}
+  M.corpus_roots[client_id] = roots
+  if roots[root] then
+    return
+  end
+  roots[root] = true
+  M.track_corpus()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    M.attach_corpus(b)
+  end
+end
+
 function M.status_handler(_, result, ctx)
   if type(result) ~= 'table' or type(result.uri) ~= 'string' then
     return
@@ -97,9 +157,18 @@ function M.status_handler(_, result, ctx)
     end)
   end
   vim.schedule(function()
+    if ctx and ctx.client_id and type(result.corpus) == 'string' then
+      learn_corpus(ctx.client_id, result.corpus)
+    end
+    -- the status arrives after the diagnostics' redraw: draw the status lines again with it
+    pcall(vim.cmd, 'redrawstatus!')
     pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = 'GoldenLspStatus', modeline = false, data = result })
   end)
-  return ctx and nil
+end
+
+--- The languageId of a buffer: questions files are golden-questions, chapters keep theirs (markdown).
+function M.language_id_of(_, filetype)
+  return filetype == M.filetype and M.language_id or filetype
 end
 
 --- Statusline component: "golden: 75 records, 2 errors" for the current buffer ('' elsewhere).
@@ -118,6 +187,17 @@ function M.statusline(bufnr)
   return 'golden: ' .. table.concat(parts, ', ')
 end
 
+--- On attach: inlay hints on in questions buffers (each quote's resolution written after it),
+--- then the user's on_attach.
+function M.on_attach(client, bufnr)
+  if M.options.inlay_hints ~= false and vim.bo[bufnr].filetype == M.filetype and vim.lsp.inlay_hint then
+    pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  end
+  if M.options.on_attach then
+    M.options.on_attach(client, bufnr)
+  end
+end
+
 --- The client config shared by both registration methods.
 function M.client_config(cmd)
   return {
@@ -127,11 +207,9 @@ function M.client_config(cmd)
     root_markers = M.options.root_markers,
     init_options = { overrides = M.options.overrides or {} },
     settings = { overrides = M.options.overrides or {} },
-    get_language_id = function()
-      return M.language_id
-    end,
+    get_language_id = M.language_id_of,
     handlers = { ['golden-lsp/status'] = M.status_handler },
-    on_attach = M.options.on_attach,
+    on_attach = M.on_attach,
     capabilities = M.options.capabilities,
   }
 end

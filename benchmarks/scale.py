@@ -1,0 +1,314 @@
+"""The speed table: every interactive and batch path at 0.3, 5 and 50 MB, next to baselines.
+
+Each size is a realistic set from ``corpora.py`` (non-ASCII text with emoji, one large document,
+a CRLF file, ~1 % ambiguous and ~1 % missing quotes). Every row is printed beside a baseline run
+in the same process on the same machine, as a ratio:
+
+- ``naive`` is a straightforward resolver written here: decode and normalise each document, then
+  one ``str.find`` scan per quote for every occurrence (what a first implementation does);
+- ``floor`` is the least any check must do: read, decode, NFC, sha256, one Aho–Corasick pass per
+  document over its quotes, and ``json.loads`` of every line;
+- chunking is reported in ms per MB of each document class, next to the floor's ms per MB of the
+  same document.
+
+Rows: ``check`` (CLI subprocess; cold with ``--no-cache``, then warm), keystroke didChange →
+publishDiagnostics (p50/p95 over real JSON-RPC), cold open in the server (didOpen → first
+publish), the first "Lengthen" code action on the large document, a corpus edit → republish
+(the 2 MB document quoted by 4 % of the records), and peak memory of CLI and server as a
+multiple of the corpus's bytes on disk. Times are medians; nothing here asserts a time.
+
+    python benchmarks/scale.py [--sizes 0.3,5,50] [--edits 200] [--data DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import hashlib
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import unicodedata
+from pathlib import Path
+
+import ahocorasick
+from lsprotocol import types
+from pygls.lsp.client import LanguageClient
+from pygls.uris import from_fs_path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpora import SIZES, generate  # noqa: E402
+from keystroke_latency import edits, utf16  # noqa: E402
+
+from golden_lsp.chunker import chunk_document  # noqa: E402
+
+CLI = [sys.executable, "-m", "golden_lsp"]
+
+
+# --- baselines ------------------------------------------------------------------------------
+
+def _documents(root: Path) -> dict[str, str]:
+    out = {}
+    for path in sorted((root / "corpus").glob("*.md")):
+        text = path.read_bytes().decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        out[path.name] = unicodedata.normalize("NFC", text)
+    return out
+
+
+def _locators(root: Path) -> list[tuple[str, str]]:
+    out = []
+    for line in (root / "questions.jsonl").read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.lstrip().startswith("//"):
+            out.extend((loc["doc"], loc["quote"]) for loc in json.loads(line)["locators"])
+    return out
+
+
+def naive_resolve(root: Path, only_doc: str | None = None) -> tuple[int, int]:
+    """One scan per quote over its document; (not found, ambiguous)."""
+    docs = _documents(root)
+    missing = ambiguous = 0
+    for doc, quote in _locators(root):
+        if only_doc is not None and doc != only_doc:
+            continue
+        text = docs[doc]
+        n, pos = 0, text.find(quote)
+        while pos != -1:
+            n += 1
+            pos = text.find(quote, pos + 1)
+        missing += n == 0
+        ambiguous += n > 1
+    return missing, ambiguous
+
+
+def floor(root: Path) -> None:
+    """read, decode, NFC, sha256, one Aho–Corasick pass per document, json.loads of every line."""
+    quotes: dict[str, set[str]] = {}
+    for line in (root / "questions.jsonl").read_text(encoding="utf-8").split("\n"):
+        if line.strip() and not line.lstrip().startswith("//"):
+            for loc in json.loads(line)["locators"]:
+                quotes.setdefault(loc["doc"], set()).add(loc["quote"])
+    for path in sorted((root / "corpus").glob("*.md")):
+        text = unicodedata.normalize("NFC", path.read_bytes().decode("utf-8").replace("\r\n", "\n"))
+        hashlib.sha256(text.encode("utf-8")).hexdigest()
+        automaton = ahocorasick.Automaton()
+        for q in quotes.get(path.name, ()):
+            automaton.add_word(q, q)
+        if len(automaton):
+            automaton.make_automaton()
+            for _ in automaton.iter(text):
+                pass
+
+
+def naive_lengthen(text: str, quote: str, at: int) -> str | None:
+    """Grow the quote word by word to the right, one full count of the document per probe."""
+    end = at + len(quote)
+    while end < len(text) and text[end] != "\n":
+        end = text.find(" ", end + 1)
+        end = len(text) if end == -1 else end
+        if text.count(text[at:end]) == 1:
+            return text[at:end]
+    return None
+
+
+def timed(fn, *args, runs: int = 1) -> float:
+    """Median milliseconds of ``runs`` calls."""
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn(*args)
+        times.append((time.perf_counter() - start) * 1000)
+    return statistics.median(times)
+
+
+# --- golden-lsp -------------------------------------------------------------------------------
+
+def cli_check(root: Path, *flags: str) -> tuple[float, int]:
+    """(ms, peak RSS in bytes) of one ``golden-lsp check`` subprocess."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([*CLI, "check", *flags, str(root)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=root)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return (time.perf_counter() - start) * 1000, usage.ru_maxrss * 1024
+
+
+class _Session:
+    """One real server over JSON-RPC, with every publication logged as (uri, version, time)."""
+
+    def __init__(self) -> None:
+        self.client = LanguageClient("golden-lsp-scale", "1")
+        self.log: list[tuple[str, int | None, float, list]] = []
+        self.arrived = asyncio.Event()
+
+        @self.client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        def on_publish(params: types.PublishDiagnosticsParams) -> None:
+            self.log.append((params.uri, params.version, time.perf_counter(), params.diagnostics))
+            self.arrived.set()
+
+        @self.client.feature("golden-lsp/status")
+        def on_status(params) -> None:
+            pass
+
+    async def next_publish(self, uri: str, since: int, version: int | None = None, timeout: float = 900):
+        deadline = time.perf_counter() + timeout
+        while True:
+            for entry in self.log[since:]:
+                if entry[0] == uri and (version is None or entry[1] == version):
+                    return entry
+            self.arrived.clear()
+            await asyncio.wait_for(self.arrived.wait(), max(0.01, deadline - time.perf_counter()))
+
+    def peak_rss(self) -> int:
+        status = Path(f"/proc/{self.client._server.pid}/status").read_text()
+        return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))) * 1024
+
+
+async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
+    s = _Session()
+    client = s.client
+    await client.start_io(*CLI, "--stdio")
+    await client.initialize_async(types.InitializeParams(
+        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root))))
+    client.initialized(types.InitializedParams())
+    questions = root / "questions.jsonl"
+    uri = from_fs_path(str(questions))
+    text = questions.read_text(encoding="utf-8")
+    start = time.perf_counter()
+    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
+    _, _, at, diagnostics = await s.next_publish(uri, 0, 1)
+    out = {"open": (at - start) * 1000}
+    latencies = []
+    version = 1
+    for version, (line, old, new) in enumerate(edits(text, n_edits), start=2):
+        whole_line = types.Range(types.Position(line, 0), types.Position(line, utf16(old)))
+        since, sent = len(s.log), time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+            [types.TextDocumentContentChangePartial(whole_line, new)]))
+        _, _, at, diagnostics = await s.next_publish(uri, since, version)
+        latencies.append((at - sent) * 1000)
+    latencies.sort()
+    out["p50"], out["p95"] = statistics.median(latencies), latencies[int(0.95 * (len(latencies) - 1))]
+    large_uri = from_fs_path(str(root / "corpus" / "large.md"))
+    amb = next((d for d in diagnostics if d.code == "quote-ambiguous" and d.related_information
+                and d.related_information[0].location.uri == large_uri), None)
+    if amb is not None:
+        sent = time.perf_counter()
+        await client.text_document_code_action_async(types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), amb.range, types.CodeActionContext([amb])))
+        out["lengthen"] = (time.perf_counter() - sent) * 1000
+    chapter = root / "corpus" / "quoted.md"
+    chapter_uri = from_fs_path(str(chapter))
+    raw = chapter.read_text(encoding="utf-8")
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        types.TextDocumentItem(chapter_uri, "markdown", 1, raw)))
+    await asyncio.sleep(1.0)  # let the (no-op) republish of the unchanged buffer pass
+    lines = raw.split("\n")
+    middle = next(i for i in range(len(lines) // 2, len(lines)) if len(lines[i]) > 40)
+    times = []
+    for k in range(5):
+        since, sent = len(s.log), time.perf_counter()
+        client.text_document_did_change(types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=k + 2, uri=chapter_uri),
+            [types.TextDocumentContentChangePartial(
+                types.Range(types.Position(middle, 0), types.Position(middle, 0)), f"Edit{k} ")]))
+        _, _, at, _ = await s.next_publish(uri, since)
+        times.append((at - sent) * 1000)
+    out["corpus_edit"] = statistics.median(times)
+    out["server_rss"] = s.peak_rss()
+    await client.shutdown_async(None)
+    client.exit(None)
+    await client.stop()
+    return out
+
+
+def chunking_rows(root: Path) -> list[tuple[str, float, float, float]]:
+    """(document, MB, chunker ms/MB, floor ms/MB) for one document of each size class."""
+    rows = []
+    for name in ("chapter-00.md", "quoted.md", "large.md"):
+        raw = (root / "corpus" / name).read_bytes()
+        text = unicodedata.normalize("NFC", raw.decode("utf-8"))
+        mb = len(raw) / 1e6
+        chunk_ms = timed(chunk_document, name, text, 1800, runs=3)
+        floor_ms = timed(lambda: hashlib.sha256(unicodedata.normalize(
+            "NFC", raw.decode("utf-8")).encode("utf-8")).hexdigest(), runs=3)
+        rows.append((name, mb, chunk_ms / mb, floor_ms / mb))
+    return rows
+
+
+# --- the table ------------------------------------------------------------------------------
+
+def measure(root: Path, n_edits: int) -> dict:
+    corpus_bytes = sum(p.stat().st_size for p in (root / "corpus").glob("*.md"))
+    n_records = sum(1 for line in (root / "questions.jsonl").open(encoding="utf-8") if line.startswith("{"))
+    r: dict = {"bytes": corpus_bytes, "records": n_records}
+    r["naive"] = timed(naive_resolve, root)
+    r["floor"] = timed(floor, root)
+    r["naive_doc"] = timed(naive_resolve, root, "quoted.md")
+    large = _documents(root)["large.md"]
+    amb = next((q for d, q in _locators(root) if d == "large.md" and large.count(q) > 1), None)
+    r["naive_lengthen"] = timed(naive_lengthen, large, amb, large.find(amb)) if amb else float("nan")
+    r["check_cold"], r["cli_rss"] = cli_check(root, "--no-cache")
+    cli_check(root)  # fills the cache
+    r["check_warm"], _ = cli_check(root)
+    gc.collect()
+    r.update(asyncio.run(server_rows(root, n_edits)))
+    r["chunking"] = chunking_rows(root)
+    return r
+
+
+def _ms(v: float) -> str:
+    return f"{v / 1000:.2f} s" if v >= 1000 else f"{v:.1f} ms"
+
+
+def report(size: str, r: dict) -> str:
+    mb = r["bytes"] / 1e6
+    lines = [f"## {size} MB corpus ({mb:.1f} MB on disk), {r['records']:,} questions",
+             f"{'row':<44} {'golden-lsp':>11} {'baseline':>22} {'ratio':>7}"]
+
+    def row(name: str, value: float, base: float, base_name: str) -> None:
+        lines.append(f"{name:<44} {_ms(value):>11} {base_name + ' ' + _ms(base):>22} {value / base:>7.3f}")
+
+    row("check, cold (--no-cache)", r["check_cold"], r["naive"], "naive")
+    row("check, cold, against the floor", r["check_cold"], r["floor"], "floor")
+    row("check, warm cache", r["check_warm"], r["naive"], "naive")
+    row("keystroke didChange → publish, p50", r["p50"], r["naive"], "naive")
+    row("keystroke didChange → publish, p95", r["p95"], r["naive"], "naive")
+    row("cold open in the server (didOpen → publish)", r["open"], r["naive"], "naive")
+    if "lengthen" in r:
+        row("Lengthen code action, first request", r["lengthen"], r["naive_lengthen"], "naive")
+    row("corpus edit → republish (quoted.md)", r["corpus_edit"], r["naive_doc"], "naive")
+    lines.append(f"{'memory: CLI peak RSS / corpus bytes':<44} {r['cli_rss'] / r['bytes']:>10.1f}×")
+    lines.append(f"{'memory: server peak RSS / corpus bytes':<44} {r['server_rss'] / r['bytes']:>10.1f}×")
+    for name, doc_mb, chunk, base in r["chunking"]:
+        lines.append(f"{'chunking ' + name + f' ({doc_mb:.1f} MB), per MB':<44} {_ms(chunk):>11} "
+                     f"{'floor ' + _ms(base):>22} {chunk / base:>7.3f}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="0.3,5,50", help=f"comma-separated, of {', '.join(SIZES)}")
+    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--data", type=Path, help="keep the generated sets here (default: a temporary folder)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        data = args.data or Path(tmp)
+        for size in args.sizes.split(","):
+            mb, n = SIZES[size]
+            root = data / f"set-{size}"
+            if not (root / "questions.jsonl").exists():
+                generate(root, mb, n)
+            print(report(size, measure(root, args.edits)), flush=True)
+            print()
+    print("naive: one str.find scan per quote, in this process; floor: read, decode, NFC, sha256, one "
+          "Aho–Corasick pass, json.loads. Ratios are golden-lsp / baseline; medians of each row's runs.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

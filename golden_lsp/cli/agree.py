@@ -1,0 +1,75 @@
+"""``golden-lsp agree A B``: two annotators' questions files over one corpus and config, compared
+(``golden_lsp.agreement``)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from ..agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_of
+from ..config import ConfigError
+from ..rules import short
+from .common import add_set_options, display, golden_set
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("agree", help="inter-annotator agreement of two questions files: Cohen's kappa, span F1")
+    p.add_argument("a", type=Path, help="annotator A's questions file (its config is used for both)")
+    p.add_argument("b", type=Path, help="annotator B's questions file, over the same corpus")
+    p.add_argument("--format", choices=("text", "json"), default="text")
+    add_set_options(p)
+    p.set_defaults(run=_agree)
+
+
+def _agree(args: argparse.Namespace) -> int:
+    for path in (args.a, args.b):
+        if not path.is_file():
+            raise ConfigError(f"not a questions file: {path}")
+    golden = golden_set(args, args.a)
+    a, b = golden.analyze(path=args.a), golden.analyze(path=args.b)
+    result = agreement(a, b, golden.corpus)
+    for analysis in (a, b):
+        errors = analysis.counts()["errors"]
+        if errors:
+            sys.stderr.write(f"golden-lsp: {display(analysis.path)} has {errors} error(s): its unresolved "
+                             "locators label nothing here (see golden-lsp check)\n")
+    if args.format == "json":
+        sys.stdout.write(json.dumps({**result, "hit_rule": str(golden.hit_rule)}, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    sys.stdout.write(_text(result, a, b, golden))
+    return 0
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "undefined" if value is None else f"{value:.{digits}f}"
+
+
+def _text(result: dict, a, b, golden) -> str:
+    n_chunks = golden.corpus.n_chunks
+    ci = result["kappa_ci95"]
+    interval = (f"95% CI [{ci[0]:.3f}, {ci[1]:.3f}] (bootstrap over records, {BOOTSTRAP_RESAMPLES} resamples)"
+                if ci else "no interval (fewer than 2 records)")
+    out = [f"Cohen's kappa {_fmt(result['kappa'])} ({result['band']}: > {GOOD} good, {ACCEPTABLE}–{GOOD} "
+           f"acceptable, < {ACCEPTABLE} poor), {interval}",
+           f"  over N = {result['n_items']:,} (record, chunk) pairs: {result['n_records']} records in both × "
+           f"{n_chunks} chunks; a chunk is relevant when it bears a span under hit rule {golden.hit_rule}",
+           f"span agreement: mean character-level F1 {_fmt(result['span_f1'])} over {result['n_records']} records"]
+    for label, ids in (("only in A", result["only_in_a"]), ("only in B", result["only_in_b"])):
+        if ids:
+            out.append(f"{label} ({len(ids)}): {', '.join(ids)}")
+    rows = [r for r in result["records"] if not r["agree"]]
+    out.append(f"disagreements: {len(rows)} of {result['n_records']} records" + (":" if rows else ""))
+    recs_a = {r.record.id: r for r in a.records if r.record is not None}
+    recs_b = {r.record.id: r for r in b.records if r.record is not None}
+    for row in rows:
+        out.append(f"  {row['id']}  kappa {_fmt(row['kappa'])}  span F1 {_fmt(row['span_f1'])}")
+        for who, recs in (("A", recs_a), ("B", recs_b)):
+            spans = spans_of(recs[row["id"]])
+            if not spans:
+                out.append(f"    {who}: no span" + (" (unanswerable)" if recs[row["id"]].record.unanswerable else ""))
+            for s in spans:
+                text = golden.corpus.docs[s.doc_id].text[s.start:s.end]
+                out.append(f"    {who}: {s.doc_id} {s.start}–{s.end} {short(text)!r}")
+    return "\n".join(out) + "\n"

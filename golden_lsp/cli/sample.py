@@ -1,0 +1,84 @@
+"""``golden-lsp sample LOG --n N --strategy random|stratified|hard-cases``: skeleton records drawn
+from a query log (``golden_lsp.sampling``), on stdout or into a new file."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from .. import sampling
+from ..artifact import write_atomically
+from ..canon import NotUtf8Error, decode_strict
+from ..config import ConfigError
+from ..project import is_input_name
+from .common import add_set_options, display, golden_set
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("sample", help="draw new questions from a query log into skeleton records")
+    p.add_argument("log", type=Path, help="one query per line, or JSONL with 'query' (and 'rephrased')")
+    p.add_argument("--n", type=int, required=True, help="how many queries to draw")
+    p.add_argument("--strategy", choices=sampling.STRATEGIES, default="random")
+    p.add_argument("--seed", type=int, help="the same seed draws the same sample")
+    p.add_argument("--out", type=Path, help="write the records here (never an input) instead of stdout")
+    p.add_argument("--format", choices=("text", "json"), default="text",
+                   help="text: questions.jsonl lines; json: a list of the records")
+    add_set_options(p)
+    p.set_defaults(run=_sample)
+
+
+def _sample(args: argparse.Namespace) -> int:
+    if args.n < 1:
+        raise ConfigError("--n must be a positive number")
+    golden = golden_set(args, None)
+    try:
+        log_text = decode_strict(args.log.read_bytes())
+    except OSError as exc:
+        raise ConfigError(f"cannot read {args.log}: {exc.strerror}") from None
+    except NotUtf8Error as exc:
+        raise ConfigError(f"query log {args.log} is {exc}") from None
+    if args.out is not None:
+        _refuse_inputs(args.out, args.log, golden)
+    analysis = golden.analyze()
+    records = [r.record for r in analysis.records if r.record is not None]
+    committed = golden.committed_queries()  # deleted questions keep their ids and queries
+    existing_ids = [r.id for r in records if r.id is not None] + list(committed)
+    queries = [r.query for r in records if r.query is not None] + [q for q in committed.values() if isinstance(q, str)]
+    pool = sampling.candidates(sampling.read_log(log_text, display(args.log)), queries)
+    picked, notes = sampling.draw(pool, args.n, args.strategy, args.seed)
+    for note in notes:
+        sys.stderr.write(f"golden-lsp: {note}\n")
+    out = sampling.skeletons(picked, existing_ids)
+    if args.format == "json":
+        text = json.dumps(out, ensure_ascii=False, indent=2) + "\n"
+    else:
+        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out)
+    if args.out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            write_atomically({args.out: text})
+        except OSError as exc:
+            raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        sys.stderr.write(f"golden-lsp: wrote {len(out)} records to {display(args.out)}\n")
+    return 0
+
+
+def _refuse_inputs(out: Path, log: Path, golden) -> None:
+    """--out never overwrites the log, the set's files, its config or a corpus document."""
+    config = golden.config
+    inputs = {log: "the query log", golden.questions_path: "the questions file",
+              config.artifact_path(): "the artifact", config.manifest_path(): "the manifest"}
+    if config.source is not None:
+        inputs[config.source] = "the config"
+    inputs.update({doc.path: f"corpus document {doc.doc_id}"
+                   for doc in (*golden.corpus.docs.values(), *golden.corpus.broken.values())})
+    target = out.resolve()
+    for path, what in inputs.items():
+        if path.resolve() == target:
+            raise ConfigError(f"--out {out} is {what}: it would be overwritten; choose a new file")
+    if is_input_name(target.name):
+        raise ConfigError(f"--out {out}: {target.name} is the name of a questions or config file, which "
+                          "would be overwritten; choose a new file")

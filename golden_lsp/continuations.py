@@ -1,0 +1,38 @@
+"""Quote continuations: what the corpus says after the words typed so far, unique ones first.
+
+While the author types a quote, the corpus knows every way the typed words go on. Each
+occurrence of the typed text is extended word by word along its line until the extension is
+unique in the document; those unique extensions come first (shortest first), then the shorter
+ones that still occur several times, each with its count, so the first suggestion is always a
+quote that resolves.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .resolve import count_at_most, occurrences
+
+_WORD = re.compile(r"\s*\S+")
+#: occurrences of the typed text followed, and the count reported exactly up to
+MAX_STARTS, MAX_COUNT = 30, 10
+MAX_WORDS = 16
+
+
+def continuations(text: str, typed: str, limit: int = 20) -> list[tuple[str, int]]:
+    """(quote, occurrences capped at MAX_COUNT) extending ``typed``, best first."""
+    if not typed.strip():
+        return []
+    found: dict[str, int] = {}
+    for start in occurrences(text, typed, MAX_STARTS):
+        at = start + len(typed)
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end == -1 else line_end
+        for n, m in enumerate(_WORD.finditer(text, at, line_end)):
+            quote = text[start:m.end()]
+            if quote not in found:
+                found[quote] = count_at_most(text, quote, MAX_COUNT)
+            if found[quote] == 1 or n + 1 >= MAX_WORDS:
+                break
+    ranked = sorted(found.items(), key=lambda qc: (qc[1] != 1, qc[1] if qc[1] != 1 else 0, len(qc[0])))
+    return ranked[:limit]

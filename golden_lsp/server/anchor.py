@@ -1,0 +1,60 @@
+"""Anchor here: from a selection (or the cursor in a paragraph) in a chapter, write the label.
+
+This cuts the author's copy–switch–paste loop: "New golden question anchored here" appends a
+record with the next free id to the set's questions file (open or not), and "Add as locator to
+<id>" extends the record whose line the author last edited. The quote comes from
+``anchor.quote_at`` (unique, on one line, its span containing the selection's start); the person
+still writes the query and the answer.
+"""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from ..anchor import add_locator_edits, new_record_line, quote_at
+from ..diagnostics import Range
+from ..ids import next_free_id
+from .view import CorpusView, View
+
+NEW_TITLE = "New golden question anchored here"
+
+
+def line_edits(view: View, line: int, edits: list[tuple[int, int, str]]) -> types.WorkspaceEdit:
+    """Column edits on one line of a questions file as a workspace edit."""
+    return types.WorkspaceEdit(changes={view.uri: [
+        types.TextEdit(view.range(Range.on_line(line, s, e)), text) for s, e, text in edits]})
+
+
+def append_edit(view: View, line: str) -> types.WorkspaceEdit:
+    text = view.buffer.text
+    end = view.buffer.position_at(len(text))
+    new = (line + "\n") if not text or text.endswith("\n") else ("\n" + line + "\n")
+    return types.WorkspaceEdit(changes={view.uri: [types.TextEdit(types.Range(end, end), new)]})
+
+
+def free_id(view: View) -> str:
+    ids = (r.record.id for r in view.analysis.records if r.record is not None)
+    return next_free_id(ids, view.golden.committed_queries())
+
+
+def code_actions(cv: CorpusView, request: types.Range, last_edited: dict[str, int]) -> list[types.CodeAction]:
+    out = []
+    for source in cv.sources:
+        doc = source.doc
+        start, end = cv.offset(doc, request.start), cv.offset(doc, request.end)
+        quote = quote_at(doc.doc_id, doc.text, start, end)
+        if quote is None or not source.views:
+            continue
+        home = next((v for v in source.views if v.path.resolve() == v.golden.questions_path.resolve()),
+                    source.views[0])
+        out.append(types.CodeAction(NEW_TITLE, kind=types.CodeActionKind.Refactor, edit=append_edit(
+            home, new_record_line(free_id(home), doc.doc_id, quote))))
+        for view in source.views:
+            line = last_edited.get(view.uri)
+            rec = view.analysis.record_at(line) if line is not None else None
+            record = rec.record if rec is not None else None
+            edits = add_locator_edits(record, doc.doc_id, quote) if record is not None and record.id else None
+            if edits:
+                out.append(types.CodeAction(f"Add as locator to {record.id}", kind=types.CodeActionKind.Refactor,
+                                            edit=line_edits(view, rec.line, edits)))
+    return out

