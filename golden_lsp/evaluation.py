@@ -235,6 +235,9 @@ def _groups(answerable: list[Target]) -> list[Group]:
 def evaluate(tg: Targets, run: Run, settings: Settings) -> Evaluation:
     if settings.multi not in MULTI_RULES:
         raise ConfigError(f"--multi must be any or all, not {settings.multi!r}")
+    if not tg.answerable:
+        raise ConfigError(f"no answerable record to score ({len(tg.unanswerable)} unanswerable, {tg.excluded} "
+                          "excluded with errors: see golden-lsp check)")
     values = per_query(judge(tg, run, settings), settings.ks)
     lo, hi = bootstrap(values, settings.resamples, settings.seed)
     known = {t.query_id for t in tg.all()}
