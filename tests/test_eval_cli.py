@@ -403,7 +403,7 @@ def test_ratio_signals_and_the_mrr_equals_hit_flag(crafted, project, cli):
     assert not [n for n in out["notes"] if n["severity"] == "error"]
     (project / "top1.jsonl").write_text(json.dumps({"query_id": "q6", "chunk_ids": [c["F"]]}) + "\n")
     _, top1 = run_eval(cli, project, "--run", "top1.jsonl", "--k", "1,10", "--bootstrap", "200")
-    assert any(n["message"].startswith("sanity: MRR@10 = hit@1 = 0.143 (N=7)") for n in top1["notes"])
+    assert any(n["message"].startswith("sanity: MRR@10 = hit@1 = 0.143 (N=7, hit rule any_overlap") for n in top1["notes"])
     _, few = run_eval(cli, project, "--run", "top1.jsonl", "--k", "1,3", "--bootstrap", "0")
     assert any("ratio signals need k = 1, 10 and 50; missing: 10, 50" in n["message"] for n in few["notes"])
 
