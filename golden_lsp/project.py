@@ -90,7 +90,7 @@ class GoldenSet:
 
     def committed_queries(self) -> dict[str, object]:
         """``id`` → query of every record the committed artifact holds (empty when there is none)."""
-        return self._committed.get(self.config.artifact_path()).queries
+        return self._committed.get(self.config.artifact_path(), "artifact").queries
 
     def finish_interrupted_build(self) -> None:
         """Finish or remove the artifact/manifest temporaries a killed build left (artifact first:
