@@ -118,6 +118,40 @@ def test_vsix_is_reproducible(built, tmp_path):
     assert sha256(out) == sha256(vsix), "the .vsix is not byte-for-byte reproducible"
 
 
+def test_vsix_manifest_has_the_registry_fields(built):
+    """What the Marketplace and Open VSX read: publisher, repository, license, icon, categories,
+    engines and a changelog, in the packaged manifest and in the bundled package.json."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    _, vsix = built
+    pkg = json.loads((EXT_DIR / "package.json").read_text(encoding="utf-8"))
+    with zipfile.ZipFile(vsix) as z:
+        names = set(z.namelist())
+        packaged = json.loads(z.read("extension/package.json"))
+        manifest = ET.fromstring(z.read("extension.vsixmanifest"))
+        icon = z.read("extension/" + pkg["icon"])
+        changelog = z.read("extension/changelog.md").decode("utf-8")
+        bundle = z.read("extension/dist/extension.js").decode("utf-8")
+    ns = {"v": "http://schemas.microsoft.com/developer/vsx-schema/2011"}
+    meta = manifest.find("v:Metadata", ns)
+    identity = meta.find("v:Identity", ns)
+    assert identity.get("Publisher") == pkg["publisher"] == packaged["publisher"] and pkg["publisher"]
+    assert identity.get("Id") == pkg["name"] and identity.get("Version") == pkg["version"]
+    props = {p.get("Id"): p.get("Value") for p in meta.find("v:Properties", ns)}
+    assert props["Microsoft.VisualStudio.Code.Engine"] == pkg["engines"]["vscode"]
+    assert props["Microsoft.VisualStudio.Services.Links.Source"] == pkg["repository"]["url"]
+    assert meta.find("v:Categories", ns).text.split(",") == pkg["categories"]
+    assert set(pkg["categories"]) <= {"Linters", "Programming Languages", "Formatters", "Other"}
+    assert meta.find("v:License", ns).text in names and packaged["license"] == "MIT"
+    assert meta.find("v:Icon", ns).text == "extension/" + pkg["icon"]
+    assert icon.startswith(b"\x89PNG\r\n\x1a\n") and int.from_bytes(icon[16:20], "big") >= 128
+    assets = {a.get("Type") for a in manifest.find("v:Assets", ns)}
+    assert "Microsoft.VisualStudio.Services.Content.Changelog" in assets
+    assert f"## {pkg['version']}" in changelog
+    assert "ms-python.python" in bundle  # @vscode/python-extension is bundled, not required at run time
+
+
 def code_server_session(request, deps, vsix, folder: Path, settings: dict, probe: dict, output_dir: Path):
     """Install the .vsix and the probe into a fresh code-server, open folder in headless Chromium,
     run the probe (config `probe`, paths filled in here) in step with the CDP driver.
