@@ -15,7 +15,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from .artifact import artifact_line
@@ -99,9 +99,7 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         return out  # reported once as corpus-error on the file itself
     doc = corpus.docs.get(doc_id)
     if doc is None:
-        known = ", ".join(corpus.docs) if len(corpus.docs) <= 8 else f"{len(corpus.docs)} documents"
-        diags.append(Diagnostic.at_columns("unknown-doc", f"unknown doc {doc_id!r} (corpus: {known})",
-                                           locator.doc_node.start, locator.doc_node.end))
+        diags.append(unknown_doc(corpus, locator))
         return out
     if not quote:
         diags.append(Diagnostic.at_columns(
@@ -150,18 +148,50 @@ def _cols(locator: Locator) -> tuple[int, int]:
     return node.start, node.end
 
 
+#: how a not-found hint reads, by its kind (``resolve.Hint.kind``); the importer says it the same way
+HINT_WHY = {"line break": "the same words occur across a line break", "whitespace": "the same words occur with "
+        "different whitespace", "typography": "the same words occur with different quotes or dashes",
+        "normalisation": "the quote is Unicode NFD (decomposed accents) and the corpus NFC; the composed "
+        "text occurs", "case": "the same words occur with different capitalisation"}
+
+
 def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNode) -> Diagnostic:
+    """quote-not-found, with where the author probably meant (a hint and a fix, never a relabel)."""
     hint = not_found_hint(text, quote)
     if hint is None:
         return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}", qnode.start, qnode.end)
     loc = corpus_location(corpus, doc_id, hint.start, hint.end, f"the text as it is in {doc_id}")
     where = loc.range.one_based()
-    why = {"line break": "across a line break", "whitespace": "with different whitespace",
-           "typography": "with different quotes or dashes"}[hint.kind]
-    return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}; the same words occur {why} "
-                                 f"at {where.line}:{where.column}: {short(hint.corpus_text)!r}",
-                                 qnode.start, qnode.end, (loc,),
-                                 doc_id=doc_id, replacement=hint.corpus_text, hint=hint.kind)
+    data = {"doc_id": doc_id, "hint": hint.kind}
+    if hint.kind == "closest":
+        message = (f"quote not found in {doc_id}; the closest passage ({hint.score:.0f}% similar) is at "
+                   f"{where.line}:{where.column}: {short(hint.corpus_text)!r}")
+    else:
+        message = f"quote not found in {doc_id}; {HINT_WHY[hint.kind]} at {where.line}:{where.column}: " \
+                  f"{short(hint.corpus_text)!r}"
+        # a fix never writes a quote spanning lines: for a line break, the parts on one line
+        choices = [text[a:b] for a, b in hint.parts] if hint.kind == "line break" else [hint.corpus_text]
+        if choices:
+            data["replacement"] = choices[0]
+            data["replacements"] = [[text[a:b], "{0.line}:{0.column}".format(
+                corpus_location(corpus, doc_id, a, b, "").range.one_based())] for a, b in hint.parts]
+    return Diagnostic.at_columns("quote-not-found", message, qnode.start, qnode.end, (loc,), **data)
+
+
+def unknown_doc(corpus: Corpus, locator: Locator) -> Diagnostic:
+    """unknown-doc, naming the closest doc IDs (rapidfuzz) or, for a small corpus, all of them."""
+    from rapidfuzz import fuzz, process, utils  # imported only when a doc is unknown
+
+    doc_id = locator.doc
+    stems = {d: PurePosixPath(d).stem for d in corpus.docs}  # ".md" alike in every name: compare the rest
+    close = [d for _, _, d in process.extract(PurePosixPath(doc_id).stem, stems, scorer=fuzz.WRatio,
+                                              processor=utils.default_process, limit=3, score_cutoff=70)]
+    if close:
+        known = f"did you mean {', '.join(map(repr, close))}?"
+    else:
+        known = "corpus: " + (", ".join(corpus.docs) if len(corpus.docs) <= 8 else f"{len(corpus.docs)} documents")
+    return Diagnostic.at_columns("unknown-doc", f"unknown doc {doc_id!r} ({known})", locator.doc_node.start,
+                                 locator.doc_node.end, suggestions=close)
 
 
 def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
