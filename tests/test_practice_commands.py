@@ -207,10 +207,10 @@ def test_sample_out_writes_a_new_file_and_never_an_input(cli, examples):
     log = examples / "log.txt"
     log.write_text("\n".join(log_lines()) + "\n", encoding="utf-8")
     before = {p: p.read_bytes() for p in examples.rglob("*") if p.is_file()}
-    for target in (log, examples / "questions.jsonl", examples / "golden-set.v1.jsonl",
+    for target in (log, examples / "questions.jsonl", examples / "golden-set.v1.jsonl", examples / "x.questions.jsonl",
                    examples / "golden-lsp.toml", examples / "corpus" / "01-planning-a-hut-tour.md"):
         proc = cli(["sample", log, "--n", "3", "--out", target], cwd=examples)
-        assert proc.returncode == 2 and "would be overwritten" in proc.stderr
+        assert proc.returncode == 2 and "refusing to write" in proc.stderr and "an input" in proc.stderr
     assert {p: p.read_bytes() for p in examples.rglob("*") if p.is_file()} == before
     proc = cli(["sample", log, "--n", "3", "--seed", "5", "--out", examples / "new.jsonl"], cwd=examples)
     assert proc.returncode == 0 and proc.stdout == ""

@@ -12,6 +12,7 @@ from .. import sampling
 from ..artifact import write_atomically
 from ..canon import NotUtf8Error, decode_strict
 from ..config import ConfigError
+from ..export import input_paths, refuse_inputs
 from ..project import is_input_name
 from .common import add_set_options, display, golden_set
 
@@ -40,7 +41,10 @@ def _sample(args: argparse.Namespace) -> int:
     except NotUtf8Error as exc:
         raise ConfigError(f"query log {args.log} is {exc}") from None
     if args.out is not None:
-        _refuse_inputs(args.out, args.log, golden)
+        refuse_inputs([args.out], {**input_paths(golden), args.log.resolve(): "query log"})
+        if is_input_name(args.out.name):
+            raise ConfigError(f"refusing to write {args.out}: {args.out.name} is the name of a questions or "
+                              "config file, an input")
     analysis = golden.analyze()
     records = [r.record for r in analysis.records if r.record is not None]
     committed = golden.committed_queries()  # deleted questions keep their ids and queries
@@ -64,21 +68,3 @@ def _sample(args: argparse.Namespace) -> int:
             raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
         sys.stderr.write(f"golden-lsp: wrote {len(out)} records to {display(args.out)}\n")
     return 0
-
-
-def _refuse_inputs(out: Path, log: Path, golden) -> None:
-    """--out never overwrites the log, the set's files, its config or a corpus document."""
-    config = golden.config
-    inputs = {log: "the query log", golden.questions_path: "the questions file",
-              config.artifact_path(): "the artifact", config.manifest_path(): "the manifest"}
-    if config.source is not None:
-        inputs[config.source] = "the config"
-    inputs.update({doc.path: f"corpus document {doc.doc_id}"
-                   for doc in (*golden.corpus.docs.values(), *golden.corpus.broken.values())})
-    target = out.resolve()
-    for path, what in inputs.items():
-        if path.resolve() == target:
-            raise ConfigError(f"--out {out} is {what}: it would be overwritten; choose a new file")
-    if is_input_name(target.name):
-        raise ConfigError(f"--out {out}: {target.name} is the name of a questions or config file, which "
-                          "would be overwritten; choose a new file")
