@@ -7,8 +7,10 @@ import sys
 from pathlib import Path
 
 from ..config import Config
+from ..diagnostics import plural
 from ..model import Analysis
 from .. import diskcache
+from ..project import GoldenSet
 from .common import add_set_options, display as _display, golden_set as _common_golden_set, progress
 from .formats import FORMATS, format_text
 
@@ -63,8 +65,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.format == "text":
         for a in analyses:
             c = a.counts()
-            sys.stderr.write(f"{_display(a.path)}: {c['records']} records, {c['errors']} errors, "
-                             f"{c['warnings']} warnings\n")
+            sys.stderr.write(f"{_display(a.path)}: {plural(c['records'], 'record')}, "
+                             f"{plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}\n")
     return 1 if any(a.has_errors for a in analyses) else 0
 
 
@@ -76,15 +78,13 @@ def _build(args: argparse.Namespace) -> int:
     sys.stdout.write(format_text(analysis.diagnostics))
     config: Config = golden.config
     if not written:
-        sys.stderr.write(f"golden-lsp: nothing written: {analysis.counts()['errors']} errors\n")
+        sys.stderr.write(f"golden-lsp: nothing written: {plural(analysis.counts()['errors'], 'error')}\n")
         return 1
-    sys.stderr.write(f"golden-lsp: wrote {_display(config.artifact_path())} ({analysis.counts()['records']} "
-                     f"records) and {_display(config.manifest_path())}\n")
+    sys.stderr.write(f"golden-lsp: wrote {_display(config.artifact_path())} "
+                     f"({plural(analysis.counts()['records'], 'record')}) and {_display(config.manifest_path())}\n")
     return 0
 
 
-
-
-def _tell_recovered(golden) -> None:
+def _tell_recovered(golden: GoldenSet) -> None:
     for line in golden.recovered:
         sys.stderr.write(f"golden-lsp: {line}\n")
