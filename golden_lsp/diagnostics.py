@@ -58,6 +58,8 @@ CODES: dict[str, Severity] = {
     "multiple-primary": E,
     "multi-hop-single-span": W,
     "split-leak": W,
+    "import-not-found": W,
+    "import-ambiguous": W,
 }
 
 #: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
@@ -99,6 +101,8 @@ DESCRIPTIONS: dict[str, str] = {
     "multiple-primary": "More than one locator of a record is marked primary.",
     "multi-hop-single-span": "A multi-hop query type with a single span.",
     "split-leak": "The same query, or overlapping spans, in both the dev and the test split.",
+    "import-not-found": "An imported reference context does not occur in the corpus.",
+    "import-ambiguous": "An imported reference context occurs more than once in the corpus.",
 }
 
 

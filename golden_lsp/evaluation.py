@@ -23,14 +23,13 @@ from .chunker import Chunk
 from .chunkings import Chunking, corpus_chunking
 from .config import ConfigError
 from .diagnostics import Severity
-from .metrics import METRICS, Judged, bootstrap, iou, per_query, randomization_p
+from .evalspec import METRICS, MISSES, MULTI_RULES
+from .metrics import Judged, bootstrap, iou, per_query, randomization_p
 from .project import GoldenSet
 from .resolve import Span
 from .runs import Run
 from .scoring import HitRule, union_coverage
 
-MULTI_RULES = ("any", "all")
-MISSES = "a query missing from the run scores 0"
 #: record findings that do not stop a record from being scored (bearing chunks are re-derived)
 _SCORABLE = {"no-bearing-chunk"}
 #: the absolute difference under which hit@50 and hit@10 count as equal (depth exhausted)
@@ -89,9 +88,8 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
         if rec.line in bad_lines or not r.valid or r.id is None or r.query is None:
             excluded += 1
             continue
-        facets = dict(query_id=r.id, query=r.query, hop=r.hop, query_type=getattr(r, "query_type", None),
-                      split=getattr(r, "split", None))
-        if getattr(r, "unanswerable", False):
+        facets = dict(query_id=r.id, query=r.query, hop=r.hop, query_type=r.query_type, split=r.split)
+        if r.unanswerable:
             unanswerable.append(Target(**facets, docs=()))
             continue
         spans = tuple(x.span for x in rec.result.resolved)

@@ -20,8 +20,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-METRICS = ("hit", "recall", "mrr", "ndcg", "precision", "iou")
-DEFAULT_KS = (1, 3, 5, 10, 20, 50)
 CONFIDENCE = 0.95
 
 
@@ -40,7 +38,7 @@ class Judged:
 
 
 def per_query(judged: Judged, ks: tuple[int, ...]) -> np.ndarray:
-    """Every metric for every query and k: an (N, len(METRICS), len(ks)) array."""
+    """Every metric for every query and k: an (N, 6, len(ks)) array, metrics in ``evalspec.METRICS`` order."""
     n, kmax = judged.rel.shape
     kk = np.asarray(ks)
     found = np.cumsum(judged.rel, axis=1)[:, kk - 1] if kmax else np.zeros((n, len(ks)))

@@ -136,7 +136,7 @@ def longest_line(text: str) -> int:
     return max(map(len, text.split("\n")))
 
 
-def _loose_pattern(quote: str) -> re.Pattern[str] | None:
+def _loose_pattern(quote: str, flags: int = 0) -> re.Pattern[str] | None:
     words = quote.split()
     if not words:
         return None
@@ -158,31 +158,48 @@ def _loose_pattern(quote: str) -> re.Pattern[str] | None:
                 out.append(re.escape(ch))
             i += 1
         parts.append("".join(out))
-    return re.compile(r"\s+".join(parts))
+    return re.compile(r"\s+".join(parts), flags)
 
 
 def _first_two(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
     return list(islice(pattern.finditer(text), 2))
 
 
+def _too_long(text: str, quote: str) -> bool:
+    """A quote longer than two of the document's longest lines cannot be a one-line label
+    (``quote-multiline``): it gets no search at all, so a 1 MB quote is never compiled into a
+    regular expression on every check."""
+    return len(" ".join(quote.split())) > 2 * longest_line(text) + 1
+
+
+def loose_hint(text: str, quote: str, ignore_case: bool = False) -> Hint | None:
+    """The unique place where ``quote`` matches modulo whitespace, quotes and dashes (and case);
+    None when nothing or several places match."""
+    if not quote.split() or _too_long(text, quote):
+        return None
+    found = _first_two(_loose_pattern(quote, re.IGNORECASE if ignore_case else 0), text)
+    return _loose(text, quote, found[0], ignore_case) if len(found) == 1 else None
+
+
+def _loose(text: str, quote: str, m: re.Match[str], ignore_case: bool) -> Hint:
+    if ignore_case and not _loose_pattern(quote).fullmatch(m.group()):
+        return Hint(m.start(), m.end(), "case", m.group())
+    if "\n" in m.group():
+        return Hint(m.start(), m.end(), "line break", m.group(), _line_parts(text, m.start(), m.end()))
+    kind = "whitespace" if m.group().split() == quote.split() else "typography"
+    return Hint(m.start(), m.end(), kind, m.group())
+
+
 def not_found_hint(text: str, quote: str) -> Hint | None:
     """Why ``quote`` is not in ``text``, for the author: the unique place where it matches modulo
-    whitespace, quotes and dashes, Unicode normalisation or case; else the closest passage. None
-    when it matches so in several places (no guess between them) or nothing is close.
-
-    The work is capped by the document: a quote longer than two of its longest lines cannot be
-    a one-line label (``quote-multiline``), so it gets no search at all — a 1 MB quote is not
-    compiled into a regular expression on every check.
-    """
-    if not quote.split() or len(" ".join(quote.split())) > 2 * longest_line(text) + 1:
+    whitespace, quotes and dashes (as ``loose_hint``), Unicode normalisation or case; else the
+    closest passage. None when it matches so in several places (no guess between them), when
+    nothing is close, or when the quote is too long to be a label (``_too_long``)."""
+    if not quote.split() or _too_long(text, quote):
         return None
     found = _first_two(_loose_pattern(quote), text)
     if len(found) == 1:
-        m = found[0]
-        if "\n" in m.group():
-            return Hint(m.start(), m.end(), "line break", m.group(), _line_parts(text, m.start(), m.end()))
-        kind = "whitespace" if m.group().split() == quote.split() else "typography"
-        return Hint(m.start(), m.end(), kind, m.group())
+        return _loose(text, quote, found[0], False)
     composed = unicodedata.normalize("NFC", quote)
     if not found and composed != quote:
         found = _first_two(re.compile(re.escape(composed)), text)

@@ -19,7 +19,7 @@ import numpy as np
 from . import __version__
 from .config import ConfigError
 from .evaluation import Evaluation, Scored, Settings
-from .metrics import METRICS
+from .evalspec import METRICS
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS runs (

@@ -15,11 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy
-
 from .config import ConfigError
-
-FORMATS = ("trec", "jsonl", "ranx")
 
 
 @dataclass(frozen=True)
@@ -35,6 +31,8 @@ class Run:
 
 def trec_order(scored: list[tuple[str, float]]) -> list[str]:
     """IDs as trec_eval ranks them: score descending as float32, then docno descending."""
+    import numpy  # the eval extra, imported when a run is read
+
     by_doc = sorted(scored, key=lambda ds: ds[0], reverse=True)  # stable: the second key first
     sims = numpy.asarray([s for _, s in by_doc], dtype=numpy.float32)
     order = numpy.argsort(-sims, kind="stable")

@@ -3,7 +3,8 @@
 Starting from an empty folder is where people give up: the config keys, the corpus layout and
 the record format each have to be right before the first check says anything useful. The skeleton
 written here is a complete, clean golden set — one short chapter and one record anchored in it —
-so that ``check`` passes at once and every later edit is an edit of something that works. Given
+so that ``check`` passes at once and every later edit is an edit of something that works (its
+config turns off the two set-shape rules a one-record set cannot meet, saying when to drop that). Given
 an existing corpus instead, the one record is anchored in that corpus: its quote is the shortest
 unique one around the first paragraph line (``resolve.unique_quote_at``), so it resolves too.
 Nothing is ever overwritten: a file that exists is kept and reported as kept.
@@ -19,7 +20,7 @@ from pathlib import Path
 from .config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
 from .corpus import CorpusConfigError, load_corpus
 from .resolve import span_at, unique_quote_at
-from .rules import MIN_ANSWER_CHARS, MIN_SPAN_CHARS
+from .rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
 
 CHAPTER_NAME = "01-writing-a-golden-set.md"
 CHAPTER = """\
@@ -75,7 +76,12 @@ def _config_text(corpus: str) -> str:
     return (f"# golden-lsp: paths are relative to this file\n"
             f"corpus = {json.dumps(corpus)}\n"
             f'glob = "*.md"\n'
-            f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n")
+            f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n"
+            f"\n"
+            f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
+            f"[severity]\n"
+            f'too-few-records = "off"\n'
+            f'doc-dominates = "off"\n')
 
 
 def anchored_record(corpus_root: Path) -> dict:

@@ -9,8 +9,6 @@ from pathlib import Path
 from golden_lsp.skeleton import HELP
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-#: what a one-record set cannot avoid: the lab's shape rules for a whole set
-SET_SHAPE = {"too-few-records", "doc-dominates", "doc-unlabelled"}
 
 
 def findings(cli, cwd: Path, target: str) -> tuple[int, list[dict]]:
@@ -31,7 +29,7 @@ def test_init_then_check_is_clean_and_build_works(tmp_path, cli):
     (record,) = [json.loads(line) for line in lines if not line.startswith("//")]
     assert record["locators"][0]["doc"] == "01-writing-a-golden-set.md"
     rc, found = findings(cli, tmp_path, "new")
-    assert rc == 0 and {f["code"] for f in found} <= SET_SHAPE and all(f["severity"] == "warning" for f in found)
+    assert rc == 0 and found == []  # the config turns off what a one-record set cannot meet
     build = cli(["build", "new"], cwd=tmp_path)
     assert build.returncode == 0, build.stderr
     artifact = [json.loads(line) for line in (root / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()]
@@ -61,7 +59,8 @@ def test_init_with_an_existing_corpus_anchors_the_record_there(tmp_path, cli):
     assert not (tmp_path / "set" / "corpus").exists()
     assert 'corpus = "../docs"' in (tmp_path / "set" / "golden-lsp.toml").read_text(encoding="utf-8")
     rc, found = findings(cli, tmp_path, "set")
-    assert rc == 0 and {f["code"] for f in found} <= SET_SHAPE, found
+    assert rc == 0 and {f["code"] for f in found} == {"doc-unlabelled"}, found  # the to-do list: 3 more chapters
+    assert len(found) == 3
     (record,) = [json.loads(line) for line in (tmp_path / "set" / "questions.jsonl").read_text().splitlines()
                  if not line.startswith("//")]
     (locator,) = record["locators"]

@@ -22,7 +22,8 @@ from .common import USAGE_ERROR
 
 #: command → the module of this package that registers it, in the order ``--help`` lists them
 COMMANDS = {"check": "jobs", "build": "jobs", "init": "init", "stats": "stats", "agree": "agree",
-            "sample": "sample", "eval": "evaluate", "qrels": "qrels", "retrieve": "retrieve"}
+            "sample": "sample", "export": "export", "import": "importer", "eval": "evaluate", "qrels": "qrels",
+            "retrieve": "retrieve"}
 #: the extra a command module's imports come from, named when they are missing
 EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search"}
 

@@ -8,15 +8,21 @@ everywhere; this module is that one way.
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import threading
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
-from ..config import DEFAULT_QUESTIONS, ConfigError, config_for
 from ..files import display
 from ..config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
 from ..diagnostics import BLOCKING, CODES
 from ..project import GoldenSet
 
 USAGE_ERROR = 2
+#: seconds of work before a progress line appears on a terminal (an env var, so tests can say 0)
+PROGRESS_AFTER_ENV = "GOLDEN_LSP_PROGRESS_AFTER"
 
 
 def add_set_options(p: argparse.ArgumentParser) -> None:
@@ -83,3 +89,42 @@ def golden_set(args: argparse.Namespace, target: Path | None) -> GoldenSet:
     return GoldenSet(config)
 
 
+
+
+@contextmanager
+def progress(message: str) -> Iterator[None]:
+    """Show ``golden-lsp: message…`` on stderr while the block runs longer than a second, when
+    stderr is a terminal (never in CI logs or pipes); the line is erased when the block ends."""
+    stream = sys.stderr
+    if not stream.isatty():
+        yield
+        return
+    try:
+        delay = float(os.environ.get(PROGRESS_AFTER_ENV, "1"))
+    except ValueError:
+        delay = 1.0
+    lock = threading.Lock()
+    state = {"done": False, "shown": False}
+
+    def show() -> None:
+        with lock:
+            if not state["done"]:
+                stream.write(f"golden-lsp: {message}\u2026")
+                stream.flush()
+                state["shown"] = True
+
+    timer = threading.Timer(delay, show)
+    timer.daemon = True
+    if delay <= 0:
+        show()
+    else:
+        timer.start()
+    try:
+        yield
+    finally:
+        timer.cancel()
+        with lock:
+            state["done"] = True
+            if state["shown"]:
+                stream.write("\r\033[K")
+                stream.flush()

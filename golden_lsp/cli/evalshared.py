@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..artifact import write_atomically
 from ..chunkings import load_chunking
 from ..config import ConfigError
-from ..evaluation import Targets, targets
 from ..project import GoldenSet
 from .common import golden_set
+
+if TYPE_CHECKING:
+    from ..evaluation import Targets
 
 
 def add_chunks_option(p: argparse.ArgumentParser) -> None:
@@ -20,6 +23,8 @@ def add_chunks_option(p: argparse.ArgumentParser) -> None:
 
 
 def load_targets(args: argparse.Namespace) -> tuple[GoldenSet, Targets]:
+    from ..evaluation import targets  # numpy: the eval extra
+
     golden = golden_set(args, args.path)
     chunking = load_chunking(args.chunks, golden.corpus) if args.chunks is not None else None
     return golden, targets(golden, chunking)

@@ -12,15 +12,18 @@ import math
 import sys
 from pathlib import Path
 
+from typing import TYPE_CHECKING
+
 from ..config import ConfigError
-from ..evaluation import (MISSES, MULTI_RULES, Comparison, Evaluation, Scored, Settings, compare, evaluate,
-                          gate_failed, parse_metric_at, sanity, signals)
-from ..metrics import DEFAULT_KS, METRICS
-from ..retrieval import retrieve
-from ..runs import FORMATS, in_memory_run, read_run
-from .common import add_set_options, display
+from ..diagnostics import plural
+from ..evalspec import DEFAULT_KS, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
+from ..runs import in_memory_run, read_run
+from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
+
+if TYPE_CHECKING:  # numpy and the evaluation core load only when eval runs
+    from ..evaluation import Comparison, Evaluation, Scored, Settings
 
 BAR = 24
 
@@ -30,7 +33,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     p.add_argument("--run", type=Path, dest="run_file", help="TREC, JSONL ({query_id, chunk_ids}) or ranx JSON run")
     add_retriever_option(p)
-    p.add_argument("--run-format", choices=FORMATS, help="the run's format (default: detected)")
+    p.add_argument("--run-format", choices=RUN_FORMATS, help="the run's format (default: detected)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--k", default=",".join(map(str, DEFAULT_KS)), help="cutoffs (default 1,3,5,10,20,50)")
     p.add_argument("--multi", choices=MULTI_RULES, default="any",
@@ -62,6 +65,8 @@ def _ks(spec: str) -> tuple[int, ...]:
 
 
 def _floors(specs: list[str], ks: tuple[int, ...]) -> list[tuple[str, int, float]]:
+    from ..evaluation import parse_metric_at
+
     out = []
     for spec in specs:
         at, sep, value = spec.partition("=")
@@ -83,10 +88,15 @@ def _other(ref: str, args, tg, settings: Settings, fingerprint: str) -> Scored:
         from ..resultsdb import load
 
         return load(args.db, ref[3:], fingerprint)
+    from ..evaluation import evaluate
+
     return evaluate(tg, read_run(Path(ref), args.run_format), settings).scored()
 
 
 def _eval(args: argparse.Namespace) -> int:
+    from ..evaluation import Settings, compare, evaluate, gate_failed, parse_metric_at, sanity, signals
+    from ..retrieval import retrieve
+
     if (args.run_file is None) == (args.retriever is None):
         raise ConfigError("eval needs exactly one of --run RUN or --retriever bm25|MODULE:FUNCTION")
     if args.gate and args.baseline is None:
@@ -154,7 +164,7 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
            f"chunking; {len(ev.unknown_queries)} run queries not in the set; {ev.no_bearing} spans without a "
            "bearing chunk in this chunking"]
     if tg.unanswerable:
-        out.append(f"  unanswerable (reported apart, not in N): {len(tg.unanswerable)} records; the run returned "
+        out.append(f"  unanswerable (reported apart, not in N): {plural(len(tg.unanswerable), 'record')}; the run returned "
                    f"chunks for {ev.unanswerable_answered} of them")
     out.append("")
     for i, metric in enumerate(METRICS):
@@ -210,7 +220,7 @@ def _cells(metric_values, lo, hi, ks, n: int, ev: Evaluation) -> list[dict]:
 
 
 def _float(x) -> float | None:
-    return None if math.isnan(x) else round(float(x), 6)
+    return None if math.isnan(x) else float(x)
 
 
 def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:

@@ -26,6 +26,8 @@ from ..model import Analysis, RecordLine
 #: GitHub shows at most this many annotations of each kind per step (actions/toolkit,
 #: docs/problem-matchers.md: 10 error, 10 warning and 10 notice annotations per step)
 GITHUB_ANNOTATIONS_PER_KIND = 10
+GITHUB_KINDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
+SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
 
 
 def format_text(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
@@ -62,7 +64,7 @@ def format_github(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()
     the rest silently); the others are printed as plain text lines and counted in one notice."""
     lines, shown, folded = [], Counter(), []
     for d in diags:
-        kind = d.severity.value
+        kind = GITHUB_KINDS[d.severity]
         if shown[kind] >= GITHUB_ANNOTATIONS_PER_KIND:
             folded.append(d)
             continue
@@ -73,8 +75,8 @@ def format_github(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()
         lines.append(f"::{kind} {props}::{_gh_escape(d.message)}\n")
     if folded:
         lines.append(format_text(folded))
-        more = Counter(d.severity.value for d in folded)
-        parts = [f"{more[k]} more {k}{'s' if more[k] != 1 else ''}" for k in ("error", "warning") if more[k]]
+        more = Counter(GITHUB_KINDS[d.severity] for d in folded)
+        parts = [f"{more[k]} more {k}{'s' if more[k] != 1 else ''}" for k in ("error", "warning", "notice") if more[k]]
         lines.append(f"::notice title=golden-lsp::{' and '.join(parts)} not annotated (GitHub shows "
                      f"{GITHUB_ANNOTATIONS_PER_KIND} of each kind per step); they are listed in the log above\n")
     return "".join(lines)
@@ -136,11 +138,12 @@ def _sarif_location(path: Path, d_range) -> dict:
 
 def format_sarif(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
     codes = list(CODES)
+    index = {code: i for i, code in enumerate(codes)}
     rules = [{"id": code, "shortDescription": {"text": DESCRIPTIONS[code]},
-              "defaultConfiguration": {"level": CODES[code].value}} for code in codes]
+              "defaultConfiguration": {"level": SARIF_LEVELS[CODES[code]]}} for code in codes]
     results = []
     for d, fingerprint in zip(diags, _fingerprints(diags, analyses)):
-        result = {"ruleId": d.code, "ruleIndex": codes.index(d.code), "level": d.severity.value,
+        result = {"ruleId": d.code, "ruleIndex": index[d.code], "level": SARIF_LEVELS[d.severity],
                   "message": {"text": d.message}, "locations": [_sarif_location(d.path, d.range)],
                   "partialFingerprints": {FINGERPRINT: fingerprint}}
         if d.related:

@@ -10,7 +10,7 @@ from ..config import Config
 from ..diagnostics import plural
 from ..model import Analysis
 from ..project import GoldenSet
-from .common import add_set_options, display as _display, golden_set as _golden_set
+from .common import add_set_options, display as _display, golden_set as _golden_set, progress
 from .formats import FORMATS, format_text
 
 
@@ -30,8 +30,9 @@ def _check(args: argparse.Namespace) -> int:
     targets: list[Path | None] = list(args.paths) or [None]
     analyses: list[Analysis] = []
     for target in targets:
-        golden = _golden_set(args, target)
-        analyses.append(golden.check())
+        with progress(f"checking {_display(target or Path.cwd())}"):
+            golden = _golden_set(args, target)
+            analyses.append(golden.check())
         _tell_recovered(golden)
     diags = [d for a in analyses for d in a.diagnostics]
     sys.stdout.write(FORMATS[args.format](diags, analyses))
@@ -44,8 +45,9 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _build(args: argparse.Namespace) -> int:
-    golden = _golden_set(args, args.path)
-    analysis, written = golden.build()
+    with progress(f"building {_display(args.path or Path.cwd())}"):
+        golden = _golden_set(args, args.path)
+        analysis, written = golden.build()
     _tell_recovered(golden)
     sys.stdout.write(format_text(analysis.diagnostics))
     config: Config = golden.config

@@ -6,7 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..retrieval import retrieve
 from ..runs import run_text
 from .common import add_set_options, display
 from .evalshared import add_chunks_option, load_targets, write_output
@@ -30,6 +29,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _retrieve(args: argparse.Namespace) -> int:
+    from ..retrieval import retrieve
+
     golden, tg = load_targets(args)
     spec = args.retriever or "bm25"
     ids, scores = retrieve(spec, golden.corpus, tg.chunking, tg.all(), args.k)

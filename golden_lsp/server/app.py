@@ -15,7 +15,7 @@ import functools
 import logging
 import traceback
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Coroutine
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -26,7 +26,7 @@ from .. import __version__
 from ..config import ConfigError
 from ..diagnostics import plural
 from ..project import GoldenSet
-from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, symbols
+from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, editor_counts, to_lsp
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
@@ -83,6 +83,7 @@ class GoldenServer(LanguageServer):
         self.inlay_hints_enabled = True
         #: the client pulls diagnostics (textDocument/diagnostic); else they are pushed
         self.pull_diagnostics = False
+        self._tasks: set[asyncio.Future] = set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         self.log_error(f"{type(error).__name__}: {error}")
@@ -201,6 +202,12 @@ class GoldenServer(LanguageServer):
 
         self._timers[key] = asyncio.get_running_loop().call_later(delay, run)
 
+    def background(self, work: Coroutine) -> None:
+        """Run a coroutine on the server's loop, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
     def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
         self.later(uri, delay, self.publish, uri)
 
@@ -231,6 +238,23 @@ class GoldenServer(LanguageServer):
         return types.Diagnostic(types.Range(types.Position(0, 0), types.Position(0, 0)),
                                 f"golden-lsp cannot check this file: {message}",
                                 types.DiagnosticSeverity.Error, code="config-error", source=SOURCE)
+
+    async def first_publish(self, uri: str) -> None:
+        """The first analysis of a set not indexed yet, reported as work-done progress."""
+        path = self.path_of(uri)
+
+        def work() -> str | None:
+            self.publish(uri)
+            try:
+                corpus = self.sets.golden_set_for(path).corpus
+            except ConfigError:
+                return None
+            return f"{len(corpus.docs)} documents, {corpus.n_chunks} chunks"
+
+        try:
+            await progress.with_progress(self, "golden-lsp", f"indexing the corpus of {path.name}", work)
+        except Exception:
+            self.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
@@ -365,7 +389,10 @@ def did_open(ls: GoldenServer, params: types.DidOpenTextDocumentParams) -> None:
     ls.buffers[doc.uri] = Buffer(doc.text, doc.version, ls.encoding)
     path = ls.path_of(doc.uri)
     if ls.is_questions(doc.uri):
-        ls.schedule(doc.uri, 0)
+        if ls.sets.is_loaded(path):
+            ls.schedule(doc.uri, 0)
+        else:
+            ls.background(ls.first_publish(doc.uri))
     elif path is not None and path.suffix == ".md":
         ls.corpus_buffer_changed(path, doc.text)
 

@@ -73,12 +73,23 @@ class GoldenSets:
         except ConfigError:
             return False
 
+    def _loaded(self, config: Config) -> tuple[Path, GoldenSet | None]:
+        key = config.source or config.questions_path().resolve()
+        golden = self._sets.get(key)
+        return key, golden if golden is not None and golden.config == config else None
+
+    def is_loaded(self, path: Path) -> bool:
+        """Whether the set of a questions file is indexed already (or cannot be: a config error)."""
+        try:
+            return self._loaded(self.config_for(path))[1] is not None
+        except ConfigError:
+            return True
+
     def golden_set_for(self, path: Path) -> GoldenSet:
         """The golden set a questions file belongs to; raises ConfigError with the reason."""
         config = self.config_for(path)
-        key = config.source or config.questions_path().resolve()
-        golden = self._sets.get(key)
-        if golden is None or golden.config != config:
+        key, golden = self._loaded(config)
+        if golden is None:
             golden = GoldenSet(config)
             for doc_path, text in self.corpus_buffers.items():
                 golden.set_corpus(golden.corpus.with_document(doc_path, text))

@@ -1,0 +1,50 @@
+"""``import``: a ragas, DeepEval, dataset or Chroma test set as a questions file (golden_lsp/importer.py)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..artifact import write_atomically
+from ..canon import NotUtf8Error, decode_strict
+from ..config import ConfigError
+from ..export import input_paths, refuse_inputs
+from ..importer import READERS, import_samples
+from .common import add_set_options, display, golden_set
+from .formats import format_text
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("import", help="anchor another tool's test set to quotes: a questions file to check")
+    p.add_argument("file", type=Path, help="the file to import")
+    p.add_argument("--from", required=True, choices=list(READERS), dest="source_format")
+    p.add_argument("--out", type=Path, help="questions file to write (default: standard output)")
+    add_set_options(p)
+    p.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    golden = golden_set(args, None)  # the corpus to anchor in: --config, else found from here
+    try:
+        text = decode_strict(args.file.read_bytes())
+    except OSError as exc:
+        raise ConfigError(f"cannot read {args.file}: {exc.strerror}") from None
+    except NotUtf8Error as exc:
+        raise ConfigError(f"{args.file} is {exc}") from None
+    if args.out is not None:
+        refuse_inputs([args.out], {**input_paths(golden), args.file.resolve(): "file to import"})
+    result = import_samples(golden.corpus, args.source_format, args.file, text)
+    sys.stderr.write(format_text(result.diagnostics))
+    if args.out is None:
+        sys.stdout.write(result.text)
+        where = "standard output"
+    else:
+        try:
+            write_atomically({args.out: result.text})
+        except OSError as exc:
+            raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        where = display(args.out)
+    sys.stderr.write(f"golden-lsp: imported {result.records} samples to {where}: {result.anchored} contexts "
+                     f"anchored, {result.ambiguous} ambiguous, {result.not_found} not found\n")
+    return 0

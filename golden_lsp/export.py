@@ -1,0 +1,231 @@
+"""Export a resolved golden set in the formats evaluation tools read.
+
+A golden set is consumed by tools that each want their own file: ragas and DeepEval want the
+answer contexts as text, ranx and trec_eval want qrels, BEIR loaders a corpus/queries/qrels
+folder, Chroma's chunking evaluation character ranges in the corpus. Every one of them is written
+here from the same resolved model (``Analysis.records``: each record's resolved spans and their
+answer-bearing chunks), never by re-reading the artifact, so the formats cannot drift apart or
+from what ``check`` reports. Where a format cannot hold an unanswerable record (qrels name a
+relevant document or nothing), the record is left out and counted, so the caller can say so.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .canon import CANONICAL_VERSION
+from .chunker import CHUNKER_VERSION
+from .config import ConfigError
+from .corpus import Corpus
+from .diagnostics import plural
+from .model import Analysis, ResolvedLocator
+from .project import GoldenSet
+from .questions import QuestionRecord
+
+FORMAT_VERSION = "golden-set.v1"
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One record as every export format sees it: its text fields and its resolved labels."""
+
+    record: QuestionRecord
+    resolved: tuple[ResolvedLocator, ...]
+    #: the answer-bearing chunk IDs, in locator order, each once
+    chunk_ids: tuple[str, ...]
+    #: the first bearing chunk of the primary locator, else of the first one; None when unanswerable
+    primary_chunk_id: str | None
+    #: each span's canonical text, in locator order
+    contexts: tuple[str, ...]
+
+    @property
+    def id(self) -> str:
+        return self.record.id
+
+    @property
+    def unanswerable(self) -> bool:
+        return self.record.unanswerable
+
+
+def samples(analysis: Analysis, corpus: Corpus, split: str | None = None) -> list[Sample]:
+    """The records of an analysis without errors, in file order (only ``split``'s when given)."""
+    out = []
+    for rec in analysis.records:
+        record = rec.record
+        if record is None or not record.valid or (split is not None and record.split != split):
+            continue
+        resolved = tuple(r for r in rec.result.resolved if r.span is not None)
+        chunk_ids = tuple(dict.fromkeys(c.chunk_id for r in resolved for c in r.chunks))
+        primary = next((r for r in resolved if r.locator.primary), resolved[0] if resolved else None)
+        contexts = tuple(corpus.docs[r.span.doc_id].text[r.span.start:r.span.end] for r in resolved)
+        out.append(Sample(record, resolved, chunk_ids,
+                          primary.chunks[0].chunk_id if primary and primary.chunks else None, contexts))
+    return out
+
+
+def created_at() -> str:
+    """Now in UTC (ISO 8601), or the time ``SOURCE_DATE_EPOCH`` names, so exports are reproducible."""
+    epoch = os.environ.get("SOURCE_DATE_EPOCH")
+    if epoch is None:
+        when = datetime.now(timezone.utc)
+    else:
+        try:
+            when = datetime.fromtimestamp(int(epoch), timezone.utc)
+        except (ValueError, OverflowError, OSError):
+            raise ConfigError(f"SOURCE_DATE_EPOCH must be a number of seconds, not {epoch!r}") from None
+    return when.replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@dataclass
+class Export:
+    """What one format writes: file name (relative to ``--out``; "" for a single file) → text."""
+
+    files: dict[str, str]
+    n_queries: int
+    #: unanswerable records the format cannot hold, left out
+    left_out: int = 0
+    #: anything else the user should know about how the format holds the set
+    notes: list[str] = field(default_factory=list)
+
+
+def _jsonl(rows) -> str:
+    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+
+
+def _spans(sample: Sample) -> list[dict]:
+    return [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end} for r in sample.resolved]
+
+
+def export_dataset(golden: GoldenSet, items: list[Sample]) -> Export:
+    body = {
+        "version": FORMAT_VERSION,
+        "created_at": created_at(),
+        "n_queries": len(items),
+        "chunker_version": CHUNKER_VERSION,
+        "canonical_version": CANONICAL_VERSION,
+        "corpus_digest": golden.corpus.digest(),
+        "build_hit_rule": str(golden.hit_rule),
+        "samples": [{
+            "id": s.id,
+            "query": s.record.query,
+            "relevant_chunk_ids": list(s.chunk_ids),
+            "primary_chunk_id": s.primary_chunk_id,
+            "expected_answer": s.record.expected_answer,
+            "query_type": s.record.query_type,
+            "is_unanswerable": s.unanswerable,
+        } for s in items],
+    }
+    return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(items))
+
+
+def export_ragas(golden: GoldenSet, items: list[Sample]) -> Export:
+    rows = [{"user_input": s.record.query, "reference": s.record.expected_answer,
+             "reference_contexts": list(s.contexts), "reference_context_ids": list(s.chunk_ids)} for s in items]
+    return Export({"": _jsonl(rows)}, len(items))
+
+
+def export_deepeval(golden: GoldenSet, items: list[Sample]) -> Export:
+    rows = [{
+        "input": s.record.query,
+        "expected_output": s.record.expected_answer,
+        "context": list(s.contexts),
+        "additional_metadata": {
+            "id": s.id, "query_type": s.record.query_type, "is_unanswerable": s.unanswerable,
+            "split": s.record.split, "hop": s.record.hop, "tags": s.record.tags,
+            "chunk_ids": list(s.chunk_ids), "primary_chunk_id": s.primary_chunk_id, "spans": _spans(s),
+        },
+    } for s in items]
+    return Export({"": json.dumps(rows, ensure_ascii=False, indent=2) + "\n"}, len(items))
+
+
+def _answerable(items: list[Sample]) -> tuple[list[Sample], int]:
+    kept = [s for s in items if s.chunk_ids]
+    return kept, len(items) - len(kept)
+
+
+def export_qrels(golden: GoldenSet, items: list[Sample]) -> Export:
+    kept, left_out = _answerable(items)
+    text = "".join(f"{s.id} 0 {cid} 1\n" for s in kept for cid in s.chunk_ids)
+    return Export({"": text}, len(kept), left_out)
+
+
+def export_ranx(golden: GoldenSet, items: list[Sample]) -> Export:
+    kept, left_out = _answerable(items)
+    body = {s.id: {cid: 1 for cid in s.chunk_ids} for s in kept}
+    return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(kept), left_out)
+
+
+def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None) -> Export:
+    kept, left_out = _answerable(items)
+    corpus_rows = [{"_id": c.chunk_id, "title": c.heading_path, "text": doc.text[c.start:c.end].strip()}
+                   for doc in golden.corpus.docs.values() for c in doc.chunks]
+    qrels = "query-id\tcorpus-id\tscore\n" + "".join(f"{s.id}\t{cid}\t1\n" for s in kept for cid in s.chunk_ids)
+    return Export({"corpus.jsonl": _jsonl(corpus_rows),
+                   "queries.jsonl": _jsonl({"_id": s.id, "text": s.record.query} for s in kept),
+                   f"qrels/{split or 'test'}.tsv": qrels}, len(kept), left_out)
+
+
+def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
+    kept, left_out = _answerable(items)
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow(["question", "references", "corpus_id"])
+    split_rows = 0
+    for s in kept:
+        by_doc: dict[str, list[dict]] = {}
+        for r, text in zip(s.resolved, s.contexts):
+            by_doc.setdefault(r.span.doc_id, []).append(
+                {"content": text, "start_index": r.span.start, "end_index": r.span.end})
+        split_rows += len(by_doc) > 1
+        for doc_id, refs in by_doc.items():
+            writer.writerow([s.record.query, json.dumps(refs, ensure_ascii=False), doc_id])
+    notes = [f"{plural(split_rows, 'record')} with spans in several documents: one row per document"] if split_rows else []
+    return Export({"": buf.getvalue()}, len(kept), left_out, notes)
+
+
+FORMATS: dict[str, Callable[..., Export]] = {
+    "dataset": export_dataset, "ragas": export_ragas, "deepeval": export_deepeval, "qrels": export_qrels,
+    "ranx": export_ranx, "beir": export_beir, "chroma": export_chroma,
+}
+#: formats that write a folder rather than one file
+FOLDER_FORMATS = frozenset({"beir"})
+
+
+def export(golden: GoldenSet, analysis: Analysis, fmt: str, split: str | None = None) -> Export:
+    """The files of ``fmt`` for an analysis without errors."""
+    if analysis.has_errors:
+        raise ValueError("a set with errors is not exported")
+    items = samples(analysis, golden.corpus, split)
+    if fmt == "beir":
+        return export_beir(golden, items, split)
+    return FORMATS[fmt](golden, items)
+
+
+def input_paths(golden: GoldenSet) -> dict[Path, str]:
+    """Every file a golden set reads, resolved, with what it is: no output may replace one."""
+    config = golden.config
+    owners = {doc.path.resolve(): f"corpus document {doc.doc_id}"
+              for doc in (*golden.corpus.docs.values(), *golden.corpus.broken.values())}
+    owners[golden.questions_path.resolve()] = "questions file"
+    owners[config.artifact_path().resolve()] = "artifact"
+    owners[config.manifest_path().resolve()] = "manifest"
+    if config.source is not None:
+        owners[config.source.resolve()] = "config"
+    return owners
+
+
+def refuse_inputs(paths: list[Path], inputs: dict[Path, str]) -> None:
+    """Raise ``ConfigError`` when any of ``paths`` is an input or an existing folder."""
+    for path in paths:
+        what = inputs.get(path.resolve())
+        if what is not None:
+            raise ConfigError(f"refusing to write {path}: it is the {what}, an input")
+        if path.is_dir():
+            raise ConfigError(f"refusing to write {path}: it is a folder")

@@ -1,0 +1,369 @@
+"""Import a test set another tool generated, anchoring each of its contexts to an exact span.
+
+ragas, DeepEval, a golden-dataset JSON or Chroma's question CSV give each question's answer as
+free text ("reference contexts") or as chunk IDs. None of that is a label a build can check: a
+context may be a paraphrase, may occur twice, may belong to a chunk that a re-chunking deleted.
+This module finds each context in the canonical corpus text and, where it occurs exactly once,
+writes the shortest unique whole-word quote inside it (``resolve.unique_quote_at``) whose
+expanded span covers it — several quotes when one block cannot cover the context. Everything
+else is kept, never guessed: the context goes into an ``// unanchored:`` comment above its
+record and becomes a finding (``import-not-found`` with the nearest near-exact passage when one
+exists, ``import-ambiguous`` with every occurrence), so ``check`` then reports on the result.
+"""
+
+from __future__ import annotations
+
+import bisect
+import csv
+import io
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from .canon import canonicalize, line_starts
+from .chunker import Chunk
+from .config import ConfigError
+from .corpus import Corpus, CorpusDoc
+from .diagnostics import Diagnostic, Range, Related
+from .questions import parse_json_line
+from .resolve import Span, loose_hint, occurrences, span_at, unique_quote_at
+from .rules import corpus_location, short
+
+#: occurrences of an ambiguous context listed in its finding
+MAX_LISTED = 5
+
+
+@dataclass
+class Context:
+    """One reference context of a sample: text, or a chunk ID; ``doc``/``start`` when the source says."""
+
+    text: str | None = None
+    chunk_id: str | None = None
+    doc: str | None = None
+    start: int | None = None
+
+
+@dataclass
+class Sample:
+    """A foreign sample, with where it sits in its file (0-based line and column range)."""
+
+    range: Range
+    query: str
+    expected_answer: str
+    contexts: list[Context]
+    id: str | None = None
+    query_type: str | None = None
+    unanswerable: bool = False
+
+
+@dataclass
+class Imported:
+    text: str
+    diagnostics: list[Diagnostic]
+    records: int
+    anchored: int = 0
+    ambiguous: int = 0
+    not_found: int = 0
+
+
+# --- reading the foreign formats ----------------------------------------------------------------
+
+class _Source:
+    """A foreign file's text, with located errors for what it cannot hold."""
+
+    def __init__(self, path: Path, text: str):
+        self.path, self.text = path, text
+        self._starts = line_starts(text)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect.bisect_right(self._starts, offset) - 1
+        return line, offset - self._starts[line]
+
+    def range(self, start: int, end: int) -> Range:
+        return Range(*self.position(start), *self.position(end))
+
+    def error(self, offset: int, message: str) -> ConfigError:
+        line, col = self.position(offset)
+        return ConfigError(f"{self.path}:{line + 1}:{col + 1}: {message}")
+
+    def objects(self, where: str | None = None) -> list[tuple[dict, Range]]:
+        """The JSON objects of a JSON array (or of the array under key ``where``), or of JSONL lines."""
+        body = self.text.lstrip("\ufeff")
+        lead = len(self.text) - len(body)
+        if body.lstrip().startswith(("[", "{")) and (where is not None or body.lstrip().startswith("[")):
+            try:
+                node = parse_json_line(body)
+            except (ValueError, RecursionError) as exc:
+                if where is not None or not self._jsonl_like(body):
+                    raise self.error(lead + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}")
+            else:
+                if where is not None:
+                    if not isinstance(node.value, dict) or where not in node.members:
+                        raise self.error(lead + node.start, f"expected an object with a {where!r} list")
+                    node = node.members[where][1]
+                if not isinstance(node.value, list):
+                    raise self.error(lead + node.start, "expected a JSON array of samples")
+                return [(self._object(item.value, lead + item.start), self.range(lead + item.start, lead + item.end))
+                        for item in node.items]
+        out = []
+        offset = 0
+        for line in self.text.split("\n"):
+            stripped = line.strip().lstrip("\ufeff")
+            if stripped:
+                try:
+                    value = json.loads(stripped)
+                except ValueError as exc:
+                    raise self.error(offset + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}")
+                out.append((self._object(value, offset), self.range(offset, offset + len(line.rstrip()))))
+            offset += len(line) + 1
+        return out
+
+    @staticmethod
+    def _jsonl_like(body: str) -> bool:
+        first = body.lstrip().split("\n", 1)[0]
+        try:
+            json.loads(first)
+        except ValueError:
+            return False
+        return True
+
+    def _object(self, value: Any, offset: int) -> dict:
+        if not isinstance(value, dict):
+            raise self.error(offset, f"each sample must be a JSON object, not {type(value).__name__}")
+        return value
+
+    def field(self, obj: dict, rng: Range, name: str, kind: type | tuple, default: Any = ...) -> Any:
+        value = obj.get(name, default)
+        if value is ...:
+            raise ConfigError(f"{self.path}:{rng.line + 1}:{rng.column + 1}: the sample has no {name!r}")
+        if value is not None and value is not default and not isinstance(value, kind):
+            raise ConfigError(f"{self.path}:{rng.line + 1}:{rng.column + 1}: {name!r} must be "
+                              f"{'a list of strings' if kind is list else 'a string'}")
+        if kind is list and value and not all(isinstance(v, str) for v in value):
+            raise ConfigError(f"{self.path}:{rng.line + 1}:{rng.column + 1}: {name!r} must be a list of strings")
+        return value
+
+
+def _text_contexts(texts: list[str] | None, ids: list[str] | None) -> list[Context]:
+    """Text contexts when there are any, else the chunk IDs (a chunk-ID-only sample)."""
+    if texts:
+        return [Context(text=t) for t in texts]
+    return [Context(chunk_id=c) for c in ids or ()]
+
+
+def read_ragas(src: _Source) -> list[Sample]:
+    out = []
+    for obj, rng in src.objects():
+        texts = src.field(obj, rng, "reference_contexts", list, None)
+        ids = [str(i) for i in src.field(obj, rng, "reference_context_ids", list, None) or ()]
+        out.append(Sample(rng, src.field(obj, rng, "user_input", str), src.field(obj, rng, "reference", str, "") or "",
+                          _text_contexts(texts, ids), unanswerable=texts == [] and not ids))
+    return out
+
+
+def read_deepeval(src: _Source) -> list[Sample]:
+    out = []
+    for obj, rng in src.objects():
+        meta = src.field(obj, rng, "additional_metadata", dict, None) or {}
+        texts = src.field(obj, rng, "context", list, None)
+        ids = meta.get("chunk_ids") if isinstance(meta.get("chunk_ids"), list) else None
+        out.append(Sample(rng, src.field(obj, rng, "input", str), src.field(obj, rng, "expected_output", str, "") or "",
+                          _text_contexts(texts, ids),
+                          meta.get("id") if isinstance(meta.get("id"), str) else None,
+                          meta.get("query_type") if isinstance(meta.get("query_type"), str) else None,
+                          meta.get("is_unanswerable") is True or (texts == [] and not ids)))
+    return out
+
+
+def read_dataset(src: _Source) -> list[Sample]:
+    out = []
+    for obj, rng in src.objects("samples"):
+        ids = src.field(obj, rng, "relevant_chunk_ids", list, None) or []
+        sample_id = obj.get("id")
+        out.append(Sample(rng, src.field(obj, rng, "query", str), src.field(obj, rng, "expected_answer", str, "") or "",
+                          [Context(chunk_id=c) for c in ids],
+                          str(sample_id) if isinstance(sample_id, (str, int)) else None,
+                          src.field(obj, rng, "query_type", str, None),
+                          obj.get("is_unanswerable") is True))
+    return out
+
+
+def read_chroma(src: _Source) -> list[Sample]:
+    reader = csv.DictReader(io.StringIO(src.text.lstrip("\ufeff"), newline=""))
+    missing = {"question", "references"} - set(reader.fieldnames or ())
+    if missing:
+        raise src.error(0, f"the CSV has no column {', '.join(sorted(missing))} (question, references, corpus_id)")
+    out = []
+    first_line = 1  # the header is line 0
+    for row in reader:
+        rng = Range(first_line, 0, reader.line_num - 1, 0)
+        where = f"{src.path}:{first_line + 1}"
+        first_line = reader.line_num
+        try:
+            refs = json.loads(row["references"] or "[]")
+        except ValueError as exc:
+            raise ConfigError(f"{where}: references is not JSON: {exc}") from None
+        if not isinstance(refs, list) or not all(isinstance(r, dict) and isinstance(r.get("content"), str)
+                                                 for r in refs):
+            raise ConfigError(f"{where}: references must be a JSON list of {{content, start_index, end_index}}")
+        doc = row.get("corpus_id") or None
+        contexts = [Context(text=r["content"], doc=doc,
+                            start=r.get("start_index") if isinstance(r.get("start_index"), int) else None)
+                    for r in refs]
+        out.append(Sample(rng, row["question"] or "", "", contexts, unanswerable=not refs))
+    return out
+
+
+READERS: dict[str, Callable[[_Source], list[Sample]]] = {
+    "ragas": read_ragas, "deepeval": read_deepeval, "dataset": read_dataset, "chroma": read_chroma,
+}
+
+
+# --- anchoring ----------------------------------------------------------------------------------
+
+def _cover(doc: CorpusDoc, lo: int, hi: int) -> list[tuple[int, int, Span]] | None:
+    """Quotes inside [lo, hi), one per line at most, with the spans they expand to, that cover its
+    every non-space character; None when a line of it has no unique quote and no span covers it.
+
+    Each line not yet covered gets the shortest unique quote around its first word: a quote in
+    the first line of a paragraph or list item covers the whole block, so one locator suffices
+    whenever one block holds the context, and a context over several blocks gets one per block.
+    """
+    text = doc.text
+    quotes: list[tuple[int, int, Span]] = []
+    covered: list[tuple[int, int]] = []
+    pos = lo
+    while pos < hi:
+        line_end = text.find("\n", pos)
+        line_end = hi if line_end == -1 or line_end > hi else line_end
+        if text[pos:line_end].strip() and not any(s <= pos and line_end <= e for s, e in covered):
+            q = unique_quote_at(text, pos, lo, hi)
+            if q is not None:
+                span = span_at(doc.doc_id, text, q[0], text[q[0]:q[1]], False)
+                quotes.append((*q, span))
+                covered.append((span.start, span.end))
+        pos = line_end + 1
+    for i in range(lo, hi):
+        if not text[i].isspace() and not any(s <= i < e for s, e in covered):
+            return None
+    return quotes
+
+
+class _Anchorer:
+    """Finds each context in the corpus and turns it into locators, or into a finding."""
+
+    def __init__(self, corpus: Corpus, path: Path):
+        self.corpus, self.path = corpus, path
+        self.chunks: dict[str, tuple[CorpusDoc, Chunk]] = {
+            c.chunk_id: (doc, c) for doc in corpus.docs.values() for c in doc.chunks}
+
+    def anchor(self, ctx: Context, where: Range, label: str) -> tuple[list[dict] | None, Diagnostic | None]:
+        if ctx.text is None:
+            return self._anchor_chunk(ctx.chunk_id, where, label)
+        needle = canonicalize(ctx.text).strip()
+        if not needle:
+            return None, self._finding("import-not-found", f"{label} is empty", where)
+        doc = self.corpus.docs.get(ctx.doc) if ctx.doc else None
+        if doc is not None and ctx.start is not None and doc.text.startswith(needle, ctx.start):
+            found = [(doc, ctx.start)]  # the source names this very place
+        else:
+            found = []
+            for d in self.corpus.docs.values():
+                found += [(d, s) for s in occurrences(d.text, needle, MAX_LISTED + 1 - len(found))]
+                if len(found) > MAX_LISTED:
+                    break
+        if len(found) > 1:
+            related = [corpus_location(self.corpus, d.doc_id, s, s + len(needle), f"occurrence {i + 1}")
+                       for i, (d, s) in enumerate(found[:MAX_LISTED])]
+            places = ", ".join(f"{r.doc_id}:{r.range.line + 1}:{r.range.column + 1}" for r in related)
+            total = f"more than {MAX_LISTED}" if len(found) > MAX_LISTED else str(len(found))
+            return None, self._finding("import-ambiguous", f"{label} occurs {total} times in the corpus "
+                                       f"({places}): {short(needle)!r}", where, related)
+        if not found:
+            return None, self._not_found(needle, where, label)
+        doc, start = found[0]
+        return self._locators(doc, start, start + len(needle), where, label)
+
+    def _anchor_chunk(self, chunk_id: str, where: Range, label: str):
+        hit = self.chunks.get(chunk_id)
+        if hit is None:
+            return None, self._finding("import-not-found", f"{label}: chunk {chunk_id} is not a chunk of the "
+                                       "current corpus (re-chunked, or its text edited)", where)
+        doc, chunk = hit
+        body = doc.text[chunk.start:chunk.end]
+        lo = chunk.start + len(body) - len(body.lstrip())
+        return self._locators(doc, lo, chunk.start + len(body.rstrip()), where, label)
+
+    def _locators(self, doc: CorpusDoc, lo: int, hi: int, where: Range, label: str):
+        quotes = _cover(doc, lo, hi)
+        if quotes is None:
+            related = (corpus_location(self.corpus, doc.doc_id, lo, hi, "the passage"),)
+            return None, self._finding("import-ambiguous", f"{label} occurs once in {doc.doc_id}, but one of "
+                                       "its lines has no unique quote: anchor it by hand", where, related)
+        text = doc.text
+        span = quotes[0][2]
+        if (len(quotes) == 1 and (text[span.start:lo].strip() or text[hi:span.end].strip())
+                and "\n" not in text[lo:hi]):
+            # a part of one block, on one line: the block would label more than the source did
+            return [{"doc": doc.doc_id, "quote": text[lo:hi], "exact": True}], None
+        return [{"doc": doc.doc_id, "quote": text[s:e]} for s, e, _ in quotes], None
+
+    def _not_found(self, needle: str, where: Range, label: str) -> Diagnostic:
+        for ignore_case in (False, True):
+            for doc in self.corpus.docs.values():
+                hint = loose_hint(doc.text, needle, ignore_case)
+                if hint is not None:
+                    loc = corpus_location(self.corpus, doc.doc_id, hint.start, hint.end, "the nearest passage")
+                    why = {"line break": "across a line break", "whitespace": "with different whitespace",
+                           "typography": "with different quotes or dashes", "case": "in different case"}[hint.kind]
+                    return self._finding("import-not-found", f"{label} not found in the corpus; the same words "
+                                         f"occur {why} at {doc.doc_id}:{loc.range.line + 1}:{loc.range.column + 1}: "
+                                         f"{short(hint.corpus_text)!r}", where, (loc,))
+        return self._finding("import-not-found", f"{label} not found in the corpus (a paraphrase, or text "
+                             f"since edited?): {short(needle)!r}", where)
+
+    def _finding(self, code: str, message: str, where: Range, related: tuple[Related, ...] | list = ()) -> Diagnostic:
+        return Diagnostic(code, message, self.path, where, tuple(related))
+
+
+# --- writing the questions file -----------------------------------------------------------------
+
+def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
+    """The questions file for the samples of ``text`` (a ``fmt`` file at ``path``), with findings."""
+    samples = READERS[fmt](_Source(path, text))
+    anchorer = _Anchorer(corpus, path)
+    out = Imported("", [], len(samples))
+    lines: list[str] = []
+    used: set[str] = set()
+    for n, sample in enumerate(samples, 1):
+        locators: list[dict] = []
+        for i, ctx in enumerate(sample.contexts, 1):
+            label = f"context {i} of sample {sample.id or n}"
+            found, finding = anchorer.anchor(ctx, sample.range, label)
+            if found is not None:
+                out.anchored += 1
+                locators += [loc for loc in found if loc not in locators]
+                continue
+            out.diagnostics.append(finding)
+            if finding.code == "import-ambiguous":
+                out.ambiguous += 1
+            else:
+                out.not_found += 1
+            kept = json.dumps(ctx.text, ensure_ascii=False) if ctx.text is not None else f"chunk {ctx.chunk_id}"
+            lines.append(f"// unanchored: {kept}")
+        record_id = sample.id or f"{path.stem}-{n:03d}"
+        while record_id in used:
+            record_id += "-again"
+        used.add(record_id)
+        record: dict[str, Any] = {"id": record_id, "query": sample.query, "expected_answer": sample.expected_answer,
+                                  "locators": locators, "hop": "multi" if len(locators) > 1 else "single"}
+        if sample.query_type is not None:
+            record["query_type"] = sample.query_type
+        if sample.unanswerable:
+            record["unanswerable"] = True
+        lines.append(json.dumps(record, ensure_ascii=False))
+    header = (f"// imported by golden-lsp from {fmt} file {path.name}: {out.anchored} contexts anchored, "
+              f"{out.ambiguous} ambiguous, {out.not_found} not found")
+    out.text = "\n".join([header, *lines]) + "\n"
+    return out

@@ -1,0 +1,56 @@
+"""Our vectorised metrics against trec_eval (pytrec_eval through ir-measures), ties included."""
+
+from __future__ import annotations
+
+import pytest
+
+from eval_support import KS, ours, random_case
+from golden_lsp.metrics import interval_union, iou
+from golden_lsp.runs import trec_order
+
+ir_measures = pytest.importorskip("ir_measures")
+from ir_measures import RR, P, R, Success, nDCG  # noqa: E402
+
+TREC = ir_measures.providers.registry["pytrec_eval"]
+MEASURES = {"hit": Success, "recall": R, "ndcg": nDCG, "precision": P}
+
+
+def trec_eval_values(qrels: dict, run: dict) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for metric in TREC.iter_calc([m @ k for m in MEASURES.values() for k in KS], qrels, run):
+        name = next(n for n, m in MEASURES.items() if metric.measure.NAME == m.NAME)
+        out.setdefault(metric.query_id, {})[f"{name}@{metric.measure['cutoff']}"] = metric.value
+    # trec_eval's recip_rank has no cutoff (pytrec_eval ignores RR's): MRR@k is RR of the top k
+    for k in KS:
+        top = {q: dict((d, docs[d]) for d in trec_order(list(docs.items()))[:k]) for q, docs in run.items()}
+        for metric in TREC.iter_calc([RR], qrels, top):
+            out.setdefault(metric.query_id, {})[f"mrr@{k}"] = metric.value
+    return out
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_runs_with_ties_agree_with_trec_eval(seed):
+    qrels, run = random_case(seed)
+    expected = trec_eval_values(qrels, run)
+    got = ours(qrels, run)
+    for qid, values in got.items():
+        for name, value in values.items():
+            # trec_eval leaves out queries the run does not rank at all: they score 0 here
+            want = expected.get(qid, {}).get(name, 0.0)
+            assert value == pytest.approx(want, abs=1e-6), (seed, qid, name)
+
+
+def test_ties_break_as_trec_eval_does_by_docno_descending_in_float32():
+    # 1.0 + 1e-9 equals 1.0 as a C float, so trec_eval sees a tie and ranks "b" before "a"
+    assert trec_order([("a", 1.0 + 1e-9), ("b", 1.0)]) == ["b", "a"]
+    assert trec_order([("a", 2.0), ("c", 1.0), ("b", 1.0)]) == ["a", "c", "b"]
+    qrels, run = {"q": {"a": 1}}, {"q": {"a": 1.0 + 1e-9, "b": 1.0}}
+    assert ours(qrels, run)["q"]["precision@1"] == trec_eval_values(qrels, run)["q"]["precision@1"] == 0.0
+
+
+def test_iou_counts_characters_once():
+    assert interval_union([(5, 9), (0, 3), (2, 4), (9, 9)]) == [(0, 4), (5, 9)]
+    # retrieved [0, 10) ∪ [5, 20) vs span [15, 25): intersection 5, union 25
+    assert iou({"d": [(0, 10), (5, 20)]}, {"d": [(15, 25)]}) == pytest.approx(5 / 25)
+    assert iou({"e": [(0, 10)]}, {"d": [(0, 10)]}) == 0.0
+    assert iou({}, {}) == 0.0
