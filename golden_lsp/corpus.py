@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from . import diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document
 from .files import display
@@ -46,7 +47,12 @@ class CorpusDoc:
 
     @cached_property
     def chunks(self) -> list[Chunk]:
-        return chunk_document(self.doc_id, self.text, self.max_chars)
+        """Its chunks: from the warm cache when it holds them (``diskcache``), else chunked."""
+        chunks = diskcache.load_chunks(self.doc_id, self.sha256, len(self.text), self.max_chars)
+        if chunks is None:
+            chunks = chunk_document(self.doc_id, self.text, self.max_chars)
+            diskcache.store_chunks(self.doc_id, self.sha256, self.max_chars, chunks)
+        return chunks
 
     @cached_property
     def _chunk_starts(self) -> list[int]:

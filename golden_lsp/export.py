@@ -22,6 +22,7 @@ from typing import Callable
 
 from .canon import CANONICAL_VERSION
 from .chunker import CHUNKER_VERSION
+from .chunkings import qrels_text
 from .config import ConfigError
 from .corpus import Corpus
 from .diagnostics import plural
@@ -150,10 +151,17 @@ def _answerable(items: list[Sample]) -> tuple[list[Sample], int]:
     return kept, len(items) - len(kept)
 
 
+def _trec_ids(items: list[Sample]) -> list[Sample]:
+    """The samples, when every ID fits a whitespace-separated qrels line."""
+    for s in items:
+        if any(c.isspace() for c in s.id):
+            raise ConfigError(f"query id {s.id!r} holds whitespace: qrels lines cannot carry it")
+    return items
+
+
 def export_qrels(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
-    text = "".join(f"{s.id} 0 {cid} 1\n" for s in kept for cid in s.chunk_ids)
-    return Export({"": text}, len(kept), left_out)
+    return Export({"": qrels_text([(s.id, frozenset(s.chunk_ids)) for s in _trec_ids(kept)])}, len(kept), left_out)
 
 
 def export_ranx(golden: GoldenSet, items: list[Sample]) -> Export:
@@ -166,7 +174,8 @@ def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None
     kept, left_out = _answerable(items)
     corpus_rows = [{"_id": c.chunk_id, "title": c.heading_path, "text": doc.text[c.start:c.end].strip()}
                    for doc in golden.corpus.docs.values() for c in doc.chunks]
-    qrels = "query-id\tcorpus-id\tscore\n" + "".join(f"{s.id}\t{cid}\t1\n" for s in kept for cid in s.chunk_ids)
+    qrels = "query-id\tcorpus-id\tscore\n" + "".join(f"{s.id}\t{cid}\t1\n" for s in _trec_ids(kept)
+                                                      for cid in s.chunk_ids)
     return Export({"corpus.jsonl": _jsonl(corpus_rows),
                    "queries.jsonl": _jsonl({"_id": s.id, "text": s.record.query} for s in kept),
                    f"qrels/{split or 'test'}.tsv": qrels}, len(kept), left_out)

@@ -27,8 +27,8 @@ from .config import ConfigError
 from .corpus import Corpus, CorpusDoc
 from .diagnostics import Diagnostic, Range, Related
 from .questions import parse_json_line
-from .resolve import Span, loose_hint, occurrences, span_at, unique_quote_at
-from .rules import corpus_location, short
+from .resolve import Span, not_found_hint, occurrences, span_at, unique_quote_at
+from .rules import HINT_WHY, corpus_location, short
 
 #: occurrences of an ambiguous context listed in its finding
 MAX_LISTED = 5
@@ -36,12 +36,11 @@ MAX_LISTED = 5
 
 @dataclass
 class Context:
-    """One reference context of a sample: text, or a chunk ID; ``doc``/``start`` when the source says."""
+    """One reference context of a sample: text, or a chunk ID; ``doc`` when the source names it."""
 
     text: str | None = None
     chunk_id: str | None = None
     doc: str | None = None
-    start: int | None = None
 
 
 @dataclass
@@ -88,61 +87,64 @@ class _Source:
         return ConfigError(f"{self.path}:{line + 1}:{col + 1}: {message}")
 
     def objects(self, where: str | None = None) -> list[tuple[dict, Range]]:
-        """The JSON objects of a JSON array (or of the array under key ``where``), or of JSONL lines."""
+        """The objects of the JSON array under key ``where`` of the file's object; without
+        ``where``, of the file's JSON array, or of its lines (JSONL) when it is not one."""
         body = self.text.lstrip("\ufeff")
         lead = len(self.text) - len(body)
-        if body.lstrip().startswith(("[", "{")) and (where is not None or body.lstrip().startswith("[")):
-            try:
-                node = parse_json_line(body)
-            except (ValueError, RecursionError) as exc:
-                if where is not None or not self._jsonl_like(body):
-                    raise self.error(lead + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}")
-            else:
-                if where is not None:
-                    if not isinstance(node.value, dict) or where not in node.members:
-                        raise self.error(lead + node.start, f"expected an object with a {where!r} list")
-                    node = node.members[where][1]
-                if not isinstance(node.value, list):
-                    raise self.error(lead + node.start, "expected a JSON array of samples")
-                return [(self._object(item.value, lead + item.start), self.range(lead + item.start, lead + item.end))
-                        for item in node.items]
+        if where is None and not body.lstrip().startswith("["):
+            return self._lines()
+        try:
+            node = parse_json_line(body)
+        except (ValueError, RecursionError) as exc:
+            raise self.error(lead + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+        if where is not None:
+            if not isinstance(node.value, dict) or where not in node.members:
+                raise self.error(lead + node.start, f"expected an object with a {where!r} list")
+            node = node.members[where][1]
+        if not isinstance(node.value, list):
+            raise self.error(lead + node.start, "expected a JSON array of samples")
+        return [(self._object(item.value, lead + item.start), self.range(lead + item.start, lead + item.end))
+                for item in node.items]
+
+    def _lines(self) -> list[tuple[dict, Range]]:
         out = []
         offset = 0
         for line in self.text.split("\n"):
-            stripped = line.strip().lstrip("\ufeff")
-            if stripped:
+            body = line.lstrip().lstrip("\ufeff")
+            start = offset + len(line) - len(body)
+            if body.strip():
                 try:
-                    value = json.loads(stripped)
+                    value = json.loads(body)
                 except ValueError as exc:
-                    raise self.error(offset + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}")
-                out.append((self._object(value, offset), self.range(offset, offset + len(line.rstrip()))))
+                    raise self.error(start + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}") \
+                        from None
+                out.append((self._object(value, start), self.range(start, offset + len(line.rstrip()))))
             offset += len(line) + 1
         return out
-
-    @staticmethod
-    def _jsonl_like(body: str) -> bool:
-        first = body.lstrip().split("\n", 1)[0]
-        try:
-            json.loads(first)
-        except ValueError:
-            return False
-        return True
 
     def _object(self, value: Any, offset: int) -> dict:
         if not isinstance(value, dict):
             raise self.error(offset, f"each sample must be a JSON object, not {type(value).__name__}")
         return value
 
-    def field(self, obj: dict, rng: Range, name: str, kind: type | tuple, default: Any = ...) -> Any:
-        value = obj.get(name, default)
-        if value is ...:
-            raise ConfigError(f"{self.path}:{rng.line + 1}:{rng.column + 1}: the sample has no {name!r}")
-        if value is not None and value is not default and not isinstance(value, kind):
-            raise ConfigError(f"{self.path}:{rng.line + 1}:{rng.column + 1}: {name!r} must be "
-                              f"{'a list of strings' if kind is list else 'a string'}")
-        if kind is list and value and not all(isinstance(v, str) for v in value):
-            raise ConfigError(f"{self.path}:{rng.line + 1}:{rng.column + 1}: {name!r} must be a list of strings")
+    def field(self, obj: dict, rng: Range, name: str, kind: type, required: bool = False) -> Any:
+        """``obj[name]`` checked to be a ``kind`` (a list: of strings); None when absent or null."""
+        value = obj.get(name)
+        where = f"{self.path}:{rng.line + 1}:{rng.column + 1}"
+        if value is None:
+            if required:
+                raise ConfigError(f"{where}: the sample has no {name!r}")
+            return None
+        if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+            raise ConfigError(f"{where}: {name!r} must be {'a list of strings' if kind is list else 'a ' + kind.__name__}")
         return value
+
+    def ids(self, obj: dict, rng: Range, name: str) -> list[str]:
+        """A list of chunk IDs (strings or numbers, as ragas allows)."""
+        value = obj.get(name) or []
+        if not isinstance(value, list) or not all(isinstance(v, (str, int)) for v in value):
+            raise ConfigError(f"{self.path}:{rng.line + 1}:{rng.column + 1}: {name!r} must be a list of IDs")
+        return [str(v) for v in value]
 
 
 def _text_contexts(texts: list[str] | None, ids: list[str] | None) -> list[Context]:
@@ -155,9 +157,9 @@ def _text_contexts(texts: list[str] | None, ids: list[str] | None) -> list[Conte
 def read_ragas(src: _Source) -> list[Sample]:
     out = []
     for obj, rng in src.objects():
-        texts = src.field(obj, rng, "reference_contexts", list, None)
-        ids = [str(i) for i in src.field(obj, rng, "reference_context_ids", list, None) or ()]
-        out.append(Sample(rng, src.field(obj, rng, "user_input", str), src.field(obj, rng, "reference", str, "") or "",
+        texts = src.field(obj, rng, "reference_contexts", list)
+        ids = src.ids(obj, rng, "reference_context_ids")
+        out.append(Sample(rng, src.field(obj, rng, "user_input", str, True), src.field(obj, rng, "reference", str) or "",
                           _text_contexts(texts, ids), unanswerable=texts == [] and not ids))
     return out
 
@@ -165,13 +167,12 @@ def read_ragas(src: _Source) -> list[Sample]:
 def read_deepeval(src: _Source) -> list[Sample]:
     out = []
     for obj, rng in src.objects():
-        meta = src.field(obj, rng, "additional_metadata", dict, None) or {}
-        texts = src.field(obj, rng, "context", list, None)
-        ids = meta.get("chunk_ids") if isinstance(meta.get("chunk_ids"), list) else None
-        out.append(Sample(rng, src.field(obj, rng, "input", str), src.field(obj, rng, "expected_output", str, "") or "",
-                          _text_contexts(texts, ids),
-                          meta.get("id") if isinstance(meta.get("id"), str) else None,
-                          meta.get("query_type") if isinstance(meta.get("query_type"), str) else None,
+        meta = src.field(obj, rng, "additional_metadata", dict) or {}
+        texts = src.field(obj, rng, "context", list)
+        ids = src.ids(meta, rng, "chunk_ids")
+        out.append(Sample(rng, src.field(obj, rng, "input", str, True), src.field(obj, rng, "expected_output", str) or "",
+                          _text_contexts(texts, ids), src.field(meta, rng, "id", str),
+                          src.field(meta, rng, "query_type", str),
                           meta.get("is_unanswerable") is True or (texts == [] and not ids)))
     return out
 
@@ -179,13 +180,11 @@ def read_deepeval(src: _Source) -> list[Sample]:
 def read_dataset(src: _Source) -> list[Sample]:
     out = []
     for obj, rng in src.objects("samples"):
-        ids = src.field(obj, rng, "relevant_chunk_ids", list, None) or []
         sample_id = obj.get("id")
-        out.append(Sample(rng, src.field(obj, rng, "query", str), src.field(obj, rng, "expected_answer", str, "") or "",
-                          [Context(chunk_id=c) for c in ids],
+        out.append(Sample(rng, src.field(obj, rng, "query", str, True), src.field(obj, rng, "expected_answer", str) or "",
+                          [Context(chunk_id=c) for c in src.ids(obj, rng, "relevant_chunk_ids")],
                           str(sample_id) if isinstance(sample_id, (str, int)) else None,
-                          src.field(obj, rng, "query_type", str, None),
-                          obj.get("is_unanswerable") is True))
+                          src.field(obj, rng, "query_type", str), obj.get("is_unanswerable") is True))
     return out
 
 
@@ -208,9 +207,7 @@ def read_chroma(src: _Source) -> list[Sample]:
                                                  for r in refs):
             raise ConfigError(f"{where}: references must be a JSON list of {{content, start_index, end_index}}")
         doc = row.get("corpus_id") or None
-        contexts = [Context(text=r["content"], doc=doc,
-                            start=r.get("start_index") if isinstance(r.get("start_index"), int) else None)
-                    for r in refs]
+        contexts = [Context(text=r["content"], doc=doc) for r in refs]
         out.append(Sample(rng, row["question"] or "", "", contexts, unanswerable=not refs))
     return out
 
@@ -222,32 +219,33 @@ READERS: dict[str, Callable[[_Source], list[Sample]]] = {
 
 # --- anchoring ----------------------------------------------------------------------------------
 
-def _cover(doc: CorpusDoc, lo: int, hi: int) -> list[tuple[int, int, Span]] | None:
-    """Quotes inside [lo, hi), one per line at most, with the spans they expand to, that cover its
-    every non-space character; None when a line of it has no unique quote and no span covers it.
+def _cover(doc: CorpusDoc, lo: int, hi: int) -> tuple[list[tuple[int, int, Span]], int | None]:
+    """Quotes inside [lo, hi), one per line at most, with the spans they expand to, that cover
+    every line of it holding a letter or digit; and the start of the first such line left
+    uncovered (no unique quote on it, and no other quote's span reaching it), else None.
 
     Each line not yet covered gets the shortest unique quote around its first word: a quote in
     the first line of a paragraph or list item covers the whole block, so one locator suffices
     whenever one block holds the context, and a context over several blocks gets one per block.
+    Lines of markup only (a table's rule, a code fence) carry no answer and need no quote.
     """
     text = doc.text
     quotes: list[tuple[int, int, Span]] = []
-    covered: list[tuple[int, int]] = []
+    lines: list[tuple[int, int]] = []
     pos = lo
     while pos < hi:
-        line_end = text.find("\n", pos)
-        line_end = hi if line_end == -1 or line_end > hi else line_end
-        if text[pos:line_end].strip() and not any(s <= pos and line_end <= e for s, e in covered):
-            q = unique_quote_at(text, pos, lo, hi)
-            if q is not None:
-                span = span_at(doc.doc_id, text, q[0], text[q[0]:q[1]], False)
-                quotes.append((*q, span))
-                covered.append((span.start, span.end))
-        pos = line_end + 1
-    for i in range(lo, hi):
-        if not text[i].isspace() and not any(s <= i < e for s, e in covered):
-            return None
-    return quotes
+        end = text.find("\n", pos)
+        end = hi if end == -1 or end > hi else end
+        if any(c.isalnum() for c in text[pos:end]):
+            lines.append((pos, end))
+            if not any(span.start <= pos and end <= span.end for *_, span in quotes):
+                q = unique_quote_at(text, pos, lo, hi)
+                if q is not None:
+                    quotes.append((*q, span_at(doc.doc_id, text, q[0], text[q[0]:q[1]], False)))
+        pos = end + 1
+    uncovered = next((s for s, e in lines if not any(span.start <= s and e <= span.end for *_, span in quotes)),
+                     None)
+    return quotes, uncovered
 
 
 class _Anchorer:
@@ -264,15 +262,14 @@ class _Anchorer:
         needle = canonicalize(ctx.text).strip()
         if not needle:
             return None, self._finding("import-not-found", f"{label} is empty", where)
-        doc = self.corpus.docs.get(ctx.doc) if ctx.doc else None
-        if doc is not None and ctx.start is not None and doc.text.startswith(needle, ctx.start):
-            found = [(doc, ctx.start)]  # the source names this very place
-        else:
-            found = []
-            for d in self.corpus.docs.values():
-                found += [(d, s) for s in occurrences(d.text, needle, MAX_LISTED + 1 - len(found))]
-                if len(found) > MAX_LISTED:
-                    break
+        # only in the source's document when it names one of the corpus (no quote can tell two
+        # occurrences in one document apart, so an offset the source gives cannot help)
+        named = self.corpus.docs.get(ctx.doc) if ctx.doc else None
+        found: list[tuple[CorpusDoc, int]] = []
+        for d in [named] if named is not None else self.corpus.docs.values():
+            found += [(d, s) for s in occurrences(d.text, needle, MAX_LISTED + 1 - len(found))]
+            if len(found) > MAX_LISTED:
+                break
         if len(found) > 1:
             related = [corpus_location(self.corpus, d.doc_id, s, s + len(needle), f"occurrence {i + 1}")
                        for i, (d, s) in enumerate(found[:MAX_LISTED])]
@@ -296,11 +293,15 @@ class _Anchorer:
         return self._locators(doc, lo, chunk.start + len(body.rstrip()), where, label)
 
     def _locators(self, doc: CorpusDoc, lo: int, hi: int, where: Range, label: str):
-        quotes = _cover(doc, lo, hi)
-        if quotes is None:
-            related = (corpus_location(self.corpus, doc.doc_id, lo, hi, "the passage"),)
-            return None, self._finding("import-ambiguous", f"{label} occurs once in {doc.doc_id}, but one of "
-                                       "its lines has no unique quote: anchor it by hand", where, related)
+        quotes, uncovered = _cover(doc, lo, hi)
+        if uncovered is not None:
+            line_end = doc.text.find("\n", uncovered)
+            related = (corpus_location(self.corpus, doc.doc_id, lo, hi, "the passage"),
+                       corpus_location(self.corpus, doc.doc_id, uncovered, line_end, "the line without a unique quote"))
+            where_line = related[1].range.one_based()
+            return None, self._finding("import-ambiguous", f"{label} occurs once in {doc.doc_id}, but its line at "
+                                       f"{where_line.line}:{where_line.column} holds no unique quote (the same "
+                                       "words occur elsewhere in the document): anchor it by hand", where, related)
         text = doc.text
         span = quotes[0][2]
         if (len(quotes) == 1 and (text[span.start:lo].strip() or text[hi:span.end].strip())
@@ -310,16 +311,13 @@ class _Anchorer:
         return [{"doc": doc.doc_id, "quote": text[s:e]} for s, e, _ in quotes], None
 
     def _not_found(self, needle: str, where: Range, label: str) -> Diagnostic:
-        for ignore_case in (False, True):
-            for doc in self.corpus.docs.values():
-                hint = loose_hint(doc.text, needle, ignore_case)
-                if hint is not None:
-                    loc = corpus_location(self.corpus, doc.doc_id, hint.start, hint.end, "the nearest passage")
-                    why = {"line break": "across a line break", "whitespace": "with different whitespace",
-                           "typography": "with different quotes or dashes", "case": "in different case"}[hint.kind]
-                    return self._finding("import-not-found", f"{label} not found in the corpus; the same words "
-                                         f"occur {why} at {doc.doc_id}:{loc.range.line + 1}:{loc.range.column + 1}: "
-                                         f"{short(hint.corpus_text)!r}", where, (loc,))
+        for doc in self.corpus.docs.values():
+            hint = not_found_hint(doc.text, needle)
+            if hint is not None and hint.kind != "closest":  # near-exact only: a paraphrase is not found
+                loc = corpus_location(self.corpus, doc.doc_id, hint.start, hint.end, "the nearest passage")
+                return self._finding("import-not-found", f"{label} not found in the corpus; {HINT_WHY[hint.kind]} "
+                                     f"at {doc.doc_id}:{loc.range.line + 1}:{loc.range.column + 1}: "
+                                     f"{short(hint.corpus_text)!r}", where, (loc,))
         return self._finding("import-not-found", f"{label} not found in the corpus (a paraphrase, or text "
                              f"since edited?): {short(needle)!r}", where)
 

@@ -155,6 +155,16 @@ class GoldenSet:
             if other != what:
                 raise ConfigError(f"refusing to build: the {what} {display(path)} would overwrite the {other}")
 
+    def refuse_overwriting_inputs(self, out: Path) -> None:
+        """Raise ConfigError when writing ``out`` would overwrite an input of this set."""
+        inputs = {doc.path.resolve() for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
+        inputs |= {self.questions_path.resolve(), self.config.artifact_path().resolve(),
+                   self.config.manifest_path().resolve()}
+        if self.config.source is not None:
+            inputs.add(self.config.source.resolve())
+        if out.resolve() in inputs:
+            raise ConfigError(f"refusing to write {out}: it is an input of the golden set")
+
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""
         self._refuse_colliding_paths()

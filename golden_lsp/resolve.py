@@ -136,7 +136,7 @@ def longest_line(text: str) -> int:
     return max(map(len, text.split("\n")))
 
 
-def _loose_pattern(quote: str, flags: int = 0) -> re.Pattern[str] | None:
+def _loose_pattern(quote: str) -> re.Pattern[str] | None:
     words = quote.split()
     if not words:
         return None
@@ -158,48 +158,31 @@ def _loose_pattern(quote: str, flags: int = 0) -> re.Pattern[str] | None:
                 out.append(re.escape(ch))
             i += 1
         parts.append("".join(out))
-    return re.compile(r"\s+".join(parts), flags)
+    return re.compile(r"\s+".join(parts))
 
 
 def _first_two(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
     return list(islice(pattern.finditer(text), 2))
 
 
-def _too_long(text: str, quote: str) -> bool:
-    """A quote longer than two of the document's longest lines cannot be a one-line label
-    (``quote-multiline``): it gets no search at all, so a 1 MB quote is never compiled into a
-    regular expression on every check."""
-    return len(" ".join(quote.split())) > 2 * longest_line(text) + 1
-
-
-def loose_hint(text: str, quote: str, ignore_case: bool = False) -> Hint | None:
-    """The unique place where ``quote`` matches modulo whitespace, quotes and dashes (and case);
-    None when nothing or several places match."""
-    if not quote.split() or _too_long(text, quote):
-        return None
-    found = _first_two(_loose_pattern(quote, re.IGNORECASE if ignore_case else 0), text)
-    return _loose(text, quote, found[0], ignore_case) if len(found) == 1 else None
-
-
-def _loose(text: str, quote: str, m: re.Match[str], ignore_case: bool) -> Hint:
-    if ignore_case and not _loose_pattern(quote).fullmatch(m.group()):
-        return Hint(m.start(), m.end(), "case", m.group())
-    if "\n" in m.group():
-        return Hint(m.start(), m.end(), "line break", m.group(), _line_parts(text, m.start(), m.end()))
-    kind = "whitespace" if m.group().split() == quote.split() else "typography"
-    return Hint(m.start(), m.end(), kind, m.group())
-
-
 def not_found_hint(text: str, quote: str) -> Hint | None:
     """Why ``quote`` is not in ``text``, for the author: the unique place where it matches modulo
-    whitespace, quotes and dashes (as ``loose_hint``), Unicode normalisation or case; else the
-    closest passage. None when it matches so in several places (no guess between them), when
-    nothing is close, or when the quote is too long to be a label (``_too_long``)."""
-    if not quote.split() or _too_long(text, quote):
+    whitespace, quotes and dashes, Unicode normalisation or case; else the closest passage. None
+    when it matches so in several places (no guess between them) or nothing is close.
+
+    The work is capped by the document: a quote longer than two of its longest lines cannot be
+    a one-line label (``quote-multiline``), so it gets no search at all — a 1 MB quote is not
+    compiled into a regular expression on every check.
+    """
+    if not quote.split() or len(" ".join(quote.split())) > 2 * longest_line(text) + 1:
         return None
     found = _first_two(_loose_pattern(quote), text)
     if len(found) == 1:
-        return _loose(text, quote, found[0], False)
+        m = found[0]
+        if "\n" in m.group():
+            return Hint(m.start(), m.end(), "line break", m.group(), _line_parts(text, m.start(), m.end()))
+        kind = "whitespace" if m.group().split() == quote.split() else "typography"
+        return Hint(m.start(), m.end(), kind, m.group())
     composed = unicodedata.normalize("NFC", quote)
     if not found and composed != quote:
         found = _first_two(re.compile(re.escape(composed)), text)
@@ -286,10 +269,31 @@ def lengthen(text: str, quote: str, at: int) -> str | None:
     line_lo = text.rfind("\n", 0, at) + 1
     line_hi = text.find("\n", end)
     line_hi = len(text) if line_hi == -1 else line_hi
-    best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True)
+    unique = _unique_among(text, at, _all_occurrences(text, quote))
+    best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True, unique=unique)
     if best is None:
-        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True)
+        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True,
+                                unique=unique)
     return None if best is None else text[best[0]:best[1]]
+
+
+@lru_cache(maxsize=64)
+def _all_occurrences(text: str, quote: str) -> tuple[int, ...]:
+    return tuple(occurrences(text, quote))
+
+
+def _unique_among(text: str, at: int, starts: tuple[int, ...]):
+    """Whether ``text[a:b]`` (which holds the quote at ``at``) occurs once, probing only where the
+    quote occurs: an extension can occur nowhere else, so no probe scans the document."""
+    def unique(a: int, b: int) -> bool:
+        candidate, shift, n = text[a:b], at - a, 0
+        for s in starts:
+            if s >= shift and text.startswith(candidate, s - shift):
+                n += 1
+                if n > 1:
+                    return False
+        return n == 1
+    return unique
 
 
 def unique_quote_at(text: str, pos: int, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
@@ -351,21 +355,26 @@ def _boundaries_right(text: str, end: int, hi: int) -> list[int]:
     return out
 
 
-def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool) -> tuple[int, int] | None:
+def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool,
+                     unique=None) -> tuple[int, int] | None:
     """The shortest unique [a, b) with whole-word ends in [lo, hi) that contains [at, end);
-    with ``grow`` it must be longer than [at, end) itself (which is known not to be unique)."""
+    with ``grow`` it must be longer than [at, end) itself (which is known not to be unique).
+    ``unique(a, b)`` tells whether ``text[a:b]`` occurs once (by default: scanning ``text``)."""
+    if unique is None:
+        def unique(a: int, b: int) -> bool:
+            return count_at_most(text, text[a:b], 2) == 1
     lefts = _boundaries_left(text, at, lo)
     rights = _boundaries_right(text, end, hi)
     best: tuple[int, int] | None = None
     for a in lefts:
         if best is not None and end - a >= best[1] - best[0]:
             break  # every candidate further left is longer still
-        if count_at_most(text, text[a:rights[-1]], 2) != 1:
+        if not unique(a, rights[-1]):
             continue
         lo_i, hi_i = 0, len(rights) - 1
         while lo_i < hi_i:
             mid = (lo_i + hi_i) // 2
-            if count_at_most(text, text[a:rights[mid]], 2) == 1:
+            if unique(a, rights[mid]):
                 hi_i = mid
             else:
                 lo_i = mid + 1

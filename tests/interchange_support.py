@@ -14,18 +14,20 @@ UNANSWERABLE_QUERY = "Which hut on the tour serves sushi for dinner?"
 
 
 def example_set(root: Path) -> Path:
-    """The example set under ``root``, with splits on every record, a primary locator on the
-    first multi-hop record and one unanswerable record; built, so its artifact is fresh."""
+    """The example set under ``root``, with splits on every record, a primary locator (on the
+    first multi-hop record unless the example has one) and an unanswerable record; built, so its
+    artifact is fresh."""
     shutil.copytree(EXAMPLES, root)
     path = root / "questions.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines()
-    out, n, primary_done = [], 0, False
+    out, n = [], 0
+    primary_done = any('"primary": true' in line for line in lines)  # the example may have one already
     for line in lines:
         if line.startswith("{"):
             rec = json.loads(line)
             rec["split"] = ("dev", "test", "canary")[n % 3]
             rec["query_type"] = "multi-hop" if rec.get("hop") == "multi" else "factual"
-            if rec.get("hop") == "multi" and not primary_done and not any(l.get("primary") for l in rec["locators"]):
+            if rec.get("hop") == "multi" and not primary_done:
                 rec["locators"][1]["primary"] = primary_done = True
             line = json.dumps(rec, ensure_ascii=False)
             n += 1
@@ -37,11 +39,6 @@ def example_set(root: Path) -> Path:
     proc = run_cli(["build"], root)
     assert proc.returncode == 0, proc.stderr
     return root
-
-
-def left_out(root: Path) -> str:
-    """What an export that cannot hold unanswerable records says about the set at ``root``."""
-    return f"{sum(1 for r in artifact(root) if r.get('unanswerable'))} unanswerable records left out"
 
 
 def artifact(root: Path) -> list[dict]:
@@ -62,3 +59,7 @@ def expected_spans(root: Path) -> dict[str, list[tuple]]:
     """query → its answer spans (doc, start, end), sorted."""
     return {r["query"]: sorted((s["doc_id"], s["char_start"], s["char_end"]) for s in r["answer_spans"])
             for r in artifact(root)}
+
+
+def n_unanswerable(root: Path) -> int:
+    return sum(1 for r in artifact(root) if r.get("unanswerable"))

@@ -15,8 +15,8 @@ import pytest
 from core_support import run_cli
 from golden_lsp.canon import canonicalize
 from golden_lsp.chunker import chunk_id
-from interchange_support import (UNANSWERABLE_QUERY, artifact, example_set, expected_chunk_ids, left_out,
-                                 expected_queries, expected_spans)
+from interchange_support import (UNANSWERABLE_QUERY, artifact, example_set, expected_chunk_ids,
+                                 expected_queries, expected_spans, n_unanswerable)
 
 EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
 
@@ -125,7 +125,7 @@ def test_qrels_read_by_ir_datasets_trec_reader_unanswerable_counted(golden, tmp_
     out = tmp_path / "qrels.txt"
     proc = export(golden, "qrels", out)
     assert proc.returncode == 0, proc.stderr
-    assert left_out(golden) in proc.stderr
+    assert f"{n_unanswerable(golden)} unanswerable records left out" in proc.stderr
     local = _ir_datasets(monkeypatch, tmp_path)
     from ir_datasets.formats import TrecQrels
 
@@ -150,11 +150,8 @@ def test_beir_folder_read_by_ir_datasets_beir_readers(golden, tmp_path, monkeypa
     for doc in docs:  # title and text are exactly what the chunk ID hashes
         assert chunk_id(doc.title.split(" > ")[0], f"{doc.title}\n\n{doc.text}") == doc.doc_id
     queries = {q.query_id: q.text for q in BeirQueries("golden", local(out / "queries.jsonl"), GenericQuery).queries_iter()}
-    expected = expected_queries(golden)
-    for record in artifact(golden):  # a BEIR query without qrels is dropped by every BEIR loader
-        if record.get("unanswerable"):
-            del expected[record["query_id"]]
-    assert queries == expected
+    answerable = expected_chunk_ids(golden)  # a BEIR query without qrels is dropped by every BEIR loader
+    assert queries == {i: q for i, q in expected_queries(golden).items() if i in answerable}
     got: dict[str, set[str]] = {}
     for q in BeirQrels(local(out / "qrels" / "test.tsv"), {}).qrels_iter():
         got.setdefault(q.query_id, set()).add(q.doc_id)
@@ -180,7 +177,7 @@ def test_chroma_csv_references_are_canonical_ranges_of_the_spans(golden, tmp_pat
     out = tmp_path / "questions.csv"
     proc = export(golden, "chroma", out)
     assert proc.returncode == 0, proc.stderr
-    assert left_out(golden) in proc.stderr
+    assert f"{n_unanswerable(golden)} unanswerable records left out" in proc.stderr
     with out.open(encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
         assert reader.fieldnames == ["question", "references", "corpus_id"]
@@ -222,3 +219,12 @@ def test_out_never_overwrites_an_input(golden, target):
 def test_beir_needs_a_folder(golden):
     proc = export(golden, "beir", None)
     assert proc.returncode == 2 and "--out" in proc.stderr
+
+
+def test_split_keeps_only_that_splits_records(golden):
+    proc = export(golden, "dataset", None, "--split", "test")
+    assert proc.returncode == 0, proc.stderr
+    body = json.loads(proc.stdout)
+    expected = {r["query_id"] for r in artifact(golden) if r.get("split") == "test"}
+    assert {s["id"] for s in body["samples"]} == expected and body["n_queries"] == len(expected)
+    assert "ex999" in expected and "of split test" in proc.stderr

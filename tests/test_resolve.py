@@ -324,10 +324,14 @@ def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
 
     text = "alpha the cat\nbeta the cat\n"
     searches = []
-    real = resolve_module.count_at_most
-    monkeypatch.setattr(resolve_module, "count_at_most", lambda *args: searches.append(args) or real(*args))
+    real = resolve_module.occurrences
+    monkeypatch.setattr(resolve_module, "occurrences", lambda *args: searches.append(args) or real(*args))
+    monkeypatch.setattr(resolve_module, "count_at_most", lambda *args: pytest.fail("a probe scanned the document"))
     lengthen.cache_clear()
+    resolve_module._all_occurrences.cache_clear()
     first = lengthen(text, "the cat", 6)
-    n = len(searches)
-    assert n and lengthen(text, "the cat", 6) == first == "alpha the cat"
-    assert len(searches) == n and lengthen.cache_info().hits == 1
+    # one scan for the quote's occurrences; every probe looks only there
+    assert searches == [(text, "the cat")]
+    assert lengthen(text, "the cat", 6) == first == "alpha the cat"
+    assert len(searches) == 1 and lengthen.cache_info().hits == 1
+    assert lengthen(text, "the cat", 19) == "beta the cat" and len(searches) == 1

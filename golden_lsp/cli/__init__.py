@@ -23,9 +23,9 @@ from .common import USAGE_ERROR
 #: command → the module of this package that registers it, in the order ``--help`` lists them
 COMMANDS = {"check": "jobs", "build": "jobs", "init": "init", "stats": "stats", "agree": "agree",
             "sample": "sample", "export": "export", "import": "importer", "eval": "evaluate", "qrels": "qrels",
-            "retrieve": "retrieve"}
+            "retrieve": "retrieve", "report": "report"}
 #: the extra a command module's imports come from, named when they are missing
-EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search"}
+EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
