@@ -135,13 +135,13 @@ def timed(fn, *args, runs: int = 1) -> float:
 
 # --- golden-lsp -------------------------------------------------------------------------------
 
-def cli_check(root: Path, *flags: str) -> tuple[float, int]:
-    """(ms, peak RSS in bytes) of one ``golden-lsp check`` subprocess."""
+def cli_check(root: Path, *flags: str) -> tuple[float, int, float]:
+    """(ms, peak RSS in bytes, CPU ms) of one ``golden-lsp check`` subprocess."""
     start = time.perf_counter()
     proc = subprocess.Popen([*CLI, "check", *flags, str(root)], stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, cwd=root)
     _, _, usage = os.wait4(proc.pid, 0)
-    return (time.perf_counter() - start) * 1000, usage.ru_maxrss * 1024
+    return (time.perf_counter() - start) * 1000, usage.ru_maxrss * 1024, (usage.ru_utime + usage.ru_stime) * 1000
 
 
 class _Session:
@@ -254,7 +254,9 @@ def measure(root: Path, n_edits: int) -> dict:
     corpus_bytes = sum(p.stat().st_size for p in (root / "corpus").glob("*.md"))
     n_records = sum(1 for line in (root / "questions.jsonl").open(encoding="utf-8") if line.startswith("{"))
     r: dict = {"bytes": corpus_bytes, "records": n_records}
+    cpu = time.process_time()
     r["naive"] = timed(naive_resolve, root)
+    r["naive_cpu"] = (time.process_time() - cpu) * 1000
     r["floor"] = timed(floor, root)
     r["naive_doc"] = timed(naive_resolve, root, "quoted.md")
     large = _documents(root)["large.md"]
@@ -262,9 +264,9 @@ def measure(root: Path, n_edits: int) -> dict:
     # the code action offers one lengthening per listed occurrence (at most 20): so does the baseline
     r["naive_lengthen"] = timed(lambda: [naive_lengthen(large, amb, at) for at in _first(large, amb, 20)]) \
         if amb else float("nan")
-    r["check_cold"], r["cli_rss"] = cli_check(root, "--no-cache")
+    r["check_cold"], r["cli_rss"], r["check_cold_cpu"] = cli_check(root, "--no-cache")
     cli_check(root)  # fills the cache
-    r["check_warm"], _ = cli_check(root)
+    r["check_warm"], _, r["check_warm_cpu"] = cli_check(root)
     gc.collect()
     r.update(asyncio.run(server_rows(root, n_edits)))
     r["chunking"] = chunking_rows(root)
@@ -286,6 +288,8 @@ def report(size: str, r: dict) -> str:
     row("check, cold (--no-cache)", r["check_cold"], r["naive"], "naive")
     row("check, cold, against the floor", r["check_cold"], r["floor"], "floor")
     row("check, warm cache", r["check_warm"], r["naive"], "naive")
+    row("check, cold: CPU time (user + sys)", r["check_cold_cpu"], r["naive_cpu"], "naive CPU")
+    row("check, warm: CPU time (user + sys)", r["check_warm_cpu"], r["naive_cpu"], "naive CPU")
     row("keystroke didChange → publish, p50", r["p50"], r["naive"], "naive")
     row("keystroke didChange → publish, p95", r["p95"], r["naive"], "naive")
     row("cold open in the server (didOpen → publish)", r["open"], r["naive"], "naive")
