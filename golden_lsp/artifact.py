@@ -126,9 +126,9 @@ def write_atomically(files: dict[Path, str]) -> None:
         for folder in {path.parent for path in files}:
             _fsync_folder(folder)
     finally:
-        for tmp, _ in temps:
-            if tmp.exists() and temps[0][0].exists():  # before the commit point: undo
-                tmp.unlink()
+        if temps and temps[0][0].exists():  # failed before the commit point: undo every temporary
+            for tmp, _ in temps:
+                tmp.unlink(missing_ok=True)
 
 
 def finish_interrupted(paths: list[Path]) -> list[str]:

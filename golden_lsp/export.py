@@ -25,6 +25,7 @@ from .chunker import CHUNKER_VERSION
 from .chunkings import qrels_text
 from .config import ConfigError
 from .corpus import Corpus
+from .diagnostics import plural
 from .model import Analysis, ResolvedLocator
 from .project import GoldenSet
 from .questions import QuestionRecord
@@ -194,7 +195,7 @@ def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
         split_rows += len(by_doc) > 1
         for doc_id, refs in by_doc.items():
             writer.writerow([s.record.query, json.dumps(refs, ensure_ascii=False), doc_id])
-    notes = [f"{split_rows} records with spans in several documents: one row per document"] if split_rows else []
+    notes = [f"{plural(split_rows, 'record')} with spans in several documents: one row per document"] if split_rows else []
     return Export({"": buf.getvalue()}, len(kept), left_out, notes)
 
 

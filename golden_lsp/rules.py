@@ -20,7 +20,7 @@ from typing import Mapping
 
 from .artifact import artifact_line
 from .corpus import Corpus
-from .diagnostics import Diagnostic, Range, Related, Severity
+from .diagnostics import Diagnostic, Range, Related, Severity, plural
 from .model import Analysis, LineResult, RecordLine, ResolvedLocator
 from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
 from .resolve import not_found_hint, occurrences, span_at
@@ -275,7 +275,7 @@ def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine],
     for doc_id in [d for d in spans if d not in corpus.docs]:
         del spans[doc_id]
     if n_records < MIN_RECORDS:
-        out.append(Diagnostic("too-few-records", f"{n_records} records: a golden set needs at least "
+        out.append(Diagnostic("too-few-records", f"{plural(n_records, 'record')}: a golden set needs at least "
                               f"{MIN_RECORDS} to measure anything", path, top))
     total = sum(spans.values())
     for doc_id, n in spans.items():

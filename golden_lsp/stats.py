@@ -14,6 +14,7 @@ from collections import Counter
 from typing import Any
 
 from .corpus import Corpus
+from .diagnostics import plural
 from .model import Analysis
 from .scoring import HitRule
 
@@ -64,7 +65,7 @@ def _rows(stats: dict[str, Any], hit_rule: HitRule) -> list[tuple[str, list[tupl
                    ("min chars", sc["min"]), ("max chars", sc["max"])]),
         ("spans by document", list(stats["spans_by_doc"].items())),
         (f"records by answer-bearing chunks (hit rule {hit_rule})",
-         [(f"{k} chunk(s)", v) for k, v in stats["records_by_chunk_count"].items()]),
+         [(plural(k, "chunk"), v) for k, v in stats["records_by_chunk_count"].items()]),
         ("query types", [*stats["query_types"].items(), *([("(none)", untyped)] if untyped else [])]),
         ("splits", [*stats["splits"].items(), *([("(none)", unsplit)] if unsplit else [])]),
     ]

@@ -108,6 +108,18 @@ def test_write_atomically_leaves_old_files_when_one_write_fails(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "blocker"]
 
 
+def test_a_write_failing_after_the_first_temporary_leaves_no_temporary(tmp_path):
+    """Else the next check would take a lone manifest temporary for a build killed after its
+    first rename, and finish it over the old artifact's manifest."""
+    a, m = tmp_path / "a.jsonl", tmp_path / "m.json"
+    a.write_text("old a", encoding="utf-8")
+    m.write_text("old m", encoding="utf-8")
+    with pytest.raises(UnicodeEncodeError):
+        write_atomically({a: "new a", m: "\ud800 cannot be UTF-8"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.jsonl", "m.json"]
+    assert a.read_text(encoding="utf-8") == "old a" and m.read_text(encoding="utf-8") == "old m"
+
+
 def test_write_atomically_renames_nothing_when_a_target_is_a_folder(tmp_path):
     old = tmp_path / "a.jsonl"
     old.write_text("old", encoding="utf-8")

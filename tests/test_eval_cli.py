@@ -388,7 +388,7 @@ def test_practice_fields_break_down_and_unanswerable_is_apart(tmp_path, cli):
         "SELECT query_type, split FROM query_results WHERE query_id = 'q1'").fetchone()
     assert row == (json.loads(lines[1])["query_type"], "test")
     text = cli(["eval", "--run", "run.jsonl", "--k", "1"], cwd=project).stdout
-    assert "unanswerable (reported apart, not in N): 1 records; the run returned chunks for 1 of them" in text
+    assert "unanswerable (reported apart, not in N): 1 record; the run returned chunks for 1 of them" in text
 
 
 def test_ratio_signals_and_the_mrr_equals_hit_flag(crafted, project, cli):

@@ -204,7 +204,7 @@ def test_a_set_with_errors_is_not_exported(golden, tmp_path):
     out = tmp_path / "ragas.jsonl"
     proc = export(broken, "ragas", out)
     assert proc.returncode == 1
-    assert "quote-not-found" in proc.stderr and "nothing exported: 1 errors" in proc.stderr
+    assert "quote-not-found" in proc.stderr and "nothing exported: 1 error " in proc.stderr
     assert not out.exists() and proc.stdout == ""
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..config import ConfigError
+from ..diagnostics import plural
 from ..evalspec import DEFAULT_KS, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
 from ..runs import read_run
 from .common import add_set_options
@@ -157,7 +158,7 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
            f"chunking; {len(ev.unknown_queries)} run queries not in the set; {ev.no_bearing} spans without a "
            "bearing chunk in this chunking"]
     if tg.unanswerable:
-        out.append(f"  unanswerable (reported apart, not in N): {len(tg.unanswerable)} records; the run returned "
+        out.append(f"  unanswerable (reported apart, not in N): {plural(len(tg.unanswerable), 'record')}; the run returned "
                    f"chunks for {ev.unanswerable_answered} of them")
     out.append("")
     for i, metric in enumerate(METRICS):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..artifact import write_atomically
 from ..config import ConfigError
-from ..diagnostics import Severity
+from ..diagnostics import Severity, plural
 from ..export import FOLDER_FORMATS, FORMATS, export, input_paths, refuse_inputs
 from ..questions import SPLITS
 from .common import USAGE_ERROR, add_set_options, display, golden_set
@@ -36,7 +36,7 @@ def _run(args: argparse.Namespace) -> int:
     if analysis.has_errors:
         errors = [d for d in analysis.diagnostics if d.severity is Severity.ERROR]
         sys.stderr.write(format_text(errors))
-        sys.stderr.write(f"golden-lsp: nothing exported: {len(errors)} errors in {display(analysis.path)} "
+        sys.stderr.write(f"golden-lsp: nothing exported: {plural(len(errors), 'error')} in {display(analysis.path)} "
                          "(an export would label what check rejects)\n")
         return 1
     result = export(golden, analysis, fmt, args.split)

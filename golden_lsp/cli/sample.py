@@ -13,6 +13,7 @@ from ..artifact import write_atomically
 from ..canon import NotUtf8Error, decode_strict
 from ..config import ConfigError
 from ..export import input_paths, refuse_inputs
+from ..diagnostics import plural
 from ..project import is_input_name
 from .common import add_set_options, display, golden_set
 
@@ -66,5 +67,5 @@ def _sample(args: argparse.Namespace) -> int:
             write_atomically({args.out: text})
         except OSError as exc:
             raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
-        sys.stderr.write(f"golden-lsp: wrote {len(out)} records to {display(args.out)}\n")
+        sys.stderr.write(f"golden-lsp: wrote {plural(len(out), 'record')} to {display(args.out)}\n")
     return 0
