@@ -31,6 +31,12 @@ def whole(text: str) -> types.Range:
     return types.Range(types.Position(0, 0), types.Position(len(text.split("\n")), 0))
 
 
+def last_id(golden_dir: Path) -> tuple[str, str]:
+    """The example set's last id and the next free one (the set grows; tests never hard-code it)."""
+    n = max(int(rec["id"][2:]) for _, rec in records(golden_dir / "questions.jsonl").values())
+    return f"ex{n:03d}", f"ex{n + 1:03d}"
+
+
 def pos_of(text: str, needle: str, delta: int = 0) -> types.Position:
     """The UTF-16 position of ``needle`` (+ delta characters) in ``text``."""
     at = text.index(needle) + delta
@@ -188,9 +194,9 @@ async def code_actions(client: LanguageClient, uri: str, rng: types.Range) -> li
 async def test_new_question_anchored_here_resolves_to_the_selection(client: LanguageClient, golden_dir: Path,
                                                                     selection: bool):
     q = golden_dir / "questions.jsonl"
-    # the committed artifact holds ex072: after deleting it from the questions file it is not free
-    lines = lines_of(q)
-    lines = [line for line in lines if '"id": "ex072"' not in line]
+    # the committed artifact holds the last id: after deleting it from the questions file it is not free
+    last, free = last_id(golden_dir)
+    lines = [line for line in lines_of(q) if f'"id": "{last}"' not in line]
     q.write_text("\n".join(lines), encoding="utf-8")
     path = golden_dir / "corpus" / CHAPTER
     raw = path.read_text(encoding="utf-8")
@@ -205,7 +211,7 @@ async def test_new_question_anchored_here_resolves_to_the_selection(client: Lang
     text = saved + edit.new_text
     added = text.rstrip("\n").split("\n")[-1]
     record = json.loads(added)
-    assert record["id"] == "ex073" and record["query"] == "" and record["expected_answer"] == ""
+    assert record["id"] == free and record["query"] == "" and record["expected_answer"] == ""
     assert record["hop"] == "single" and record["locators"][0]["doc"] == CHAPTER
     quote = record["locators"][0]["quote"]
     assert "\n" not in quote and len(occurrences(raw, quote)) == 1
@@ -296,14 +302,15 @@ async def test_completion_continues_a_half_typed_quote_unique_first(client: Lang
 
 async def test_completion_of_doc_hop_id_and_keys(client: LanguageClient, golden_dir: Path):
     docs = sorted(p.name for p in (golden_dir / "corpus").glob("*.md"))
-    items = await complete(client, golden_dir, '{"id": "ex073", "locators": [{"doc": "0')
+    last, free = last_id(golden_dir)
+    items = await complete(client, golden_dir, '{"id": "ex999", "locators": [{"doc": "0')
     assert sorted(i.label for i in items) == docs
-    items = await complete(client, golden_dir, '{"id": "ex073", "locators": [], "hop": "')
+    items = await complete(client, golden_dir, '{"id": "ex999", "locators": [], "hop": "')
     assert [i.label for i in items] == ["single", "multi"]
-    # the committed artifact holds ex072: deleting its record does not free the id
-    items = await complete(client, golden_dir, '{"id": "', drop='"id": "ex072"')
-    assert [i.label for i in items] == ["ex073"]
-    items = await complete(client, golden_dir, '{"id": "ex073", "')
+    # the committed artifact holds the last id: deleting its record does not free the id
+    items = await complete(client, golden_dir, '{"id": "', drop=f'"id": "{last}"')
+    assert [i.label for i in items] == [free]
+    items = await complete(client, golden_dir, '{"id": "ex999", "')
     labels = [i.label for i in items]
     assert "query" in labels and "locators" in labels and "id" not in labels
     assert items[labels.index("query")].text_edit.new_text == '"query": '
