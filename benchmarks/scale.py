@@ -115,6 +115,14 @@ def naive_lengthen(text: str, quote: str, at: int) -> str | None:
     return None
 
 
+def _first(text: str, quote: str, n: int) -> list[int]:
+    out, pos = [], text.find(quote)
+    while pos != -1 and len(out) < n:
+        out.append(pos)
+        pos = text.find(quote, pos + 1)
+    return out
+
+
 def timed(fn, *args, runs: int = 1) -> float:
     """Median milliseconds of ``runs`` calls."""
     times = []
@@ -251,7 +259,9 @@ def measure(root: Path, n_edits: int) -> dict:
     r["naive_doc"] = timed(naive_resolve, root, "quoted.md")
     large = _documents(root)["large.md"]
     amb = next((q for d, q in _locators(root) if d == "large.md" and large.count(q) > 1), None)
-    r["naive_lengthen"] = timed(naive_lengthen, large, amb, large.find(amb)) if amb else float("nan")
+    # the code action offers one lengthening per listed occurrence (at most 20): so does the baseline
+    r["naive_lengthen"] = timed(lambda: [naive_lengthen(large, amb, at) for at in _first(large, amb, 20)]) \
+        if amb else float("nan")
     r["check_cold"], r["cli_rss"] = cli_check(root, "--no-cache")
     cli_check(root)  # fills the cache
     r["check_warm"], _ = cli_check(root)

@@ -13,15 +13,20 @@ and result are unchanged, and reruns the set-level rules and the final sort over
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import quoteindex, rules
+from . import docindex, quoteindex, rules
 from .corpus import Corpus
 from .diagnostics import Diagnostic
 from .model import Analysis, LineResult, RecordLine
 from .questions import is_skipped, parse_record, split_lines
 from .scoring import HitRule
+
+
+#: an analysis that analysed this many lines afresh freezes what it made (``gc.freeze``)
+FREEZE_AFTER = 1000
 
 
 @dataclass
@@ -53,6 +58,8 @@ class Analyzer:
         self._parsed: dict[str, tuple] = {}
         #: bumped by every ``set_corpus``: cached lines of an older generation are rechecked
         self._generation = 0
+        #: worker processes for the per-document work of a cold start (``--jobs``)
+        self.jobs = 1
 
     def set_corpus(self, corpus: Corpus) -> None:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
@@ -70,6 +77,23 @@ class Analyzer:
         return True
 
     def analyze(self, path: Path, text: str) -> Analysis:
+        # A cold analysis makes millions of objects that all live on: collections during it
+        # only traverse them again and again, and after it they are frozen out of every later
+        # full collection (which in the server would otherwise stall a keystroke ~0.5 s).
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            analysis, analysed = self._analyze(path, text)
+        finally:
+            if collecting:
+                gc.enable()
+        if analysed >= FREEZE_AFTER:
+            gc.freeze()
+        return analysis
+
+    def _analyze(self, path: Path, text: str) -> tuple[Analysis, int]:
+        """The analysis, and how many lines were analysed afresh."""
+        analysed = 0
         previous = self._files.get(path) or _FileCache({}, {}, -1)
         # every line cached by the previous analysis was checked against the corpus of its
         # generation: after a corpus change, each is checked once against its documents
@@ -85,16 +109,18 @@ class Analyzer:
         if stale or len(all_lines) - len(previous.lines) >= quoteindex.MIN_QUOTES:  # many to resolve
             self._prefetch([line for line in all_lines if (line not in previous.lines or line in stale)
                             and not is_skipped(line)])
+        previous_lines, previous_placed = previous.lines, previous.placed
         for no, line in enumerate(all_lines):
-            if is_skipped(line):
-                continue
             result = lines.get(line)
             if result is None:
-                result = previous.lines.get(line)
+                result = previous_lines.get(line)  # only records are cached: a hit is no comment
                 if result is None or line in stale:
+                    if is_skipped(line):
+                        continue
                     result = self._analyze_line(line)
+                    analysed += 1
                 lines[line] = result
-            entry = previous.placed.get(no)
+            entry = previous_placed.get(no)
             if entry is None or entry[0].result is not result:
                 entry = RecordLine(no, result), [d.moved_to(no, path) for d in result.diagnostics]
             placed[no] = entry
@@ -103,20 +129,18 @@ class Analyzer:
         self._files[path] = _FileCache(lines, placed, self._generation)
         diagnostics.extend(rules.set_rules(self.corpus, path, text, records, self.settings))
         diagnostics.sort(key=lambda d: (d.range.line, d.range.column, d.code))
-        return Analysis(path, records, diagnostics)
+        return Analysis(path, records, diagnostics), analysed
 
     def _prefetch(self, cold: list[str]) -> None:
-        """Find the quotes of many lines to resolve with one pass per document (a cold start)."""
+        """Chunk the corpus and find the quotes of many lines to resolve, one document at a time
+        (a cold start: ``docindex``, in ``jobs`` processes, through the warm cache)."""
         wanted: dict[str, set[str]] = {}
         for line in cold:
             record, diags = self._parsed[line] = parse_record(line)
             for loc in record.locators if record else ():
-                if loc.well_formed and loc.doc in self.corpus.docs and quoteindex.batchable(loc.quote):
+                if loc.well_formed and loc.quote and loc.doc in self.corpus.docs:
                     wanted.setdefault(loc.doc, set()).add(loc.quote)
-        for doc_id, quotes in wanted.items():
-            if len(quotes) >= quoteindex.MIN_QUOTES:
-                found = quoteindex.find_all(self.corpus.docs[doc_id].text, quotes, rules.MAX_LISTED_OCCURRENCES + 1)
-                self._found.update(((doc_id, q), starts) for q, starts in found.items())
+        self._found.update(docindex.index_corpus(self.corpus, wanted, rules.MAX_LISTED_OCCURRENCES + 1, self.jobs))
 
     def _analyze_line(self, line: str) -> LineResult:
         try:

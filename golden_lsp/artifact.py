@@ -24,7 +24,7 @@ from .canon import CANONICAL_VERSION
 from .chunker import CHUNKER_VERSION
 from .config import ConfigError
 from .corpus import Corpus
-from .diagnostics import Diagnostic, Range
+from .diagnostics import Diagnostic, Range, plural
 from .files import display, kind, read_regular
 from .scoring import HitRule
 
@@ -282,7 +282,7 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
         return out
     committed = files.get(manifest_path, "manifest").parsed
     if not isinstance(committed, dict):
-        out.append(Diagnostic("stale-manifest", f"manifest {manifest_path} is missing or not JSON{fix}",
+        out.append(Diagnostic("stale-manifest", f"manifest {display(manifest_path)} is missing or not JSON{fix}",
                               path, top, data=data))
     else:
         keys = sorted(k for k in fresh_manifest.keys() | committed.keys()
@@ -290,9 +290,9 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
         if keys:
             pair = ""
             if artifact_path is not None and files.get(artifact_path, "artifact").text == fresh:
-                pair = (f"; the artifact {artifact_path.name} is fresh, so the two are from different builds "
+                pair = (f"; the artifact {display(artifact_path)} is fresh, so the two are from different builds "
                         "(an interrupted build?)")
-            out.append(Diagnostic("stale-manifest", f"manifest {manifest_path.name} is stale "
+            out.append(Diagnostic("stale-manifest", f"manifest {display(manifest_path)} is stale "
                                   f"({', '.join(keys)} differ){pair}{fix}", path, top, data=data))
     return out
 
@@ -303,7 +303,7 @@ def _artifact_staleness(analysis: Analysis, fresh: str, artifact_path: Path, com
     top = Range.on_line(0, 0, 0)
     out: list[Diagnostic] = []
     if committed.text is None:
-        out.append(Diagnostic("stale-artifact", f"artifact {artifact_path} is missing or unreadable{fix}",
+        out.append(Diagnostic("stale-artifact", f"artifact {display(artifact_path)} is missing or unreadable{fix}",
                               path, top, data=data))
     elif committed.text != fresh:
         have = committed.lines
@@ -314,9 +314,10 @@ def _artifact_staleness(analysis: Analysis, fresh: str, artifact_path: Path, com
             s, e = first.record.field_range("id")
             where = Range.on_line(first.line, s, e)
             ids = ", ".join(str(r.record.id) for r in differing[:5]) + (", …" if len(differing) > 5 else "")
-            what = f"{len(differing)} record(s) differ from a fresh build ({ids})"
+            what = (f"{plural(len(differing), 'record')} {'differs' if len(differing) == 1 else 'differ'} "
+                    f"from a fresh build ({ids})")
         else:
             what = "records were removed or reordered since it was built"
-        out.append(Diagnostic("stale-artifact", f"artifact {artifact_path.name} is stale: {what}{fix}",
+        out.append(Diagnostic("stale-artifact", f"artifact {display(artifact_path)} is stale: {what}{fix}",
                               path, where, data=data))
     return out

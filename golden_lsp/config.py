@@ -56,11 +56,15 @@ class Config:
     source: Path | None = None
     #: keys given explicitly (in the file or as overrides), as opposed to defaults
     explicit: frozenset[str] = field(default_factory=frozenset)
+    #: keys set by overrides (CLI flags, editor settings), in order: what a build command must repeat
+    overridden: tuple[str, ...] = ()
 
     def with_overrides(self, overrides: dict[str, Any], base: Path) -> Config:
         """Apply overrides (CLI flags, editor settings); relative paths resolve against ``base``."""
         values = _validated({k: v for k, v in overrides.items() if v is not None}, base, "override")
-        return _checked(replace(self, **values, explicit=self.explicit | values.keys()), "override")
+        overridden = self.overridden + tuple(k for k in values if k not in self.overridden)
+        return _checked(replace(self, **values, explicit=self.explicit | values.keys(), overridden=overridden),
+                        "override")
 
     def questions_path(self) -> Path:
         if self.questions is not None:

@@ -4,7 +4,8 @@ While the author types a quote, the corpus knows every way the typed words go on
 occurrence of the typed text is extended word by word along its line until the extension is
 unique in the document; those unique extensions come first (shortest first), then the shorter
 ones that still occur several times, each with its count, so the first suggestion is always a
-quote that resolves.
+quote that resolves. Every occurrence of an extension is an occurrence of the typed text, so
+extensions are counted among those (no scan of the document) when they are not too many.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from .resolve import count_at_most, occurrences
 _WORD = re.compile(r"\s*\S+")
 #: occurrences of the typed text followed, and the count reported exactly up to
 MAX_STARTS, MAX_COUNT = 30, 10
+#: up to this many occurrences of the typed text, extensions are counted among them
+POOL = 2000
 MAX_WORDS = 16
 
 
@@ -24,14 +27,21 @@ def continuations(text: str, typed: str, limit: int = 20) -> list[tuple[str, int
     if not typed.strip():
         return []
     found: dict[str, int] = {}
-    for start in occurrences(text, typed, MAX_STARTS):
+    pool = occurrences(text, typed, POOL + 1)
+
+    def count(quote: str) -> int:
+        if len(pool) > POOL:
+            return count_at_most(text, quote, MAX_COUNT)
+        return min(sum(1 for s in pool if text.startswith(quote, s)), MAX_COUNT)
+
+    for start in pool[:MAX_STARTS]:
         at = start + len(typed)
         line_end = text.find("\n", at)
         line_end = len(text) if line_end == -1 else line_end
         for n, m in enumerate(_WORD.finditer(text, at, line_end)):
             quote = text[start:m.end()]
             if quote not in found:
-                found[quote] = count_at_most(text, quote, MAX_COUNT)
+                found[quote] = count(quote)
             if found[quote] == 1 or n + 1 >= MAX_WORDS:
                 break
     ranked = sorted(found.items(), key=lambda qc: (qc[1] != 1, qc[1] if qc[1] != 1 else 0, len(qc[0])))

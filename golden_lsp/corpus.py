@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from . import diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document
+from .files import display
 
 
 _RAW_BREAKS = re.compile(rb"\r\n|\r|\n")
@@ -45,7 +47,12 @@ class CorpusDoc:
 
     @cached_property
     def chunks(self) -> list[Chunk]:
-        return chunk_document(self.doc_id, self.text, self.max_chars)
+        """Its chunks: from the warm cache when it holds them (``diskcache``), else chunked."""
+        chunks = diskcache.load_chunks(self.doc_id, self.sha256, len(self.text), self.max_chars)
+        if chunks is None:
+            chunks = chunk_document(self.doc_id, self.text, self.max_chars)
+            diskcache.store_chunks(self.doc_id, self.sha256, self.max_chars, chunks)
+        return chunks
 
     @cached_property
     def _chunk_starts(self) -> list[int]:
@@ -168,7 +175,7 @@ def read_document(root: Path, doc_id: str, max_chars: int) -> CorpusDoc | Broken
     except FileNotFoundError:  # removed since is_file
         return None
     except OSError as exc:
-        raise CorpusConfigError(f"cannot read corpus file {path}: {exc.strerror}") from None
+        raise CorpusConfigError(f"cannot read corpus file {display(path)}: {exc.strerror}") from None
     try:
         raw = decode_strict(data)
     except NotUtf8Error as exc:
@@ -190,7 +197,7 @@ def _file(doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken:
 def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHARS) -> Corpus:
     """Read every regular file matching ``glob`` under ``root`` (pathlib semantics)."""
     if not root.is_dir():
-        raise CorpusConfigError(f"corpus folder not found: {root}")
+        raise CorpusConfigError(f"corpus folder not found: {display(root)}")
     docs: dict[str, CorpusDoc] = {}
     broken: dict[str, BrokenDoc] = {}
     try:
@@ -200,5 +207,5 @@ def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHA
     for path in paths:
         _file(read_document(root, path.relative_to(root).as_posix(), max_chars), docs, broken)
     if not docs and not broken:
-        raise CorpusConfigError(f"no document in {root} matches {glob!r}")
+        raise CorpusConfigError(f"no document in {display(root)} matches {glob!r}")
     return Corpus(root, glob, max_chars, dict(sorted(docs.items())), broken)

@@ -167,3 +167,8 @@ class Diagnostic:
 
     def moved_to(self, line: int, path: Path) -> Diagnostic:
         return dataclasses.replace(self, range=self.range.moved_to(line), path=path)
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """"1 error", "2 errors" (``many`` for irregular plurals)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"

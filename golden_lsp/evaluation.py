@@ -235,6 +235,9 @@ def _groups(answerable: list[Target]) -> list[Group]:
 def evaluate(tg: Targets, run: Run, settings: Settings) -> Evaluation:
     if settings.multi not in MULTI_RULES:
         raise ConfigError(f"--multi must be any or all, not {settings.multi!r}")
+    if not tg.answerable:
+        raise ConfigError(f"no answerable record to score ({len(tg.unanswerable)} unanswerable, {tg.excluded} "
+                          "excluded with errors: see golden-lsp check)")
     values = per_query(judge(tg, run, settings), settings.ks)
     lo, hi = bootstrap(values, settings.resamples, settings.seed)
     known = {t.query_id for t in tg.all()}
@@ -263,23 +266,30 @@ def sanity(ev: Evaluation) -> list[Note]:
         return []
     out = []
     ks = ev.settings.ks
+    rules = f"hit rule {ev.targets.hit_rule}, multi {ev.settings.multi}, misses score 0"
     exact = ev.settings.multi == "any" and ev.targets.hit_rule.name != "union_coverage"
     for k in ks:
         mrr, hit = ev.value("mrr", k), ev.value("hit", k)
         if mrr > hit + 1e-9:
-            out.append(Note("error", f"sanity: MRR@{k} = {mrr:.3f} > hit@{k} = {hit:.3f} (N={ev.n}): a bug, "
+            out.append(Note("error", f"sanity: MRR@{k} = {mrr:.3f} > hit@{k} = {hit:.3f} (N={ev.n}, {rules}): a bug, "
                                      "not a result"))
         if exact and 1 in ks and ev.value("recall", 1) > mrr + 1e-9:
             out.append(Note("error", f"sanity: recall@1 = {ev.value('recall', 1):.3f} > MRR@{k} = {mrr:.3f} "
-                                     f"(N={ev.n}): a bug, not a result"))
+                                     f"(N={ev.n}, {rules}): a bug, not a result"))
     if not exact:
         out.append(Note("info", "sanity: recall@1 ≤ MRR@k is not a rule here: under multi-hop rule all or a "
                                 "union_coverage hit rule, MRR counts the rank where the record is complete"))
     if 1 in ks and 10 in ks and ev.value("hit", 10) > 0 and abs(ev.value("mrr", 10) - ev.value("hit", 1)) < 1e-12:
-        out.append(Note("warning", f"sanity: MRR@10 = hit@1 = {ev.value('hit', 1):.3f} (N={ev.n}): every hit "
+        out.append(Note("warning", f"sanity: MRR@10 = hit@1 = {ev.value('hit', 1):.3f} (N={ev.n}, {rules}, "
+                                   f"{_cite(ev, 'mrr', 10)}): every hit "
                                    "within 10 is at rank 1 — a run cut to one result, or labels leaking into "
                                    "the ranking?"))
     return out
+
+
+def _cite(ev: Evaluation, metric: str, k: int) -> str:
+    i, j = METRICS.index(metric), ev.settings.ks.index(k)
+    return f"{metric}@{k} {ev.mean[i, j]:.3f} 95% [{ev.lo[i, j]:.3f}, {ev.hi[i, j]:.3f}]"
 
 
 def signals(ev: Evaluation) -> list[Note]:
@@ -288,7 +298,8 @@ def signals(ev: Evaluation) -> list[Note]:
     if not ev.n:
         return []
     out = []
-    tag = f"(hit rule {ev.targets.hit_rule}, multi {ev.settings.multi}, N={ev.n})"
+    cited = "; ".join(_cite(ev, "hit", k) for k in (1, 10, 50) if k in ks)
+    tag = f"({cited}; hit rule {ev.targets.hit_rule}, multi {ev.settings.multi}, misses score 0, N={ev.n})"
     if 1 in ks and 10 in ks:
         h1, h10 = ev.value("hit", 1), ev.value("hit", 10)
         if h10 > 0:

@@ -28,7 +28,7 @@ from .corpus import Corpus, CorpusDoc
 from .diagnostics import Diagnostic, Range, Related
 from .questions import parse_json_line
 from .resolve import Span, not_found_hint, occurrences, span_at, unique_quote_at
-from .rules import corpus_location, short
+from .rules import HINT_WHY, corpus_location, short
 
 #: occurrences of an ambiguous context listed in its finding
 MAX_LISTED = 5
@@ -311,16 +311,13 @@ class _Anchorer:
         return [{"doc": doc.doc_id, "quote": text[s:e]} for s, e, _ in quotes], None
 
     def _not_found(self, needle: str, where: Range, label: str) -> Diagnostic:
-        for ignore_case in (False, True):
-            for doc in self.corpus.docs.values():
-                hint = not_found_hint(doc.text, needle, ignore_case)
-                if hint is not None:
-                    loc = corpus_location(self.corpus, doc.doc_id, hint.start, hint.end, "the nearest passage")
-                    why = {"line break": "across a line break", "whitespace": "with different whitespace",
-                           "typography": "with different quotes or dashes", "case": "in different case"}[hint.kind]
-                    return self._finding("import-not-found", f"{label} not found in the corpus; the same words "
-                                         f"occur {why} at {doc.doc_id}:{loc.range.line + 1}:{loc.range.column + 1}: "
-                                         f"{short(hint.corpus_text)!r}", where, (loc,))
+        for doc in self.corpus.docs.values():
+            hint = not_found_hint(doc.text, needle)
+            if hint is not None and hint.kind != "closest":  # near-exact only: a paraphrase is not found
+                loc = corpus_location(self.corpus, doc.doc_id, hint.start, hint.end, "the nearest passage")
+                return self._finding("import-not-found", f"{label} not found in the corpus; {HINT_WHY[hint.kind]} "
+                                     f"at {doc.doc_id}:{loc.range.line + 1}:{loc.range.column + 1}: "
+                                     f"{short(hint.corpus_text)!r}", where, (loc,))
         return self._finding("import-not-found", f"{label} not found in the corpus (a paraphrase, or text "
                              f"since edited?): {short(needle)!r}", where)
 

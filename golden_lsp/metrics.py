@@ -72,8 +72,9 @@ def bootstrap(values: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray
         return nan, nan
     flat = values.reshape(n, -1)
     idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    counts = np.zeros((resamples, n))
-    np.add.at(counts, (np.arange(resamples)[:, None], idx), 1.0)  # how often each query was drawn
+    # how often each resample drew each query, then every column's mean as one matrix product
+    counts = np.bincount((idx + np.arange(resamples)[:, None] * n).ravel(), minlength=resamples * n)
+    counts = counts.reshape(resamples, n).astype(float)
     means = counts @ flat / n
     lo, hi = _quantiles(means)
     return lo.reshape(values.shape[1:]), hi.reshape(values.shape[1:])

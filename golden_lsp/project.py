@@ -70,9 +70,21 @@ class GoldenSet:
         return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
 
     def build_command(self) -> str:
+        """The command that rebuilds this set as it was configured here, overrides included, with
+        paths relative to the working directory when under it (shell-quoted)."""
+        words = ["golden-lsp", "build"]
         if self.config.source is not None:
-            return f"golden-lsp build --config {shlex.quote(str(self.config.source))}"
-        return "golden-lsp build"
+            words += ["--config", display(self.config.source)]
+        for key in self.config.overridden:
+            value = getattr(self.config, key)
+            if key == "severity":  # --select/--ignore change what is reported, not what is built
+                continue
+            if isinstance(value, Path):
+                value = display(value)
+            elif isinstance(value, (list, tuple)):
+                value = ",".join(value)
+            words += [f"--{key.replace('_', '-')}", str(value)]
+        return shlex.join(words)
 
     def fresh_manifest(self, analysis: Analysis, commit: str = "unknown") -> dict:
         """The manifest a build would write; made again only when the corpus object, the number of
@@ -90,7 +102,10 @@ class GoldenSet:
 
     def committed_queries(self) -> dict[str, object]:
         """``id`` → query of every record the committed artifact holds (empty when there is none)."""
-        return self._committed.get(self.config.artifact_path(), "artifact").queries
+        try:
+            return self._committed.get(self.config.artifact_path(), "artifact").queries
+        except ConfigError:  # not a regular file: the staleness check reports it
+            return {}
 
     def finish_interrupted_build(self) -> None:
         """Finish or remove the artifact/manifest temporaries a killed build left (artifact first:
@@ -139,6 +154,16 @@ class GoldenSet:
                 other = f"corpus (it matches {self.corpus.glob!r} under {display(self.corpus.root)})"
             if other != what:
                 raise ConfigError(f"refusing to build: the {what} {display(path)} would overwrite the {other}")
+
+    def refuse_overwriting_inputs(self, out: Path) -> None:
+        """Raise ConfigError when writing ``out`` would overwrite an input of this set."""
+        inputs = {doc.path.resolve() for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
+        inputs |= {self.questions_path.resolve(), self.config.artifact_path().resolve(),
+                   self.config.manifest_path().resolve()}
+        if self.config.source is not None:
+            inputs.add(self.config.source.resolve())
+        if out.resolve() in inputs:
+            raise ConfigError(f"refusing to write {out}: it is an input of the golden set")
 
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""

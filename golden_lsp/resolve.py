@@ -4,15 +4,17 @@ A locator resolves only when its quote occurs exactly once (every start position
 overlapping repeats are ambiguous too); then the span grows to the table row, list item or
 paragraph around it (SPEC §4), and the rule that applied is named so hover can show it. When a
 quote does not resolve, this module also finds *why* for the author — the same words across a
-line break, or with other whitespace, quotes or dashes — and how to lengthen an ambiguous quote
-until it is unique. Those are hints and fixes offered to a person, never a silent relabel.
+line break, with other whitespace, quotes or dashes, in another Unicode normalisation or case, or
+else the closest passage (rapidfuzz) — and how to lengthen an ambiguous quote until it is unique. Those are hints and fixes offered to a person, never a silent relabel.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import islice
 
 _TABLE_ROW = re.compile(r"^\s*\|")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+\.)\s")
@@ -109,12 +111,32 @@ class Hint:
 
     start: int
     end: int
-    #: "line break", "whitespace", "typography" (quotes/dashes) or "case" (``ignore_case`` only)
+    #: "line break", "whitespace", "typography" (quotes/dashes), "normalisation" (NFD quote over
+    #: the NFC corpus), "case", or "closest" (the most similar passage, a guess: no replacement)
     kind: str
     corpus_text: str
+    #: for "line break": [start, end) of each line's part of the match that is a unique quote by
+    #: itself, longest first — what a fix may write, since the whole match would span lines
+    parts: tuple[tuple[int, int], ...] = ()
+    #: for "closest": rapidfuzz's similarity, 0–100
+    score: float = 100.0
 
 
-def _loose_pattern(quote: str, flags: int = 0) -> re.Pattern[str] | None:
+#: the lowest similarity (rapidfuzz partial_ratio, 0–100) a "closest passage" hint is given at
+MIN_SIMILARITY = 75
+#: quotes longer than this get no fuzzy search (its cost grows with the quote's length squared)
+MAX_FUZZY_QUOTE = 400
+#: the longest words of a quote looked up as anchors for the fuzzy search, and occurrences per word
+_ANCHOR_WORDS, _ANCHOR_OCCURRENCES = 4, 25
+
+
+@lru_cache(maxsize=64)
+def longest_line(text: str) -> int:
+    """The length of the document's longest line (cached: a document's text hashes once)."""
+    return max(map(len, text.split("\n")))
+
+
+def _loose_pattern(quote: str) -> re.Pattern[str] | None:
     words = quote.split()
     if not words:
         return None
@@ -136,32 +158,102 @@ def _loose_pattern(quote: str, flags: int = 0) -> re.Pattern[str] | None:
                 out.append(re.escape(ch))
             i += 1
         parts.append("".join(out))
-    return re.compile(r"\s+".join(parts), flags)
+    return re.compile(r"\s+".join(parts))
 
 
-def not_found_hint(text: str, quote: str, ignore_case: bool = False) -> Hint | None:
-    """The unique place where ``quote`` matches modulo whitespace, quotes and dashes (and case)."""
-    pattern = _loose_pattern(quote, re.IGNORECASE if ignore_case else 0)
-    if pattern is None:
+def _first_two(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
+    return list(islice(pattern.finditer(text), 2))
+
+
+def not_found_hint(text: str, quote: str) -> Hint | None:
+    """Why ``quote`` is not in ``text``, for the author: the unique place where it matches modulo
+    whitespace, quotes and dashes, Unicode normalisation or case; else the closest passage. None
+    when it matches so in several places (no guess between them) or nothing is close.
+
+    The work is capped by the document: a quote longer than two of its longest lines cannot be
+    a one-line label (``quote-multiline``), so it gets no search at all — a 1 MB quote is not
+    compiled into a regular expression on every check.
+    """
+    if not quote.split() or len(" ".join(quote.split())) > 2 * longest_line(text) + 1:
         return None
-    matches = []
-    for m in pattern.finditer(text):
-        matches.append(m)
-        if len(matches) > 1:
-            return None
-    if not matches:
+    found = _first_two(_loose_pattern(quote), text)
+    if len(found) == 1:
+        m = found[0]
+        if "\n" in m.group():
+            return Hint(m.start(), m.end(), "line break", m.group(), _line_parts(text, m.start(), m.end()))
+        kind = "whitespace" if m.group().split() == quote.split() else "typography"
+        return Hint(m.start(), m.end(), kind, m.group())
+    composed = unicodedata.normalize("NFC", quote)
+    if not found and composed != quote:
+        found = _first_two(re.compile(re.escape(composed)), text)
+        if len(found) == 1:
+            return Hint(found[0].start(), found[0].end(), "normalisation", composed)
+    if not found:
+        starts = _find_any_case(text, composed, 2)
+        if len(starts) == 1:
+            return Hint(starts[0][0], starts[0][1], "case", text[starts[0][0]:starts[0][1]])
+        found = starts
+    return None if found else closest_passage(text, composed)
+
+
+@lru_cache(maxsize=8)
+def _lowered(text: str) -> str | None:
+    """The document in lower case when that keeps every offset (almost always), for fast finds."""
+    low = text.lower()
+    return low if len(low) == len(text) else None
+
+
+def _find_any_case(text: str, needle: str, limit: int) -> list[tuple[int, int]]:
+    """The first ``limit`` [start, end) where ``needle`` occurs ignoring case: ``str.find`` on the
+    cached lower-case document (an IGNORECASE regex is ten times slower on a large one)."""
+    low = _lowered(text)
+    if low is None or len(needle.lower()) != len(needle):
+        return [m.span() for m in islice(re.finditer(re.escape(needle), text, re.IGNORECASE), limit)]
+    return [(at, at + len(needle)) for at in occurrences(low, needle.lower(), limit)]
+
+
+def _line_parts(text: str, start: int, end: int) -> tuple[tuple[int, int], ...]:
+    """Each line's piece of [start, end), stripped, that occurs exactly once; longest first."""
+    parts = []
+    lo = start
+    while lo < end:
+        hi = text.find("\n", lo, end)
+        hi = end if hi == -1 else hi
+        a, b = lo, hi
+        while a < b and text[a].isspace():
+            a += 1
+        while b > a and text[b - 1].isspace():
+            b -= 1
+        if a < b and count_at_most(text, text[a:b], 2) == 1:
+            parts.append((a, b))
+        lo = hi + 1
+    return tuple(sorted(parts, key=lambda p: p[0] - p[1]))
+
+
+def closest_passage(text: str, quote: str) -> Hint | None:
+    """The passage most similar to ``quote`` (rapidfuzz), searched only around the places where
+    its longest words occur (any case) — never every substring of a 10 MB document."""
+    if len(quote) > MAX_FUZZY_QUOTE:
         return None
-    m = matches[0]
-    found = m.group()
-    if ignore_case and not _loose_pattern(quote).fullmatch(found):
-        kind = "case"
-    elif "\n" in found:
-        kind = "line break"
-    elif found.split() == quote.split():
-        kind = "whitespace"
-    else:
-        kind = "typography"
-    return Hint(m.start(), m.end(), kind, found)
+    from rapidfuzz import fuzz  # imported when a quote is not found: a clean check never pays for it
+
+    words = sorted({w for w in re.findall(r"\w{3,}", quote)}, key=lambda w: (-len(w), w))[:_ANCHOR_WORDS]
+    windows: set[tuple[int, int]] = set()
+    for word in words:
+        for start, end in _find_any_case(text, word, _ANCHOR_OCCURRENCES):
+            line_lo, line_hi = _line_bounds(text, start)
+            windows.add((max(line_lo, start - len(quote)), min(line_hi, end + len(quote))))
+    best: Hint | None = None
+    for lo, hi in sorted(windows):
+        found = fuzz.partial_ratio_alignment(quote, text[lo:hi], score_cutoff=MIN_SIMILARITY)
+        if found is not None and (best is None or found.score > best.score):
+            a, b = lo + found.dest_start, lo + found.dest_end
+            while a < b and text[a].isspace():
+                a += 1
+            while b > a and text[b - 1].isspace():
+                b -= 1
+            best = Hint(a, b, "closest", text[a:b], score=found.score)
+    return best
 
 
 @lru_cache(maxsize=1024)
@@ -177,10 +269,31 @@ def lengthen(text: str, quote: str, at: int) -> str | None:
     line_lo = text.rfind("\n", 0, at) + 1
     line_hi = text.find("\n", end)
     line_hi = len(text) if line_hi == -1 else line_hi
-    best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True)
+    unique = _unique_among(text, at, _all_occurrences(text, quote))
+    best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True, unique=unique)
     if best is None:
-        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True)
+        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True,
+                                unique=unique)
     return None if best is None else text[best[0]:best[1]]
+
+
+@lru_cache(maxsize=64)
+def _all_occurrences(text: str, quote: str) -> tuple[int, ...]:
+    return tuple(occurrences(text, quote))
+
+
+def _unique_among(text: str, at: int, starts: tuple[int, ...]):
+    """Whether ``text[a:b]`` (which holds the quote at ``at``) occurs once, probing only where the
+    quote occurs: an extension can occur nowhere else, so no probe scans the document."""
+    def unique(a: int, b: int) -> bool:
+        candidate, shift, n = text[a:b], at - a, 0
+        for s in starts:
+            if s >= shift and text.startswith(candidate, s - shift):
+                n += 1
+                if n > 1:
+                    return False
+        return n == 1
+    return unique
 
 
 def unique_quote_at(text: str, pos: int, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
@@ -242,21 +355,26 @@ def _boundaries_right(text: str, end: int, hi: int) -> list[int]:
     return out
 
 
-def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool) -> tuple[int, int] | None:
+def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool,
+                     unique=None) -> tuple[int, int] | None:
     """The shortest unique [a, b) with whole-word ends in [lo, hi) that contains [at, end);
-    with ``grow`` it must be longer than [at, end) itself (which is known not to be unique)."""
+    with ``grow`` it must be longer than [at, end) itself (which is known not to be unique).
+    ``unique(a, b)`` tells whether ``text[a:b]`` occurs once (by default: scanning ``text``)."""
+    if unique is None:
+        def unique(a: int, b: int) -> bool:
+            return count_at_most(text, text[a:b], 2) == 1
     lefts = _boundaries_left(text, at, lo)
     rights = _boundaries_right(text, end, hi)
     best: tuple[int, int] | None = None
     for a in lefts:
         if best is not None and end - a >= best[1] - best[0]:
             break  # every candidate further left is longer still
-        if count_at_most(text, text[a:rights[-1]], 2) != 1:
+        if not unique(a, rights[-1]):
             continue
         lo_i, hi_i = 0, len(rights) - 1
         while lo_i < hi_i:
             mid = (lo_i + hi_i) // 2
-            if count_at_most(text, text[a:rights[mid]], 2) == 1:
+            if unique(a, rights[mid]):
                 hi_i = mid
             else:
                 lo_i = mid + 1

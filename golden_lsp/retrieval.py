@@ -17,7 +17,8 @@ from pathlib import Path
 from .chunkings import Chunking
 from .config import ConfigError
 from .corpus import Corpus
-from .evaluation import Target
+from .evaluation import Target, Targets
+from .runs import Run, in_memory_run, read_run
 from .search import Bm25, SearchUnavailable
 
 Rankings = tuple[dict[str, list[str]], dict[str, list[float]]]
@@ -78,3 +79,14 @@ def retrieve(spec: str, corpus: Corpus, chunking: Chunking, queries: list[Target
     if spec == "bm25":
         return bm25(corpus, chunking, queries, k)
     return call_user(user_function(spec), spec, queries, k)
+
+
+def run_of(tg: Targets, corpus: Corpus, k: int, run_file: Path | None = None, run_format: str | None = None,
+           retriever: str | None = None) -> Run:
+    """The run to evaluate: a run file read, or a retriever's rankings for every query (top ``k``)."""
+    if (run_file is None) == (retriever is None):
+        raise ConfigError("eval needs exactly one of --run RUN or --retriever bm25|MODULE:FUNCTION")
+    if run_file is not None:
+        return read_run(run_file, run_format)
+    ids, _ = retrieve(retriever, corpus, tg.chunking, tg.all(), k)
+    return in_memory_run(f"retriever {retriever}", ids)

@@ -14,7 +14,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
-from pathlib import Path
+from operator import attrgetter
+from pathlib import Path, PurePosixPath
 from typing import Mapping
 
 from .artifact import artifact_line
@@ -98,9 +99,7 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         return out  # reported once as corpus-error on the file itself
     doc = corpus.docs.get(doc_id)
     if doc is None:
-        known = ", ".join(corpus.docs) if len(corpus.docs) <= 8 else f"{len(corpus.docs)} documents"
-        diags.append(Diagnostic.at_columns("unknown-doc", f"unknown doc {doc_id!r} (corpus: {known})",
-                                           locator.doc_node.start, locator.doc_node.end))
+        diags.append(unknown_doc(corpus, locator))
         return out
     if not quote:
         diags.append(Diagnostic.at_columns(
@@ -149,18 +148,50 @@ def _cols(locator: Locator) -> tuple[int, int]:
     return node.start, node.end
 
 
+#: how a not-found hint reads, by its kind (``resolve.Hint.kind``); the importer says it the same way
+HINT_WHY = {"line break": "the same words occur across a line break", "whitespace": "the same words occur with "
+        "different whitespace", "typography": "the same words occur with different quotes or dashes",
+        "normalisation": "the quote is Unicode NFD (decomposed accents) and the corpus NFC; the composed "
+        "text occurs", "case": "the same words occur with different capitalisation"}
+
+
 def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNode) -> Diagnostic:
+    """quote-not-found, with where the author probably meant (a hint and a fix, never a relabel)."""
     hint = not_found_hint(text, quote)
     if hint is None:
         return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}", qnode.start, qnode.end)
     loc = corpus_location(corpus, doc_id, hint.start, hint.end, f"the text as it is in {doc_id}")
     where = loc.range.one_based()
-    why = {"line break": "across a line break", "whitespace": "with different whitespace",
-           "typography": "with different quotes or dashes"}[hint.kind]
-    return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}; the same words occur {why} "
-                                 f"at {where.line}:{where.column}: {short(hint.corpus_text)!r}",
-                                 qnode.start, qnode.end, (loc,),
-                                 doc_id=doc_id, replacement=hint.corpus_text, hint=hint.kind)
+    data = {"doc_id": doc_id, "hint": hint.kind}
+    if hint.kind == "closest":
+        message = (f"quote not found in {doc_id}; the closest passage ({hint.score:.0f}% similar) is at "
+                   f"{where.line}:{where.column}: {short(hint.corpus_text)!r}")
+    else:
+        message = f"quote not found in {doc_id}; {HINT_WHY[hint.kind]} at {where.line}:{where.column}: " \
+                  f"{short(hint.corpus_text)!r}"
+        # a fix never writes a quote spanning lines: for a line break, the parts on one line
+        choices = [text[a:b] for a, b in hint.parts] if hint.kind == "line break" else [hint.corpus_text]
+        if choices:
+            data["replacement"] = choices[0]
+            data["replacements"] = [[text[a:b], "{0.line}:{0.column}".format(
+                corpus_location(corpus, doc_id, a, b, "").range.one_based())] for a, b in hint.parts]
+    return Diagnostic.at_columns("quote-not-found", message, qnode.start, qnode.end, (loc,), **data)
+
+
+def unknown_doc(corpus: Corpus, locator: Locator) -> Diagnostic:
+    """unknown-doc, naming the closest doc IDs (rapidfuzz) or, for a small corpus, all of them."""
+    from rapidfuzz import fuzz, process, utils  # imported only when a doc is unknown
+
+    doc_id = locator.doc
+    stems = {d: PurePosixPath(d).stem for d in corpus.docs}  # ".md" alike in every name: compare the rest
+    close = [d for _, _, d in process.extract(PurePosixPath(doc_id).stem, stems, scorer=fuzz.WRatio,
+                                              processor=utils.default_process, limit=3, score_cutoff=70)]
+    if close:
+        known = f"did you mean {', '.join(map(repr, close))}?"
+    else:
+        known = "corpus: " + (", ".join(corpus.docs) if len(corpus.docs) <= 8 else f"{len(corpus.docs)} documents")
+    return Diagnostic.at_columns("unknown-doc", f"unknown doc {doc_id!r} ({known})", locator.doc_node.start,
+                                 locator.doc_node.end, suggestions=close)
 
 
 def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
@@ -256,12 +287,13 @@ def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine],
             related = Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
             out.append(Diagnostic("doc-unlabelled", f"no question points into {doc_id}", path, top, (related,)))
     if settings.required_query_types:
-        present = {r.result.record.query_type for r in recs}
+        present = set(map(_QUERY_TYPE, recs)) if may_hold(text, "query_type") else set()
         for qt in settings.required_query_types:
             if qt not in present:
                 out.append(Diagnostic("query-type-missing", f"no record has query_type {qt!r} "
                                       "(required_query_types)", path, top))
-    out.extend(split_leaks(path, recs))
+    if may_hold(text, "split"):
+        out.extend(split_leaks(path, recs))
     for broken in corpus.broken.values():
         out.append(Diagnostic("corpus-error", f"{broken.doc_id}: {broken.message}", broken.path,
                               Range.on_line(broken.line, broken.column, broken.column + 1)))
@@ -277,21 +309,42 @@ def duplicate(path: Path, name: str, value: str, first: RecordLine, again: Recor
                       path, Range.on_line(again.line, s, e), (related,))
 
 
+def may_hold(text: str, key: str) -> bool:
+    """Could any record of ``text`` have ``key``? A key is written literally or with an escape,
+    so one C-level search rules it out for a set that does not use it (on every keystroke)."""
+    return f'"{key}"' in text or "\\" in text
+
+
+_SPLIT, _QUERY_TYPE = attrgetter("result.record.split"), attrgetter("result.record.query_type")
+
+
 def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
-    """split-leak: a dev and a test record with the same (folded) query, or overlapping spans."""
-    split = [r for r in recs if r.result.record.split in ("dev", "test")]
-    if not split:
+    """split-leak: a dev and a test record with the same (folded) query, or overlapping spans.
+
+    Each record is flagged at most once (at the later record of a pair, the earlier one related),
+    and overlaps are found in one sorted sweep per document, so a set that labels one passage a
+    thousand times costs N findings, not N².
+    """
+    splits = list(map(_SPLIT, recs))  # C-level: this runs on every keystroke
+    if "dev" not in splits or "test" not in splits:
         return []
-    #: (dev line, test line) → why; the records by line
-    pairs: dict[tuple[int, int], str] = {}
+    split = [r for r, s in zip(recs, splits) if s == "dev" or s == "test"]
+    #: the later record's line → (the earlier record's line, why)
+    flagged: dict[int, tuple[int, str]] = {}
     at = {r.line: r for r in split}
+
+    def pair(x: RecordLine, y: RecordLine, why: str) -> None:
+        later, earlier = (x, y) if x.line > y.line else (y, x)
+        flagged.setdefault(later.line, (earlier.line, why))
+
     by_query: dict[str, dict[str, RecordLine]] = {}
     for r in split:
         if r.record.query is not None:
             seen = by_query.setdefault(folded(r.record.query), {})
+            other = seen.get("test" if r.record.split == "dev" else "dev")
+            if other is not None:
+                pair(r, other, "the same query")
             seen.setdefault(r.record.split, r)
-            if len(seen) == 2:
-                pairs.setdefault((seen["dev"].line, seen["test"].line), "the same query")
     spans: dict[str, list[tuple[int, int, RecordLine]]] = {}
     for r in split:
         for res in r.result.resolved:
@@ -299,17 +352,18 @@ def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
                 spans.setdefault(res.span.doc_id, []).append((res.span.start, res.span.end, r))
     for doc_id, items in spans.items():
         items.sort(key=lambda x: (x[0], x[1], x[2].line))
-        active: list[tuple[int, int, RecordLine]] = []
+        #: per split, the span seen so far reaching furthest: any earlier one that overlaps does
+        furthest: dict[str, tuple[int, RecordLine]] = {}
         for start, end, r in items:
-            active = [a for a in active if a[1] > start]
-            for _, _, other in active:
-                if other.record.split != r.record.split:
-                    dev, test = (other, r) if other.record.split == "dev" else (r, other)
-                    pairs.setdefault((dev.line, test.line), f"overlapping spans in {doc_id}")
-            active.append((start, end, r))
+            other = furthest.get("test" if r.record.split == "dev" else "dev")
+            if other is not None and other[0] > start:
+                pair(r, other[1], f"overlapping spans in {doc_id}")
+            if end > furthest.get(r.record.split, (-1, r))[0]:
+                furthest[r.record.split] = (end, r)
     out = []
-    for (dev, test), why in sorted(pairs.items(), key=lambda kv: (max(kv[0]), min(kv[0]))):
-        later, earlier = at[max(dev, test)], at[min(dev, test)]
+    for line in sorted(flagged):
+        later, (earlier_line, why) = at[line], flagged[line]
+        earlier = at[earlier_line]
         s, e = earlier.record.field_range("id")
         related = Related(path, Range.on_line(earlier.line, s, e), f"{earlier.record.split} record on line "
                           f"{earlier.line + 1}")

@@ -145,7 +145,7 @@ def in_memory_run(name: str, rankings: dict[str, list[str]]) -> Run:
         deduped[qid], n = _dedup(ids)
         dropped += n
     text = run_text(deduped, {}, "jsonl", name)
-    return Run(name, "jsonl", deduped, dropped, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    return Run(name, "in-process", deduped, dropped, hashlib.sha256(text.encode("utf-8")).hexdigest())
 
 
 def run_text(rankings: dict[str, list[str]], scores: dict[str, list[float]], fmt: str, tag: str) -> str:

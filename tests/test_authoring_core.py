@@ -6,6 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from golden_lsp.canon import PositionMap, canonicalize
 from golden_lsp.ids import next_free_id
 
@@ -45,3 +48,44 @@ def test_id_reused_is_a_warning_in_the_cli(tmp_path: Path, cli):
     assert record["id"] in found[0]["message"]
     col = lines[n].index(json.dumps(record["id"])) + 1
     assert found[0]["column"] == col
+
+
+def test_cursor_context_on_every_prefix_of_every_example_line():
+    from golden_lsp.cursor import context_at
+
+    lines = [line for line in (EXAMPLES / "questions.jsonl").read_text(encoding="utf-8").split("\n")
+             if line.startswith("{")]
+    for line in lines[:10]:
+        for cut in range(len(line) + 1):
+            half = line[:cut]
+            for col in {0, cut // 2, cut}:
+                ctx = context_at(half, col)
+                assert 0 <= ctx.start <= ctx.end <= max(len(half), col)
+    line = lines[0]
+    at = line.index('"quote": "') + len('"quote": "') + 3
+    ctx = context_at(line, at)
+    assert (ctx.kind, ctx.key, ctx.in_locator) == ("value", "quote", True)
+    assert ctx.prefix == json.loads(line)["locators"][0]["quote"][:3]
+    assert ctx.members["doc"] == json.loads(line)["locators"][0]["doc"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='{}[]":, \\abcqu0\u00e9\U0001f600', max_size=40), st.integers(0, 45))
+def test_cursor_context_never_raises(line, col):
+    from golden_lsp.cursor import context_at
+
+    ctx = context_at(line, min(col, len(line)))
+    assert ctx.kind in ("key", "value", "none")
+
+
+def test_continuations_put_unique_quotes_first_with_exact_counts():
+    from golden_lsp.continuations import MAX_COUNT, continuations
+    from golden_lsp.resolve import occurrences
+
+    text = canonicalize((EXAMPLES / "corpus" / "01-planning-a-hut-tour.md").read_text(encoding="utf-8"))
+    found = continuations(text, "the hut")
+    assert found and found[0][1] == 1
+    for quote, n in found:
+        assert quote.startswith("the hut")
+        assert n == min(len(occurrences(text, quote, MAX_COUNT)), MAX_COUNT)
+    assert continuations(text, "   ") == []

@@ -19,15 +19,17 @@ from core_support import SAMPLE_LINES, cli_env, loc, qline, write_questions
 
 ARTIFACT, MANIFEST = "golden-set.v1.jsonl", "golden-set.v1.manifest.json"
 
-#: run the real CLI, stopping the process before (0) or after (1) the first rename of a temporary
+#: run the real CLI, stopping the process once: before (0) or after (1) the first rename of a temporary
 STOPPING_BUILD = """
 import os, signal, sys
 after = int(sys.argv[1])
 real = os.replace
+stopped = []
 def replace(src, dst):
     if after:
         real(src, dst)
-    if ".golden-lsp-tmp-" in str(src):
+    if ".golden-lsp-tmp-" in str(src) and not stopped:
+        stopped.append(src)
         os.kill(os.getpid(), signal.SIGSTOP)
     if not after:
         real(src, dst)
@@ -106,3 +108,20 @@ def test_a_new_artifact_with_an_old_manifest_is_told_as_a_mismatched_pair(projec
     (line,) = [ln for ln in proc.stdout.splitlines() if "stale-manifest" in ln]
     assert "n_records" in line and f"the artifact {ARTIFACT} is fresh, so the two are from different builds" in line
     assert "stale-artifact" not in proc.stdout
+
+
+def test_the_temporaries_of_a_build_still_running_are_left_alone(project, cli):
+    built_then_grown(project, cli)
+    proc = subprocess.Popen([sys.executable, "-c", STOPPING_BUILD, "1"], cwd=project, env=cli_env(project),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        _, status = os.waitpid(proc.pid, os.WUNTRACED)
+        assert os.WIFSTOPPED(status)
+        left = temporaries(project)
+        assert cli(["check"], cwd=project).returncode == 1  # the pair is mismatched while it runs
+        assert temporaries(project) == left == [f".{MANIFEST}.golden-lsp-tmp-{proc.pid}"]
+        os.kill(proc.pid, signal.SIGCONT)  # it finishes its own build
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+    assert temporaries(project) == [] and cli(["check"], cwd=project).returncode == 0

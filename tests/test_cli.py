@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import pty
+import select
+import shlex
 import subprocess
 import sys
-import os
 
 import pytest
 
@@ -30,7 +33,7 @@ def test_check_clean_set_exits_0(project, cli):
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == "questions.jsonl:1:1: warning[too-few-records] 7 records: a golden set needs at least 50 " \
                           "to measure anything\n"
-    assert proc.stderr == "questions.jsonl: 7 records, 0 errors, 1 warnings\n"
+    assert proc.stderr == "questions.jsonl: 7 records, 0 errors, 1 warning\n"
 
 
 def test_check_alias_and_error_exit_1(project, cli):
@@ -42,7 +45,7 @@ def test_check_alias_and_error_exit_1(project, cli):
         col = BROKEN_LINE.index('"Because') + 1
         assert f"questions.jsonl:{n}:{col}: error[quote-not-found] quote not found in faq.md; the same words " \
                "occur with different whitespace at 3:31" in proc.stdout
-        assert "1 errors" in proc.stderr
+        assert "1 error," in proc.stderr
 
 
 def test_check_paths_may_be_folders_holding_a_config(tmp_path, cli):
@@ -51,7 +54,7 @@ def test_check_paths_may_be_folders_holding_a_config(tmp_path, cli):
     proc = cli(["check", "a", "b"], cwd=tmp_path)
     assert proc.returncode == 1
     assert "a/questions.jsonl: 7 records, 0 errors" in proc.stderr
-    assert "b/questions.jsonl: 8 records, 1 errors" in proc.stderr
+    assert "b/questions.jsonl: 8 records, 1 error," in proc.stderr
     assert cli(["check", "a"], cwd=tmp_path).returncode == 0
 
 
@@ -104,8 +107,8 @@ def test_github_format_escapes_properties(tmp_path, cli):
 # --- exit 2: usage and configuration problems -----------------------------------------------
 
 @pytest.mark.parametrize("setup, args, reason", [
-    (lambda p: (p / "golden-lsp.toml").write_text('corpus = "nope"\n'), ["check"], "corpus folder not found"),
-    (lambda p: None, ["check", "--glob", "*.txt"], "no document in"),
+    (lambda p: (p / "golden-lsp.toml").write_text('corpus = "nope"\n'), ["check"], "corpus folder not found: nope\n"),
+    (lambda p: None, ["check", "--glob", "*.txt"], "no document in corpus matches '*.txt'"),
     (lambda p: (p / "questions.jsonl").unlink(), ["check"], "questions file not found"),
     (lambda p: None, ["check", "--questions", "missing.jsonl"], "questions file not found"),
     (lambda p: None, ["check", "missing.jsonl"], "no such file or folder"),
@@ -179,7 +182,7 @@ def test_a_folder_without_a_config_means_its_own_questions_file(tmp_path, cli):
     write_questions(tmp_path / "questions.jsonl", [BROKEN_LINE])  # in the working directory: not this set's
     proc = cli(["check", "set", "--corpus", root / "corpus"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stderr == "set/questions.jsonl: 7 records, 0 errors, 1 warnings\n"
+    assert proc.stderr == "set/questions.jsonl: 7 records, 0 errors, 1 warning\n"
 
 
 def test_bom_is_not_a_column_as_in_the_editor(project, cli):
@@ -250,7 +253,7 @@ def test_build_with_errors_writes_nothing_and_exits_1(project, cli):
     write_questions(project / "questions.jsonl", SAMPLE_LINES + [BROKEN_LINE])
     proc = cli(["build"], cwd=project)
     assert proc.returncode == 1
-    assert "error[quote-not-found]" in proc.stdout and "nothing written: 1 errors" in proc.stderr
+    assert "error[quote-not-found]" in proc.stdout and "nothing written: 1 error\n" in proc.stderr
     assert (project / "golden-set.v1.jsonl").read_text(encoding="utf-8") == "previous\n"
     assert not (project / "golden-set.v1.manifest.json").exists()
     assert sorted(p.name for p in project.iterdir()) == ["corpus", "golden-lsp.toml", "golden-set.v1.jsonl",
@@ -292,7 +295,7 @@ def test_corpus_edit_after_build_reports_stale_files(project, cli):
     q4 = line_of(SAMPLE_LINES, "q4")
     col = SAMPLE_LINES[q4].index('"q4"') + 1
     assert f"questions.jsonl:{q4 + 1}:{col}: error[stale-artifact] artifact golden-set.v1.jsonl is stale: " \
-           "4 record(s) differ from a fresh build (q4, q5, q6, q7)" in proc.stdout
+           "4 records differ from a fresh build (q4, q5, q6, q7)" in proc.stdout
     assert "error[stale-manifest] manifest golden-set.v1.manifest.json is stale (corpus_chars, corpus_digest, docs differ); " \
            "run `golden-lsp build --config" in proc.stdout
     # rebuilding fixes both
@@ -355,3 +358,65 @@ def test_a_device_as_questions_file_is_a_located_error(project, cli):
     proc = cli(["check", "--config", "golden-lsp.toml", "--questions", "/dev/zero"], cwd=project)
     assert proc.returncode == 2
     assert proc.stderr == "golden-lsp: questions file /dev/zero is a character device, not a regular file\n"
+
+
+# --- first contact ----------------------------------------------------------------------------
+
+def test_build_accepts_a_folder_like_check(tmp_path, cli):
+    make_project(tmp_path / "proj")
+    proc = cli(["build", "proj"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "golden-lsp: wrote proj/golden-set.v1.jsonl (7 records) and proj/golden-set.v1.manifest.json\n"
+    assert cli(["check", "proj"], cwd=tmp_path).returncode == 0
+
+
+def test_counts_are_singular_for_one(project, cli):
+    write_questions(project / "questions.jsonl", SAMPLE_LINES[:2] + [BROKEN_LINE])
+    proc = cli(["check"], cwd=project)
+    assert proc.stderr == "questions.jsonl: 2 records, 1 error, 1 warning\n"
+
+
+def test_stale_message_names_relative_paths_and_the_build_with_the_checks_overrides(project, cli):
+    (project / "out dir").mkdir()
+    overrides = ["--artifact", "out dir/a.jsonl", "--max-chars", "900"]
+    assert cli(["build", *overrides], cwd=project).returncode == 0
+    write_questions(project / "questions.jsonl", SAMPLE_LINES + [qline("q8", [loc("faq.md", "reviews each change")])])
+    proc = cli(["check", *overrides], cwd=project)
+    assert proc.returncode == 1
+    build = "golden-lsp build --config golden-lsp.toml --artifact 'out dir/a.jsonl' --max-chars 900"
+    stale = [ln for ln in proc.stdout.splitlines() if "stale-" in ln]
+    assert stale and all(ln.endswith(f"run `{build}`") for ln in stale), stale
+    assert "artifact out dir/a.jsonl is stale" in proc.stdout and str(project) not in proc.stdout
+    assert cli(shlex.split(build)[1:], cwd=project).returncode == 0  # the suggested command, as a shell splits it
+    assert cli(["check", *overrides], cwd=project).returncode == 0
+
+
+def test_an_output_whose_folder_is_a_file_is_a_clear_error(project, cli):
+    (project / "out").write_text("a file\n", encoding="utf-8")
+    proc = cli(["build", "--artifact", "out/a.jsonl"], cwd=project)
+    assert proc.returncode == 2
+    assert proc.stderr == "golden-lsp: cannot write out/a.jsonl: out is a file, not a folder\n"
+
+
+def test_bare_golden_lsp_in_a_terminal_says_it_is_a_language_server(tmp_path):
+    """stdin is a pty: one line on stderr saying what it waits for and how to check instead."""
+    master, slave = pty.openpty()
+    proc = subprocess.Popen([sys.executable, "-m", "golden_lsp"], stdin=slave, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, cwd=tmp_path)
+    os.close(slave)
+    try:
+        ready, _, _ = select.select([proc.stderr], [], [], 60)  # the failure detector, not a timing
+        assert ready, "nothing on stderr"
+        line = proc.stderr.readline().decode("utf-8")
+    finally:
+        proc.kill()
+        proc.wait(timeout=60)
+        os.close(master)
+    assert line.startswith("golden-lsp: this is the language server, waiting for an editor to talk LSP on stdin")
+    assert "golden-lsp check" in line
+
+
+def test_piped_golden_lsp_prints_nothing_before_speaking_lsp(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "golden_lsp"], input=b"", capture_output=True, cwd=tmp_path,
+                          timeout=60)
+    assert b"this is the language server" not in proc.stderr

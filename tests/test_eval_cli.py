@@ -389,3 +389,28 @@ def test_practice_fields_break_down_and_unanswerable_is_apart(tmp_path, cli):
     assert row == (json.loads(lines[1])["query_type"], "test")
     text = cli(["eval", "--run", "run.jsonl", "--k", "1"], cwd=project).stdout
     assert "unanswerable (reported apart, not in N): 1 records; the run returned chunks for 1 of them" in text
+
+
+def test_ratio_signals_and_the_mrr_equals_hit_flag(crafted, project, cli):
+    path, c = crafted
+    _, out = run_eval(cli, project, "--run", path, "--k", "1,10,50", "--bootstrap", "200")
+    notes = [n["message"] for n in out["notes"]]
+    # hit@1 = 2/7, hit@10 = hit@50 = 5/7
+    assert any(n.startswith("hit@1/hit@10 = 0.40 < 0.6") and "ranking problem" in n for n in notes)
+    assert any(n.startswith("hit@50 = 0.714 ≈ hit@10 = 0.714") and "depth is exhausted" in n for n in notes)
+    assert any(n.startswith("hit@50 = 0.714 < 0.95") and "candidate generation fails the floor" in n for n in notes)
+    assert not [n for n in out["notes"] if n["severity"] == "error"]
+    (project / "top1.jsonl").write_text(json.dumps({"query_id": "q6", "chunk_ids": [c["F"]]}) + "\n")
+    _, top1 = run_eval(cli, project, "--run", "top1.jsonl", "--k", "1,10", "--bootstrap", "200")
+    assert any(n["message"].startswith("sanity: MRR@10 = hit@1 = 0.143 (N=7, hit rule any_overlap") for n in top1["notes"])
+    _, few = run_eval(cli, project, "--run", "top1.jsonl", "--k", "1,3", "--bootstrap", "0")
+    assert any("ratio signals need k = 1, 10 and 50; missing: 10, 50" in n["message"] for n in few["notes"])
+
+
+def test_no_answerable_record_is_a_usage_error(tmp_path, cli):
+    line = json.dumps({"id": "u1", "query": "What is not in the corpus at all?", "expected_answer": "Nothing at all, "
+                       "the corpus is silent.", "locators": [], "unanswerable": True})
+    project = make_project(tmp_path / "p", lines=[line])
+    (project / "run.jsonl").write_text("")
+    proc = cli(["eval", "--run", "run.jsonl"], cwd=project)
+    assert proc.returncode == 2 and "no answerable record to score (1 unanswerable, 0 excluded" in proc.stderr

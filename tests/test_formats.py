@@ -121,3 +121,13 @@ def test_github_format_stays_within_the_annotation_limits(project, cli):
     assert len(plain) == 3 and all("error[quote-not-found]" in line for line in plain)
     all_lines = SAMPLE_LINES + broken
     assert [json.loads(all_lines[int(line.split(":")[1]) - 1])["id"] for line in plain] == ["b10", "b11", "b12"]
+
+
+def test_info_findings_are_notices_and_sarif_notes(project, cli):
+    (project / "golden-lsp.toml").write_text('corpus = "corpus"\n[severity]\ntoo-few-records = "info"\n',
+                                             encoding="utf-8")
+    write_questions(project / "questions.jsonl", SAMPLE_LINES + [NOT_FOUND])
+    github = cli(["check", "--format", "github"], cwd=project).stdout
+    assert "::notice file=questions.jsonl,line=1,col=1," in github and "title=too-few-records::" in github
+    results = {r["ruleId"]: r for r in sarif_of(cli, project)["runs"][0]["results"]}
+    assert results["too-few-records"]["level"] == "note" and results["quote-not-found"]["level"] == "error"

@@ -173,15 +173,16 @@ def test_split_leak_same_query_or_overlapping_spans_across_dev_and_test(tmp_path
         with_fields(qline("q3", [loc("guide.md", "depends on the chunk boundaries")]), split="dev"),
         # the same paragraph as q3, so the spans overlap
         with_fields(qline("q4", [loc("guide.md", "A second sentence of the same paragraph")]), split="test"),
-        # canary and unsplit records never leak; dev with dev neither
+        # canary records never leak (q5 overlaps q3 and q4); q6 leaks with q2, not with q1 (both dev)
         with_fields(qline("q5", [loc("guide.md", "keeps the block together")]), split="canary"),
         with_fields(qline("q6", [loc("faq.md", "text above them changes")], query="Why quote?"), split="dev"),
+        qline("q7", [loc("guide.md", "keeps the block together")]),
     ]
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     leaks = found(analysis, "split-leak")
-    assert [(d.range.line, cols(lines[d.range.line], d)) for d in leaks] == [(1, '"q2"'), (3, '"q4"')]
+    assert [(d.range.line, cols(lines[d.range.line], d)) for d in leaks] == [(1, '"q2"'), (3, '"q4"'), (5, '"q6"')]
     assert "the same query" in leaks[0].message and "overlapping spans in guide.md" in leaks[1].message
-    assert [r.range.line for r in leaks[0].related] == [0] and [r.range.line for r in leaks[1].related] == [2]
+    assert [[r.range.line for r in d.related] for d in leaks] == [[0], [2], [1]]
     assert all(d.severity.value == "warning" for d in leaks)
 
 
@@ -227,3 +228,11 @@ def test_bad_severity_or_vocabulary_settings_exit_2_with_the_reason(tmp_path, cl
     root = project_with(tmp_path / "p", SMALL, config)
     proc = cli(["check", *args, root])
     assert proc.returncode == 2 and reason in proc.stderr and proc.stdout == ""
+
+
+def test_split_leak_sees_keys_written_with_escapes(tmp_path):
+    lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")], query="Why quote?"), split="dev"),
+             with_fields(qline("q2", [loc("faq.md", "How are answers graded?")], query="why quote?"), split="test")]
+    lines = [line.replace('"split"', '"\\u0073plit"') for line in lines]
+    _, analysis = analyze_lines(tmp_path, DOCS, lines)
+    assert [d.range.line for d in found(analysis, "split-leak")] == [1]

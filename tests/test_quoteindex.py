@@ -7,7 +7,7 @@ import random
 
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, make_project, qline
 
-from golden_lsp import quoteindex
+from golden_lsp import diskcache, quoteindex
 from golden_lsp.analysis import Analyzer
 from golden_lsp.resolve import occurrences
 from golden_lsp.scoring import parse_hit_rule
@@ -34,6 +34,7 @@ def test_a_cold_start_through_the_index_gives_the_same_findings_and_artifact(tmp
 
 
 def test_the_index_is_used_on_a_cold_start(tmp_path, monkeypatch):
+    monkeypatch.setattr(diskcache, "enabled", False)  # a cold start every time
     lines = SAMPLE_LINES + [qline(f"x{i}", [loc("faq.md", f"missing quote {i}")]) for i in range(10)]
     corpus, _ = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
     calls = []

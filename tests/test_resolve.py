@@ -178,7 +178,9 @@ def test_not_found_message_gives_raw_doc_position_and_replacement(tmp_path):
     d = only(analysis, "quote-not-found")
     # line 3, column 12 (1-based) in the raw file: "Some text: " is 11 characters
     assert "across a line break at 3:12" in d.message
-    assert d.data["replacement"] == "alpha beta\ngamma"
+    # never a fix that spans lines: each line's part, longest first, where it sits in the raw file
+    assert d.data["replacement"] == "alpha beta"
+    assert d.data["replacements"] == [["alpha beta", "3:12"], ["gamma", "4:1"]]
     assert d.data["hint"] == "line break"
     (rel,) = d.related
     assert (rel.range.line, rel.range.column, rel.range.end_line, rel.range.end_column) == (2, 11, 3, 5)
@@ -194,6 +196,62 @@ def test_not_found_typography_hint_on_a_bom_line(tmp_path):
     # canonical column 7; the BOM is not a column in the editor's buffer; 1-based 8
     assert "with different quotes or dashes at 1:8" in d.message
     assert d.data["replacement"] == "\u201cdon\u2019t panic\u201d \u2014 always"
+
+
+def test_line_break_hint_offers_only_the_parts_that_are_unique_on_their_line():
+    text = "intro gamma\nalpha beta\ngamma delta\n"
+    hint = not_found_hint(text, "alpha beta gamma")
+    assert hint.kind == "line break" and [text[a:b] for a, b in hint.parts] == ["alpha beta"]
+
+
+@pytest.mark.parametrize("quote, kind, message", [
+    ("Cafe\u0301 Mu\u0308ller opens", "normalisation", "the quote is Unicode NFD (decomposed accents) and the corpus "
+     "NFC; the composed text occurs at 3:5: 'Café Müller opens'"),
+    ("the café müller opens", "case", "the same words occur with different capitalisation at 3:1: "
+     "'The Café Müller opens'"),
+    ("The Café Müller opnes at dawn", "closest", "the closest passage (97% similar) is at 3:1: "
+     "'The Café Müller opens at dawn'"),
+    ("opens at dawn, every day", "closest", "is at 3:17: 'opens at dawn every day'"),
+])
+def test_not_found_says_what_differs_and_where(tmp_path, quote, kind, message):
+    doc = "# Huts\n\nThe Café Müller opens at dawn every day of the summer season.\n\nOther text.\n"
+    _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", quote)])])
+    d = only(analysis, "quote-not-found")
+    assert d.data["hint"] == kind and message in d.message, d.message
+    (rel,) = d.related
+    assert rel.range.line == 2
+    assert ("replacement" in d.data) == (kind != "closest")  # a guess is a hint, never a relabel
+
+
+def test_a_quote_longer_than_two_lines_of_the_document_gets_a_plain_not_found(tmp_path):
+    """A quote of many lines' words is never compiled into a pattern (1 MB cost seconds per check,
+    and its line-break "fix" would be a quote spanning lines); the hint still works for a normal
+    quote in the same document."""
+    body = [f"Line {i} says word{i} and more words after it." for i in range(12000)]
+    doc = "# D\n\n" + "\n".join(body) + "\n"
+    huge = " ".join(body)  # ~600 KB: the same words, across every line break
+    lines = [qline("q1", [loc("d.md", huge)]), qline("q2", [loc("d.md", "Line 7 says  word7")])]
+    _, analysis = analyze_lines(tmp_path, {"d.md": doc}, lines)
+    big, normal = [d for d in analysis.diagnostics if d.code == "quote-not-found"]
+    assert big.message == "quote not found in d.md" and big.related == ()
+    assert normal.data["hint"] == "whitespace"
+    assert not_found_hint(doc, " ".join(body[:3])) is None  # three lines' worth: more than two lines
+    assert not_found_hint(doc, " ".join(body[:2])).kind == "line break"
+
+
+def test_the_closest_passage_is_found_in_a_large_document():
+    filler = "".join(f"Paragraph {i} is about topic {i % 97} and nothing else.\n\n" for i in range(150_000))
+    text = filler + "The hut warden serves breakfast at seven sharp.\n" + filler
+    hint = not_found_hint(text, "The hut warden serves brekfast at seven")
+    assert hint.kind == "closest" and text[hint.start:hint.end].startswith("The hut warden serves breakfast")
+
+
+@pytest.mark.parametrize("doc, suggested", [("gide.md", "did you mean 'guide.md'?"), ("FAQ.md", "did you mean 'faq.md'?"),
+                                            ("zebra.md", "corpus: faq.md, guide.md")])
+def test_unknown_doc_suggests_the_closest_doc_ids(tmp_path, doc, suggested):
+    _, analysis = analyze_lines(tmp_path, {"guide.md": "Some text.\n", "faq.md": "More text.\n"},
+                                [qline("q1", [loc(doc, "Some text")])])
+    assert only(analysis, "unknown-doc").message == f"unknown doc {doc!r} ({suggested})"
 
 
 def test_not_found_without_hint_has_no_replacement(tmp_path):
@@ -266,10 +324,14 @@ def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
 
     text = "alpha the cat\nbeta the cat\n"
     searches = []
-    real = resolve_module.count_at_most
-    monkeypatch.setattr(resolve_module, "count_at_most", lambda *args: searches.append(args) or real(*args))
+    real = resolve_module.occurrences
+    monkeypatch.setattr(resolve_module, "occurrences", lambda *args: searches.append(args) or real(*args))
+    monkeypatch.setattr(resolve_module, "count_at_most", lambda *args: pytest.fail("a probe scanned the document"))
     lengthen.cache_clear()
+    resolve_module._all_occurrences.cache_clear()
     first = lengthen(text, "the cat", 6)
-    n = len(searches)
-    assert n and lengthen(text, "the cat", 6) == first == "alpha the cat"
-    assert len(searches) == n and lengthen.cache_info().hits == 1
+    # one scan for the quote's occurrences; every probe looks only there
+    assert searches == [(text, "the cat")]
+    assert lengthen(text, "the cat", 6) == first == "alpha the cat"
+    assert len(searches) == 1 and lengthen.cache_info().hits == 1
+    assert lengthen(text, "the cat", 19) == "beta the cat" and len(searches) == 1

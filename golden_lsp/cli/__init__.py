@@ -23,9 +23,9 @@ from .common import USAGE_ERROR
 #: command → the module of this package that registers it, in the order ``--help`` lists them
 COMMANDS = {"check": "jobs", "build": "jobs", "init": "init", "stats": "stats", "agree": "agree",
             "sample": "sample", "export": "export", "import": "importer", "eval": "evaluate", "qrels": "qrels",
-            "retrieve": "retrieve"}
+            "retrieve": "retrieve", "report": "report"}
 #: the extra a command module's imports come from, named when they are missing
-EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search"}
+EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -79,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         except ConfigError as exc:
             sys.stderr.write(f"golden-lsp: {exc}\n")
             return USAGE_ERROR
+        if tcp is None and sys.stdin.isatty():  # run by hand in a terminal: it would look hung
+            sys.stderr.write("golden-lsp: this is the language server, waiting for an editor to talk LSP on stdin "
+                             "(Ctrl-D quits); to check a golden set run `golden-lsp check [PATH]`\n")
+            sys.stderr.flush()
         from ..server import serve  # the protocol layer is imported only to serve
 
         return serve(tcp)

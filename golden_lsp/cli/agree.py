@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_of
 from ..config import ConfigError
+from ..diagnostics import plural
 from ..rules import short
 from .common import add_set_options, display, golden_set
 
@@ -33,7 +34,7 @@ def _agree(args: argparse.Namespace) -> int:
     for analysis in (a, b):
         errors = analysis.counts()["errors"]
         if errors:
-            sys.stderr.write(f"golden-lsp: {display(analysis.path)} has {errors} error(s): its unresolved "
+            sys.stderr.write(f"golden-lsp: {display(analysis.path)} has {plural(errors, 'error')}: its unresolved "
                              "locators label nothing here (see golden-lsp check)\n")
     if args.format == "json":
         sys.stdout.write(json.dumps({**result, "hit_rule": str(golden.hit_rule)}, ensure_ascii=False, indent=2) + "\n")

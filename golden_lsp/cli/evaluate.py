@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from ..config import ConfigError
 from ..evalspec import DEFAULT_KS, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
-from ..runs import in_memory_run, read_run
+from ..runs import read_run
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
@@ -94,21 +94,15 @@ def _other(ref: str, args, tg, settings: Settings, fingerprint: str) -> Scored:
 
 def _eval(args: argparse.Namespace) -> int:
     from ..evaluation import Settings, compare, evaluate, gate_failed, parse_metric_at, sanity, signals
-    from ..retrieval import retrieve
+    from ..retrieval import run_of
 
-    if (args.run_file is None) == (args.retriever is None):
-        raise ConfigError("eval needs exactly one of --run RUN or --retriever bm25|MODULE:FUNCTION")
     if args.gate and args.baseline is None:
         raise ConfigError("--gate needs --baseline RUN (or db:latest with --db)")
     settings = Settings(_ks(args.k), args.multi, args.bootstrap, args.seed)
     gates = [parse_metric_at(g, settings.ks) for g in args.gate]
     floors = _floors(args.floor, settings.ks)
     golden, tg = load_targets(args)
-    if args.run_file is not None:
-        run = read_run(args.run_file, args.run_format)
-    else:
-        ids, _ = retrieve(args.retriever, golden.corpus, tg.chunking, tg.all(), max(settings.ks))
-        run = in_memory_run(f"retriever {args.retriever}", ids)
+    run = run_of(tg, golden.corpus, max(settings.ks), args.run_file, args.run_format, args.retriever)
     ev = evaluate(tg, run, settings)
     comparisons: list[tuple[str, Comparison]] = []
     for role, ref in (("compare", args.compare), ("baseline", args.baseline)):

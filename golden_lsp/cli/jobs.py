@@ -7,8 +7,11 @@ import sys
 from pathlib import Path
 
 from ..config import Config
+from ..diagnostics import plural
 from ..model import Analysis
-from .common import add_set_options, display as _display, golden_set as _golden_set, progress
+from .. import diskcache
+from ..project import GoldenSet
+from .common import add_set_options, display as _display, golden_set as _common_golden_set, progress
 from .formats import FORMATS, format_text
 
 
@@ -17,11 +20,36 @@ def register(sub: argparse._SubParsersAction) -> None:
     check.add_argument("paths", nargs="*", type=Path, help="questions files or folders holding a config")
     check.add_argument("--format", choices=sorted(FORMATS), default="text")
     add_set_options(check)
+    _add_speed_options(check)
     check.set_defaults(run=_check)
     build = sub.add_parser("build", help="write the artifact and manifest, or nothing when there is an error")
     build.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     add_set_options(build)
+    _add_speed_options(build)
     build.set_defaults(run=_build)
+
+
+def _add_speed_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
+                   help="chunk and resolve documents in N processes (same output; default 1)")
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the warm cache of chunks and quote occurrences")
+
+
+def _positive(value: str) -> int:
+    n = int(value)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
+def _golden_set(args: argparse.Namespace, target: Path | None):
+    """The set, with the speed options applied (they change how fast, never what is found)."""
+    if args.no_cache:
+        diskcache.enabled = False
+    golden = _common_golden_set(args, target)
+    golden.analyzer.jobs = args.jobs
+    return golden
 
 
 def _check(args: argparse.Namespace) -> int:
@@ -37,8 +65,8 @@ def _check(args: argparse.Namespace) -> int:
     if args.format == "text":
         for a in analyses:
             c = a.counts()
-            sys.stderr.write(f"{_display(a.path)}: {c['records']} records, {c['errors']} errors, "
-                             f"{c['warnings']} warnings\n")
+            sys.stderr.write(f"{_display(a.path)}: {plural(c['records'], 'record')}, "
+                             f"{plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}\n")
     return 1 if any(a.has_errors for a in analyses) else 0
 
 
@@ -50,15 +78,13 @@ def _build(args: argparse.Namespace) -> int:
     sys.stdout.write(format_text(analysis.diagnostics))
     config: Config = golden.config
     if not written:
-        sys.stderr.write(f"golden-lsp: nothing written: {analysis.counts()['errors']} errors\n")
+        sys.stderr.write(f"golden-lsp: nothing written: {plural(analysis.counts()['errors'], 'error')}\n")
         return 1
-    sys.stderr.write(f"golden-lsp: wrote {_display(config.artifact_path())} ({analysis.counts()['records']} "
-                     f"records) and {_display(config.manifest_path())}\n")
+    sys.stderr.write(f"golden-lsp: wrote {_display(config.artifact_path())} "
+                     f"({plural(analysis.counts()['records'], 'record')}) and {_display(config.manifest_path())}\n")
     return 0
 
 
-
-
-def _tell_recovered(golden) -> None:
+def _tell_recovered(golden: GoldenSet) -> None:
     for line in golden.recovered:
         sys.stderr.write(f"golden-lsp: {line}\n")

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from .. import stats
+from ..diagnostics import plural
 from .common import add_set_options, golden_set
 
 
@@ -30,6 +31,6 @@ def _stats(args: argparse.Namespace) -> int:
         sys.stdout.write(render(figures, golden.hit_rule, stats.shape_findings(analysis)))
     errors = analysis.counts()["errors"]
     if errors:
-        sys.stderr.write(f"golden-lsp: {errors} error(s) in the set: the figures count only what resolves "
+        sys.stderr.write(f"golden-lsp: {plural(errors, 'error')} in the set: the figures count only what resolves "
                          "(see golden-lsp check)\n")
     return 0

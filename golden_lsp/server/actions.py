@@ -12,7 +12,7 @@ import json
 
 from lsprotocol import types
 
-from ..rules import MAX_LISTED_OCCURRENCES
+from ..rules import MAX_LISTED_OCCURRENCES, short
 from ..diagnostics import Range
 from ..resolve import lengthen
 from .convert import EDITOR_HINTS, to_lsp
@@ -81,12 +81,21 @@ def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
 
 
 def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
+    """"Use the corpus text" for a near miss. Across a line break the whole text would be a quote
+    spanning lines (quote-multiline), so each line's unique part is offered instead, the longest
+    preferred: the author chooses which half labels the answer."""
     resolved = _locator_at(view, line, d.range.column)
     if resolved is None:
         return []
+    node = resolved.locator.quote_node
+    lsp_diag = to_lsp(view, d)
+    if d.data.get("hint") == "line break":
+        return [types.CodeAction(
+            title=f"Use the corpus text on one line at {where}: {short(text)!r}", kind=types.CodeActionKind.QuickFix,
+            is_preferred=i == 0, diagnostics=[lsp_diag], edit=_quote_edit(view, line, node, text))
+            for i, (text, where) in enumerate(d.data["replacements"])]
     where = d.related[0].range if d.related else None
     at = f" at {where.line + 1}:{where.column + 1}" if where else ""
     return [types.CodeAction(
         title=f"Use the corpus text{at}", kind=types.CodeActionKind.QuickFix, is_preferred=True,
-        diagnostics=[to_lsp(view, d)], edit=_quote_edit(view, line, resolved.locator.quote_node,
-                                                        d.data["replacement"]))]
+        diagnostics=[lsp_diag], edit=_quote_edit(view, line, node, d.data["replacement"]))]

@@ -24,9 +24,10 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
 from ..config import ConfigError
+from ..diagnostics import plural
 from ..project import GoldenSet
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
-from .convert import SOURCE, editor_counts, to_lsp
+from .convert import SOURCE, Converted, editor_counts, to_lsp
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
 from .view import CorpusView, Source, View
@@ -38,6 +39,7 @@ DEBOUNCE = 0.015
 #: the same for a corpus chapter: re-chunking a large chapter per keystroke would queue work
 CORPUS_DEBOUNCE = 0.05
 STATUS_NOTIFICATION = "golden-lsp/status"
+REPORT_COMMAND = "golden-lsp.report"
 WATCHED = ("**/*.md", "**/golden-lsp.toml", "**/pyproject.toml", "**/*.jsonl", "**/*.json")
 CONFIG_NAMES = ("golden-lsp.toml", "pyproject.toml")
 
@@ -66,6 +68,8 @@ class GoldenServer(LanguageServer):
         super().__init__("golden-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
                          protocol_cls=BufferedProtocol)
         self.buffers: dict[str, Buffer] = {}
+        #: the LSP form of each file's last diagnostics (a keystroke converts its line's only)
+        self.converted = Converted()
         self.sets = GoldenSets()
         self.encoding: str = types.PositionEncodingKind.Utf16
         #: bumped whenever the corpus or config changes under the open documents
@@ -129,6 +133,7 @@ class GoldenServer(LanguageServer):
     def forget(self, uri: str) -> None:
         self.buffers.pop(uri, None)
         self._views.pop(uri, None)
+        self.converted.forget(uri)
         self.last_edited.pop(uri, None)
 
     def disk_view(self, golden: GoldenSet, path: Path) -> View:
@@ -142,6 +147,18 @@ class GoldenServer(LanguageServer):
                         golden.check(text, path))
             cached = self._disk_views[path] = key, view
         return cached[1]
+
+    def questions_view(self, uri: str) -> View | None:
+        """The view of a questions file, open or saved; None when it cannot be analysed."""
+        if uri in self.buffers:
+            return self.request_view(uri)
+        path = self.path_of(uri)
+        if path is None or not path.is_file() or not self.sets.is_questions_file(path):
+            return None
+        try:
+            return self.disk_view(self.sets.golden_set_for(path), path)
+        except (ConfigError, OSError):
+            return None
 
     def set_views(self, golden: GoldenSet) -> list[View]:
         """The analysed questions files of a set: each open one, and its configured one from disk."""
@@ -224,7 +241,7 @@ class GoldenServer(LanguageServer):
         if self.watcher is not None:
             self.watcher.watch(self.sets.corpus_roots())
         if not self.pull_diagnostics:
-            diagnostics = [to_lsp(view, d) for d in view.analysis.diagnostics]
+            diagnostics = self.converted.diagnostics(view)
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
@@ -508,17 +525,19 @@ def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> t
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id)
     return types.RelatedFullDocumentDiagnosticReport(
-        [to_lsp(view, d) for d in view.analysis.diagnostics], result_id=result_id)
+        ls.converted.diagnostics(view), result_id=result_id)
 
 
 @server.command(labels.OPEN_RECORD_COMMAND)
 @guarded
 async def open_record(ls: GoldenServer, *args: Any) -> bool:
-    """Open the questions file at a record (the argument of a corpus code lens)."""
-    where = args[0] if args and isinstance(args[0], dict) else None
-    if where is None:
+    """Open the questions file at a record (the argument of a corpus code lens: {uri, line})."""
+    where = args[0] if args and isinstance(args[0], dict) else {}
+    uri, line = where.get("uri"), where.get("line")
+    view = ls.questions_view(uri) if isinstance(uri, str) and isinstance(line, int) else None
+    location = labels.open_record_location(view, line) if view is not None else None
+    if location is None:
         return False
-    location = ls.protocol._converter.structure(where, types.Location)
     result = await ls.window_show_document_async(types.ShowDocumentParams(
         location.uri, take_focus=True, selection=location.range))
     return bool(result and result.success)
@@ -577,8 +596,8 @@ def build(ls: GoldenServer, *args: Any) -> dict:
     except ConfigError as exc:
         return {"ok": False, "message": str(exc)}
     counts = analysis.counts()
-    message = (f"wrote {golden.config.artifact_path().name} ({counts['records']} records)" if written
-               else f"nothing written: {counts['errors']} errors")
+    message = (f"wrote {golden.config.artifact_path().name} ({plural(counts['records'], 'record')})" if written
+               else f"nothing written: {plural(counts['errors'], 'error')}")
     if unsaved:
         message += " from the saved file; save to include your unsaved edits"
     ls.window_show_message(types.ShowMessageParams(
@@ -595,6 +614,29 @@ def check(ls: GoldenServer, *args: Any) -> dict:
     if view is None:
         return {"records": 0, "errors": 0, "warnings": 0}
     return editor_counts(view.analysis)
+
+
+@server.command(REPORT_COMMAND)
+@guarded
+async def report(ls: GoldenServer, *args: Any) -> dict:
+    """Write the set's HTML report (from the saved files, as the CLI would) and open it."""
+    uri = _questions_uri(ls, args)
+    path = ls.path_of(uri) if uri else None
+    if path is None:
+        return {"ok": False, "message": "no questions file to report on"}
+    from ..report import report_path, write_report
+
+    try:
+        golden = ls.sets.golden_set_for(path)
+        out = write_report(golden, report_path(golden))
+    except (ConfigError, RuntimeError) as exc:  # RuntimeError: the report extra is missing
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"golden-lsp: {exc}"))
+        return {"ok": False, "message": str(exc)}
+    target = from_fs_path(str(out))
+    window = ls.client_capabilities.window
+    if window is not None and window.show_document is not None and window.show_document.support:
+        await ls.window_show_document_async(types.ShowDocumentParams(target, external=True))
+    return {"ok": True, "uri": target}
 
 
 def serve(tcp: tuple[str, int] | None = None) -> int:

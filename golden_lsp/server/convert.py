@@ -35,6 +35,36 @@ def to_lsp(view: View, d: Diagnostic) -> types.Diagnostic:
     )
 
 
+class Converted:
+    """Each questions file's last LSP diagnostics, kept with the core findings they came from.
+
+    The engine hands back the very same ``Diagnostic`` object for a line whose text, number and
+    documents did not change, so on a keystroke only the findings of the edited line (and the
+    set-level ones) are converted again; a new corpus or position encoding converts everything.
+    """
+
+    def __init__(self) -> None:
+        self._files: dict[str, tuple[object, str, dict[int, tuple[Diagnostic, types.Diagnostic]]]] = {}
+
+    def diagnostics(self, view: View) -> list[types.Diagnostic]:
+        corpus, encoding = view.golden.corpus, view.buffer.encoding
+        kept = self._files.get(view.uri)
+        before = kept[2] if kept is not None and kept[0] is corpus and kept[1] == encoding else {}
+        now: dict[int, tuple[Diagnostic, types.Diagnostic]] = {}
+        out = []
+        for d in view.analysis.diagnostics:
+            entry = before.get(id(d))
+            if entry is None or entry[0] is not d:
+                entry = d, to_lsp(view, d)
+            now[id(d)] = entry
+            out.append(entry[1])
+        self._files[view.uri] = (corpus, encoding, now)
+        return out
+
+    def forget(self, uri: str) -> None:
+        self._files.pop(uri, None)
+
+
 def editor_counts(analysis: Analysis) -> dict[str, int]:
     """Records, errors and warnings as the editor shows them (stale-* are hints there)."""
     shown = [d.severity for d in analysis.diagnostics if d.code not in EDITOR_HINTS]

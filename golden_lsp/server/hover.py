@@ -13,7 +13,7 @@ import re
 from lsprotocol import types
 
 from ..model import RecordLine, ResolvedLocator
-from ..diagnostics import Range
+from ..diagnostics import Range, plural
 from ..questions import QuestionRecord
 from .view import Target, View
 
@@ -70,7 +70,7 @@ def _record_markdown(view: View, rec: RecordLine) -> str:
            " · ".join(practice_summary(r)),
            f"*{r.query}*" if r.query else "",
            f"expected answer: {r.expected_answer}" if r.expected_answer else "",
-           f"{resolved} of {len(spans)} locator(s) resolved · {len(chunk_ids)} answer-bearing chunk(s)"
+           f"{resolved} of {plural(len(spans), 'locator')} resolved · {plural(len(chunk_ids), 'answer-bearing chunk')}"
            + (": " + ", ".join(f"`{c[:12]}`" for c in chunk_ids) if chunk_ids else ""),
            "in the artifact" if rec.result.artifact_line else "not buildable yet (see the findings on this line)"]
     return "\n\n".join(x for x in out if x)

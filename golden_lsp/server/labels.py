@@ -31,10 +31,18 @@ def record_name(span: LabelledSpan) -> str:
     return record.id if record is not None and record.id else f"line {span.record.line + 1}"
 
 
-def _location_json(loc: types.Location) -> dict:
-    def pos(p: types.Position) -> dict:
-        return {"line": p.line, "character": p.character}
-    return {"uri": loc.uri, "range": {"start": pos(loc.range.start), "end": pos(loc.range.end)}}
+def record_argument(view: View, span: LabelledSpan) -> dict:
+    """A record as a command argument: its file and line (positions are made only when opened)."""
+    return {"uri": view.uri, "line": span.record.line}
+
+
+def open_record_location(view: View, line: int) -> types.Location | None:
+    """Where ``golden-lsp.openRecord`` puts the cursor: the record's first quote, else its start."""
+    rec = view.analysis.record_at(line)
+    if rec is None or rec.record is None:
+        return None
+    node = next((r.locator.quote_node for r in rec.result.resolved if r.locator.quote_node is not None), None)
+    return view.location(line, node.start, node.end) if node is not None else view.location(line, 0, 0)
 
 
 def code_lenses(cv: CorpusView) -> list[types.CodeLens]:
@@ -48,7 +56,7 @@ def code_lenses(cv: CorpusView) -> list[types.CodeLens]:
     for line, labelled in sorted(by_line.items()):
         names = list(dict.fromkeys(record_name(span) for _, span in labelled))
         title = f"labelled by {', '.join(names)}"
-        where = [_location_json(record_location(view, span)) for view, span in labelled]
+        where = [record_argument(view, span) for view, span in labelled]
         at = types.Range(types.Position(line, 0), types.Position(line, 0))
         lenses.append(types.CodeLens(at, types.Command(title, OPEN_RECORD_COMMAND, arguments=where)))
     return lenses

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..diagnostics import Range
+from ..diagnostics import Range, plural
 from .hover import practice_summary
 from .view import Target, View
 
@@ -45,6 +45,6 @@ def document_symbols(view: View) -> list[types.DocumentSymbol]:
             kind=types.SymbolKind.Object,
             range=view.range(Range.on_line(rec.line, 0, r.node.end)),
             selection_range=view.range(Range.on_line(rec.line, s, e)),
-            detail=" · ".join([r.hop, f"{len(r.locators)} locator(s)", *practice_summary(r)]),
+            detail=" · ".join([r.hop, plural(len(r.locators), "locator"), *practice_summary(r)]),
         ))
     return symbols

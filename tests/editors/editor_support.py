@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import unicodedata
@@ -20,6 +21,8 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples"
+DEPS_SCRIPT = REPO / "scripts" / "editor-deps.sh"
+CACHE = Path(os.environ.get("GOLDEN_LSP_CACHE") or Path.home() / ".cache" / "golden-lsp")
 
 
 def require_editors() -> bool:
@@ -193,3 +196,29 @@ def run(cmd, *, timeout, env=None, cwd=None, out: Path | None = None) -> subproc
     if out:
         out.write_text(stdout or "")
     return subprocess.CompletedProcess(proc.args, proc.returncode, stdout, "")
+
+
+def editor_deps(output_dir: Path) -> dict:
+    """Run scripts/editor-deps.sh (fast when cached) and read the env file it writes."""
+    env_file = CACHE / "editor-env.sh"
+    if shutil.which("bash") is None:
+        unavailable("bash is missing")
+    res = run(["bash", DEPS_SCRIPT], timeout=2400, env=dict(os.environ, PYTHON=os.environ.get("PYTHON", sys.executable)),
+              out=output_dir / "editor-deps.log")
+    if res.returncode != 0 or not env_file.is_file():
+        unavailable(f"scripts/editor-deps.sh failed (exit {res.returncode}):\n{res.stdout[-3000:]}")
+    deps = {}
+    for line in env_file.read_text().splitlines():
+        if line.startswith("export ") and "=" in line:
+            k, v = line[len("export ") :].split("=", 1)
+            deps[k] = v.strip().strip('"')
+    for key in ("GOLDEN_LSP_NODE", "GOLDEN_LSP_NPM", "GOLDEN_LSP_CODE_SERVER", "GOLDEN_LSP_CHROMIUM"):
+        if not deps.get(key) or not Path(deps[key]).exists():
+            unavailable(f"{key} missing after scripts/editor-deps.sh")
+    return deps
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

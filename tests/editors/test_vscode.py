@@ -13,7 +13,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -23,43 +22,15 @@ from pathlib import Path
 
 import pytest
 
-from editor_support import REPO, isolated_env, run, unavailable
+from editor_support import REPO, editor_deps, free_port, isolated_env, run, unavailable
 
 HERE = Path(__file__).resolve().parent
 EXT_DIR = REPO / "editors" / "vscode"
 PROBE_DIR = HERE / "vscode-probe"
-DEPS_SCRIPT = REPO / "scripts" / "editor-deps.sh"
-CACHE = Path(os.environ.get("GOLDEN_LSP_CACHE") or Path.home() / ".cache" / "golden-lsp")
 
 
 def log(msg: str) -> None:
     print(f"[test_vscode {time.strftime('%H:%M:%S')}] {msg}", flush=True)
-
-
-def editor_deps(output_dir: Path) -> dict:
-    """Run scripts/editor-deps.sh (fast when cached) and read the env file it writes."""
-    env_file = CACHE / "editor-env.sh"
-    if shutil.which("bash") is None:
-        unavailable("bash is missing")
-    res = run(["bash", DEPS_SCRIPT], timeout=2400, env=dict(os.environ, PYTHON=os.environ.get("PYTHON", sys.executable)),
-              out=output_dir / "editor-deps.log")
-    if res.returncode != 0 or not env_file.is_file():
-        unavailable(f"scripts/editor-deps.sh failed (exit {res.returncode}):\n{res.stdout[-3000:]}")
-    deps = {}
-    for line in env_file.read_text().splitlines():
-        if line.startswith("export ") and "=" in line:
-            k, v = line[len("export ") :].split("=", 1)
-            deps[k] = v.strip().strip('"')
-    for key in ("GOLDEN_LSP_NODE", "GOLDEN_LSP_NPM", "GOLDEN_LSP_CODE_SERVER", "GOLDEN_LSP_CHROMIUM"):
-        if not deps.get(key) or not Path(deps[key]).exists():
-            unavailable(f"{key} missing after scripts/editor-deps.sh")
-    return deps
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def build_vsix(deps: dict, output_dir: Path) -> Path:
@@ -145,6 +116,40 @@ def test_vsix_is_reproducible(built, tmp_path):
     res = run(["sh", "-c", f'umask 002 && "{deps["GOLDEN_LSP_NPM"]}" run package -- --out "{out}"'], timeout=600, env=env, cwd=copy)
     assert res.returncode == 0, res.stdout[-3000:]
     assert sha256(out) == sha256(vsix), "the .vsix is not byte-for-byte reproducible"
+
+
+def test_vsix_manifest_has_the_registry_fields(built):
+    """What the Marketplace and Open VSX read: publisher, repository, license, icon, categories,
+    engines and a changelog, in the packaged manifest and in the bundled package.json."""
+    import xml.etree.ElementTree as ET
+    import zipfile
+
+    _, vsix = built
+    pkg = json.loads((EXT_DIR / "package.json").read_text(encoding="utf-8"))
+    with zipfile.ZipFile(vsix) as z:
+        names = set(z.namelist())
+        packaged = json.loads(z.read("extension/package.json"))
+        manifest = ET.fromstring(z.read("extension.vsixmanifest"))
+        icon = z.read("extension/" + pkg["icon"])
+        changelog = z.read("extension/changelog.md").decode("utf-8")
+        bundle = z.read("extension/dist/extension.js").decode("utf-8")
+    ns = {"v": "http://schemas.microsoft.com/developer/vsx-schema/2011"}
+    meta = manifest.find("v:Metadata", ns)
+    identity = meta.find("v:Identity", ns)
+    assert identity.get("Publisher") == pkg["publisher"] == packaged["publisher"] and pkg["publisher"]
+    assert identity.get("Id") == pkg["name"] and identity.get("Version") == pkg["version"]
+    props = {p.get("Id"): p.get("Value") for p in meta.find("v:Properties", ns)}
+    assert props["Microsoft.VisualStudio.Code.Engine"] == pkg["engines"]["vscode"]
+    assert props["Microsoft.VisualStudio.Services.Links.Source"] == pkg["repository"]["url"]
+    assert meta.find("v:Categories", ns).text.split(",") == pkg["categories"]
+    assert set(pkg["categories"]) <= {"Linters", "Programming Languages", "Formatters", "Other"}
+    assert meta.find("v:License", ns).text in names and packaged["license"] == "MIT"
+    assert meta.find("v:Icon", ns).text == "extension/" + pkg["icon"]
+    assert icon.startswith(b"\x89PNG\r\n\x1a\n") and int.from_bytes(icon[16:20], "big") >= 128
+    assets = {a.get("Type") for a in manifest.find("v:Assets", ns)}
+    assert "Microsoft.VisualStudio.Services.Content.Changelog" in assets
+    assert f"## {pkg['version']}" in changelog
+    assert "ms-python.python" in bundle  # @vscode/python-extension is bundled, not required at run time
 
 
 def code_server_session(request, deps, vsix, folder: Path, settings: dict, probe: dict, output_dir: Path):

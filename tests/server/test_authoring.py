@@ -142,6 +142,10 @@ async def test_code_lens_above_each_labelled_block_opens_the_record(client: Lang
     assert shown.uri == uri_of(q) and shown.selection.start.line == line
     text = lines_of(q)[line]
     assert shown.selection.start.character == utf16(text[:quote_columns(text)[0]])
+    # a malformed argument opens nothing and the server carries on
+    for junk in (["junk"], [{"uri": 3}], []):
+        assert not await client.workspace_execute_command_async(types.ExecuteCommandParams(lens.command.command, junk))
+    assert await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
 
 
 async def test_hover_and_references_on_a_block_labelled_twice(client: LanguageClient, golden_dir: Path):
@@ -275,7 +279,7 @@ async def complete(client: LanguageClient, golden_dir: Path, half: str, drop: st
 async def test_completion_continues_a_half_typed_quote_unique_first(client: LanguageClient, golden_dir: Path):
     raw = (golden_dir / "corpus" / CHAPTER).read_text(encoding="utf-8")
     typed = "the hut"
-    half = '{"id": "ex073", "query": "q", "locators": [{"doc": "' + CHAPTER + '", "quote": "' + typed
+    half = '{"id": "ex900", "query": "q", "locators": [{"doc": "' + CHAPTER + '", "quote": "' + typed
     items = await complete(client, golden_dir, half)
     assert items
     first = items[0]
@@ -314,9 +318,9 @@ async def test_completion_of_doc_hop_id_and_keys(client: LanguageClient, golden_
     labels = [i.label for i in items]
     assert "query" in labels and "locators" in labels and "id" not in labels
     assert items[labels.index("query")].text_edit.new_text == '"query": '
-    items = await complete(client, golden_dir, '{"id": "ex073", "locators": [{"doc": "a.md", "')
+    items = await complete(client, golden_dir, '{"id": "ex900", "locators": [{"doc": "a.md", "')
     assert [i.label for i in items] == [k for k in LOCATOR_FIELDS if k != "doc"]
-    items = await complete(client, golden_dir, '{"id": "ex073", "split": "')
+    items = await complete(client, golden_dir, '{"id": "ex900", "split": "')
     assert [i.label for i in items] == list(SPLITS)
 
 

@@ -76,8 +76,8 @@ async def test_hover_and_outline_show_the_practice_fields(client: LanguageClient
     symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
         types.TextDocumentIdentifier(uri)))
     details = {s.name.split(" — ")[0]: s.detail for s in symbols}
-    assert details["ex073"] == "single · 0 locator(s) · query type: unanswerable · split: test · unanswerable"
-    assert details["ex022"] == "single · 1 locator(s) · query type: factual · split: dev · annotator: mara"
+    assert details["ex073"] == "single · 0 locators · query type: unanswerable · split: test · unanswerable"
+    assert details["ex022"] == "single · 1 locator · query type: factual · split: dev · annotator: mara"
     m = next(i for i, x in enumerate(lines) if x.startswith('{"id": "ex065"'))
     col = lines[m].index('"quote": ') + len('"quote": ') + 2
     hover = await client.text_document_hover_async(types.HoverParams(

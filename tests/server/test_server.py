@@ -212,6 +212,16 @@ async def test_lengthen_action_resolves_to_the_chosen_occurrence(client: Languag
     assert not [d for d in pub.diagnostics if d.severity == types.DiagnosticSeverity.Error]
 
 
+async def corpus_text_fixes(client: LanguageClient, q: Path, text: str):
+    """Open ``text`` as the questions file; its quote-not-found and the "Use the corpus text" actions."""
+    uri = open_doc(client, q, text)
+    pub = await published(client, uri, lambda p: any(d.code == "quote-not-found" for d in p.diagnostics))
+    nf = next(d for d in pub.diagnostics if d.code == "quote-not-found")
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        types.TextDocumentIdentifier(uri), nf.range, types.CodeActionContext([nf])))
+    return uri, nf, [a for a in actions if a.title.startswith("Use the corpus text")]
+
+
 async def test_typography_hint_and_its_fix(client: LanguageClient, golden_dir: Path):
     q = golden_dir / "questions.jsonl"
     text = q.read_text(encoding="utf-8")
@@ -222,13 +232,9 @@ async def test_typography_hint_and_its_fix(client: LanguageClient, golden_dir: P
     plain = quote.translate(str.maketrans({"’": "'", "—": "-", "–": "-", "“": '"', "”": '"'}))
     lines[n] = set_quote(lines[n], plain)
     text = "\n".join(lines)
-    uri = open_doc(client, q, text)
-    pub = await published(client, uri, lambda p: any(d.code == "quote-not-found" for d in p.diagnostics))
-    nf = next(d for d in pub.diagnostics if d.code == "quote-not-found")
+    uri, nf, fixes = await corpus_text_fixes(client, q, text)
     assert "different quotes or dashes" in nf.message
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), nf.range, types.CodeActionContext([nf])))
-    fix = next(a for a in actions if a.title.startswith("Use the corpus text"))
+    fix = fixes[0]
     new_text = apply_edits(text, fix.edit.changes[uri])
     assert json.loads(new_text.split("\n")[n])["locators"][0]["quote"] == quote
     change_doc(client, uri, 2, new_text)
@@ -594,3 +600,24 @@ async def test_a_fifo_artifact_is_a_config_error_and_the_server_stays_responsive
     change_doc(client, uri, 2, questions.read_text(encoding="utf-8"))
     pub = await published(client, uri, lambda p: p.version == 2)
     assert "config-error" not in codes(pub.diagnostics)
+
+
+async def test_line_break_fix_never_writes_a_quote_spanning_lines(client: LanguageClient, golden_dir: Path):
+    """A near miss across a line break: the author is offered each line's part (longest first),
+    never the corpus text with its line break, which would raise quote-multiline."""
+    q = golden_dir / "questions.jsonl"
+    text = q.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    n = next(i for i in record_lines(text) if json.loads(lines[i])["locators"][0]["doc"] == "03-life-in-the-hut.md")
+    lines[n] = set_quote(lines[n], "on the rack, soles down. - Poles and ice axes")
+    text = "\n".join(lines)
+    uri, nf, fixes = await corpus_text_fixes(client, q, text)
+    assert "across a line break" in nf.message
+    quotes = [json.loads(apply_edits(text, a.edit.changes[uri]).split("\n")[n])["locators"][0]["quote"] for a in fixes]
+    assert quotes == ["on the rack, soles down.", "- Poles and ice axes"]
+    assert [a.is_preferred for a in fixes] == [True, False]
+    assert fixes[0].title == "Use the corpus text on one line at 13:70: 'on the rack, soles down.'"
+    for version, fix in enumerate(fixes, start=2):
+        change_doc(client, uri, version, apply_edits(text, fix.edit.changes[uri]))
+        pub = await published(client, uri, lambda p, v=version: p.version == v)
+        assert not {"quote-not-found", "quote-multiline"} & {d.code for d in pub.diagnostics if d.range.start.line == n}

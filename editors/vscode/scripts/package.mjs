@@ -16,9 +16,9 @@ if (!fs.existsSync(path.join(root, 'dist', 'extension.js'))) {
   console.error('dist/extension.js is missing: run `npm run bundle` first');
   process.exit(1);
 }
-// The repository README links to files of the repository and shows images/screenshot.png; the
-// extension has no public repository URL for vsce to rewrite those links against, so the .vsix
-// gets a copy without relative links and local images.
+// The repository README links to files of the repository and shows images/screenshot.png; vsce
+// would rewrite those against the repository URL, i.e. against whatever revision is published
+// there, so the .vsix gets a copy without relative links and local images instead.
 const readme = fs
   .readFileSync(path.join(root, 'README.md'), 'utf8')
   .replace(/<!-- repo-only -->[\s\S]*?<!-- \/repo-only -->\n?/g, '')
@@ -28,7 +28,7 @@ fs.writeFileSync(path.join(root, 'dist', 'README.md'), readme);
 
 // Same permission bits whatever the umask of the checkout.
 const walk = (p) => (fs.statSync(p).isDirectory() ? fs.readdirSync(p).flatMap((c) => walk(path.join(p, c))) : [p]);
-for (const p of ['dist', 'syntaxes', 'package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'language-configuration.json']) {
+for (const p of ['dist', 'syntaxes', 'images', 'package.json', 'README.md', 'CHANGELOG.md', 'LICENSE', 'language-configuration.json']) {
   const abs = path.join(root, p);
   if (fs.existsSync(abs)) for (const f of walk(abs)) fs.chmodSync(f, 0o644);
 }
@@ -36,7 +36,7 @@ for (const p of ['dist', 'syntaxes', 'package.json', 'README.md', 'CHANGELOG.md'
 const vsce = path.join(root, 'node_modules', '@vscode', 'vsce', 'vsce');
 const res = spawnSync(
   process.execPath,
-  [vsce, 'package', '--no-dependencies', '--allow-missing-repository', '--no-update-package-json', '--readme-path', 'dist/README.md', '--out', out],
+  [vsce, 'package', '--no-dependencies', '--no-update-package-json', '--readme-path', 'dist/README.md', '--out', out],
   {
     cwd: root,
     stdio: 'inherit',

@@ -1,7 +1,8 @@
 // VS Code client for the golden-lsp language server.
 //
 // - activates on questions files (questions.jsonl, *.questions.jsonl, goldenLsp.questionsPatterns)
-// - finds the server: goldenLsp.server.path, else the selected Python interpreter's
+// - finds the server: goldenLsp.server.path, else the interpreter selected in the Python extension
+//   (asked through @vscode/python-extension) or python.defaultInterpreterPath, running
 //   `python -m golden_lsp`, else `golden-lsp` on PATH; says so in a notification when it cannot
 // - commands: Build golden set, Check workspace, Restart server, Show server output
 // - status bar item fed by the server's `golden-lsp/status` notification
@@ -11,6 +12,7 @@
 import * as cp from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PVSC_EXTENSION_ID, PythonExtension } from '@vscode/python-extension';
 import * as vscode from 'vscode';
 import {
   DocumentSelector,
@@ -38,19 +40,6 @@ interface ServerCommand {
   args: string[];
   /** how it was found: "setting" | "python" | "path" */
   source: string;
-}
-
-/** Minimal slice of the ms-python.python extension API that we use. */
-interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath(resource?: vscode.Uri): { id: string; path: string };
-    resolveEnvironment(env: { id: string; path: string } | string): Promise<
-      { executable: { uri?: vscode.Uri } } | undefined
-    >;
-  };
-  settings?: {
-    getExecutionDetails(resource?: vscode.Uri): { execCommand: string[] | undefined };
-  };
 }
 
 let client: LanguageClient | undefined;
@@ -137,24 +126,33 @@ function run(command: string, args: string[], timeoutMs: number): Promise<{ code
   });
 }
 
+/** The Python extension's API (as Microsoft's python-tools-extension-template asks for it), or
+ * undefined when the extension is not installed or fails to activate. */
+async function pythonApi(): Promise<PythonExtension | undefined> {
+  if (!vscode.extensions.getExtension(PVSC_EXTENSION_ID)) return undefined;
+  try {
+    return await PythonExtension.api();
+  } catch (e) {
+    log(`the Python extension did not activate: ${e}`);
+    return undefined;
+  }
+}
+
+/** The interpreter selected in the Python extension, else python.defaultInterpreterPath. */
 async function selectedPython(resource?: vscode.Uri): Promise<string[] | undefined> {
-  const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
-  if (ext) {
+  const api = await pythonApi();
+  if (api) {
     try {
-      const api = ext.isActive ? ext.exports : await ext.activate();
-      if (api?.environments) {
-        const envPath = api.environments.getActiveEnvironmentPath(resource);
-        const env = await api.environments.resolveEnvironment(envPath);
-        const exe = env?.executable?.uri?.fsPath;
-        if (exe) return [exe];
-      }
-      const details = api?.settings?.getExecutionDetails(resource);
-      if (details?.execCommand?.length) return details.execCommand;
+      const env = await api.environments.resolveEnvironment(api.environments.getActiveEnvironmentPath(resource));
+      const exe = env?.executable.uri?.fsPath;
+      if (exe) return [exe];
+      log('the Python extension has no interpreter selected for this workspace');
     } catch (e) {
       log(`could not ask the Python extension for the interpreter: ${e}`);
     }
+  } else {
+    log(`the Python extension (${PVSC_EXTENSION_ID}) is not installed: using python.defaultInterpreterPath, then PATH`);
   }
-  // Without the Python extension, honour the standard setting if it is set.
   const configured = vscode.workspace.getConfiguration('python', resource).get<string>('defaultInterpreterPath');
   if (configured && configured !== 'python' && configured !== 'python3') {
     const folder = resource ? vscode.workspace.getWorkspaceFolder(resource) : vscode.workspace.workspaceFolders?.[0];
@@ -189,7 +187,11 @@ async function findServer(): Promise<ServerCommand | string> {
   if (onPath) return { command: onPath, args: extraArgs, source: 'PATH' };
   return (
     'Could not find the golden-lsp language server: goldenLsp.server.path is not set, ' +
-    (python ? `the selected Python interpreter (${python[0]}) does not have golden_lsp installed, ` : 'no Python interpreter is selected, ') +
+    (python
+      ? `the selected Python interpreter (${python[0]}) does not have golden_lsp installed, `
+      : vscode.extensions.getExtension(PVSC_EXTENSION_ID)
+        ? 'no Python interpreter is selected in the Python extension, '
+        : `the Python extension (${PVSC_EXTENSION_ID}) is not installed and python.defaultInterpreterPath is not set, `) +
     'and there is no golden-lsp executable on PATH. Install it with "pip install golden-lsp" or set goldenLsp.server.path.'
   );
 }
@@ -468,15 +470,15 @@ export async function activate(context: vscode.ExtensionContext): Promise<Golden
       }
     }),
   );
-  const py = vscode.extensions.getExtension<{ environments?: { onDidChangeActiveEnvironmentPath?: vscode.Event<unknown> } }>(
-    'ms-python.python',
-  );
-  if (py?.isActive && py.exports?.environments?.onDidChangeActiveEnvironmentPath) {
-    context.subscriptions.push(
-      py.exports.environments.onDidChangeActiveEnvironmentPath(() => {
-        if (!vscode.workspace.getConfiguration('goldenLsp').get<string>('server.path')) void restart(context);
-      }),
-    );
+  if (vscode.extensions.getExtension(PVSC_EXTENSION_ID)?.isActive) {
+    void pythonApi().then((api) => {
+      if (!api) return;
+      context.subscriptions.push(
+        api.environments.onDidChangeActiveEnvironmentPath(() => {
+          if (!vscode.workspace.getConfiguration('goldenLsp').get<string>('server.path')) void restart(context);
+        }),
+      );
+    });
   }
 
   // Start the server only when there is something for it to do: a questions file is open

@@ -1,0 +1,270 @@
+"""One self-contained HTML page that shows a golden set: its figures, its findings, how it covers
+the corpus, and — with a retrieval run — its curve.
+
+Reviewers of a golden set want to *see* it: which parts of the corpus are labelled and which are
+blind, whether one chapter dominates, how long the spans are, which records broke. Text tables
+hide that shape. This module turns the result model (``model.Analysis``) and the corpus's
+md-struct-v1 chunks into a page: a coverage strip per document (one cell per chunk, width by
+characters, the count of records that label it as text, pattern and colour), the largest
+unlabelled sections, charts drawn by Vega-Lite (``altair`` specs rendered offline to inline SVG
+by ``vl-convert``, so nothing is fetched when the page is viewed), and a Jinja2 template. It reads
+the model only; the figures come from ``stats`` and the curve from ``evaluate``, never computed
+twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .config import ConfigError
+from .corpus import Corpus
+from .model import Analysis
+
+#: how many unlabelled sections the "where the set is blind" list shows
+BLIND_SECTIONS = 12
+
+
+class ReportUnavailable(RuntimeError):
+    """The report's libraries (the ``report`` extra) are not installed."""
+
+
+@dataclass
+class Cell:
+    """One md-struct-v1 chunk in the coverage map, with the records whose answer it bears."""
+
+    chunk_id: str
+    start: int
+    end: int
+    heading_path: str
+    records: list[tuple[str, str]] = field(default_factory=list)  # (id, query)
+
+    @property
+    def chars(self) -> int:
+        return self.end - self.start
+
+    @property
+    def level(self) -> str:
+        """The legend class: none, one, or several records."""
+        n = len(self.records)
+        return "none" if n == 0 else "one" if n == 1 else "many"
+
+
+@dataclass
+class DocCoverage:
+    doc_id: str
+    chars: int
+    cells: list[Cell]
+
+    @property
+    def labelled_chars(self) -> int:
+        return sum(c.chars for c in self.cells if c.records)
+
+    @property
+    def chunk_chars(self) -> int:
+        return sum(c.chars for c in self.cells)
+
+
+@dataclass(frozen=True)
+class BlindSection:
+    doc_id: str
+    heading_path: str
+    chars: int
+    chunks: int
+
+
+def coverage(corpus: Corpus, analysis: Analysis) -> list[DocCoverage]:
+    """Every document's chunks with the records that count each one as answer-bearing."""
+    labels: dict[str, list[tuple[str, str]]] = {}
+    for rec in analysis.records:
+        record = rec.record
+        if record is None:
+            continue
+        seen: set[str] = set()
+        for resolved in rec.result.resolved:
+            for chunk in resolved.chunks:
+                if chunk.chunk_id not in seen:
+                    seen.add(chunk.chunk_id)
+                    labels.setdefault(chunk.chunk_id, []).append((record.id or "?", record.query or ""))
+    return [DocCoverage(doc.doc_id, doc.chars,
+                        [Cell(c.chunk_id, c.start, c.end, c.heading_path, labels.get(c.chunk_id, []))
+                         for c in doc.chunks])
+            for doc in corpus.docs.values()]
+
+
+def blind_sections(docs: list[DocCoverage], limit: int = BLIND_SECTIONS) -> list[BlindSection]:
+    """The largest sections (by heading path) none of whose chunks any record labels."""
+    sections: dict[tuple[str, str], list[Cell]] = {}
+    for doc in docs:
+        for cell in doc.cells:
+            sections.setdefault((doc.doc_id, cell.heading_path), []).append(cell)
+    blind = [BlindSection(doc_id, path, sum(c.chars for c in cells), len(cells))
+             for (doc_id, path), cells in sections.items() if not any(c.records for c in cells)]
+    blind.sort(key=lambda b: (-b.chars, b.doc_id, b.heading_path))
+    return blind[:limit]
+
+
+# --- charts -------------------------------------------------------------------------------------
+
+def _libraries():
+    try:
+        import altair
+        import jinja2
+        import vl_convert
+    except ImportError:  # pragma: no cover - the test extra installs them
+        raise ReportUnavailable("the report needs the report extra: pip install 'golden-lsp[report]'") from None
+    return altair, jinja2, vl_convert
+
+
+def _svg(chart: Any, vl_convert: Any) -> str:
+    """A chart as inline SVG (no script, no fetch), titled for screen readers."""
+    svg = vl_convert.vegalite_to_svg(chart.to_json())
+    return svg[svg.index("<svg"):]
+
+
+def _bar(alt: Any, rows: list[dict], x: str, y: str, title: str, x_title: str, y_title: str,
+         sort: Any = None) -> Any:
+    """Horizontal bars (long document names stay readable), each with its value written beside it."""
+    base = alt.Chart(alt.Data(values=rows), title=title)
+    category = alt.Y(f"{x}:N", title=x_title, sort=sort, axis=alt.Axis(labelLimit=260))
+    bars = base.mark_bar(color="#3b6ea8").encode(y=category, x=alt.X(f"{y}:Q", title=y_title))
+    # the value written beside each bar: the chart reads without colour
+    text = base.mark_text(align="left", dx=4, color="#111").encode(y=category, x=f"{y}:Q", text=f"{y}:Q")
+    return (bars + text).properties(width=380, height=max(60, 28 * len(rows)))
+
+
+def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str, str]:
+    """Name → inline SVG for every chart the page shows."""
+    alt, _, vlc = _libraries()
+    out: dict[str, str] = {}
+    by_doc = [{"doc": d, "spans": n} for d, n in sorted(figures.get("spans_by_doc", {}).items())]
+    if by_doc:
+        out["spans_by_doc"] = _svg(_bar(alt, by_doc, "doc", "spans", "Spans by document", "document",
+                                        "spans"), vlc)
+    if spans:
+        hist = alt.Chart(alt.Data(values=[{"chars": n} for n in spans]), title="Span length").mark_bar(
+            color="#3b6ea8").encode(x=alt.X("chars:Q", bin=alt.Bin(maxbins=20), title="span length (characters)"),
+                                    y=alt.Y("count():Q", title="spans")).properties(width=520, height=220)
+        out["span_length"] = _svg(hist, vlc)
+    by_count = [{"chunks": k, "records": n} for k, n in sorted(figures.get("records_by_chunk_count", {}).items(),
+                                                                key=lambda kv: int(kv[0]))]
+    if by_count:
+        out["records_by_chunk_count"] = _svg(_bar(alt, by_count, "chunks", "records",
+                                                  "Records by answer-bearing chunk count",
+                                                  "answer-bearing chunks", "records",
+                                                  sort=[r["chunks"] for r in by_count]), vlc)
+    for key, title in (("query_types", "Query types"), ("splits", "Splits")):
+        rows = [{"value": k, "records": n} for k, n in sorted((figures.get(key) or {}).items())]
+        if rows:
+            out[key] = _svg(_bar(alt, rows, "value", "records", title, key.rstrip("s").replace("_", " "),
+                                 "records"), vlc)
+    if evaluation:
+        out["curve"] = _svg(_curve(alt, evaluation), vlc)
+    return out
+
+
+def _curve(alt: Any, evaluation: dict) -> Any:
+    rows = []
+    for point in evaluation["curve"]:
+        for metric in ("hit", "recall", "mrr"):
+            value = point[metric]
+            rows.append({"k": point["k"], "metric": f"{metric}@k", "value": value["value"],
+                         "lo": value["ci"][0], "hi": value["ci"][1]})
+    ks = [p["k"] for p in evaluation["curve"]]
+    base = alt.Chart(alt.Data(values=rows), title="Retrieval curve (95 % bootstrap interval)")
+    x = alt.X("k:Q", scale=alt.Scale(type="log", domain=[min(ks), max(ks)]), title="k (log scale)",
+              axis=alt.Axis(values=ks))
+    band = base.mark_area(opacity=0.18).encode(x=x, y="lo:Q", y2="hi:Q", color=alt.Color("metric:N", legend=None))
+    # colour and marker both say the metric, in one legend: the curve reads without colour
+    line = base.mark_line(point=True).encode(
+        x=x, y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score"),
+        color=alt.Color("metric:N", title="metric"), shape=alt.Shape("metric:N", title="metric"))
+    return (band + line).properties(width=520, height=260)
+
+
+# --- the page -----------------------------------------------------------------------------------
+
+def _href(path: Path, out_dir: Path) -> str:
+    try:
+        return Path(os.path.relpath(path, out_dir)).as_posix()
+    except ValueError:  # another drive
+        return path.as_uri()
+
+
+def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation: dict | None = None) -> str:
+    """The report page for ``analysis`` of ``golden`` (a ``project.GoldenSet``), to be written at ``out``."""
+    alt, jinja2, _ = _libraries()
+    docs = coverage(golden.corpus, analysis)
+    spans = [r.span.end - r.span.start for rec in analysis.records for r in rec.result.resolved if r.span]
+    env = jinja2.Environment(loader=jinja2.PackageLoader("golden_lsp", "templates"),
+                             autoescape=jinja2.select_autoescape(["html", "j2"]),
+                             trim_blocks=True, lstrip_blocks=True)
+    questions = analysis.path
+    findings = [{
+        "severity": d.severity.value, "code": d.code, "message": d.message,
+        "where": f"{d.path.name}:{d.range.line + 1}:{d.range.column + 1}",
+        "href": f"{_href(d.path, out.parent)}#L{d.range.line + 1}",
+    } for d in analysis.diagnostics]
+    return env.get_template("report.html.j2").render(
+        title=f"golden set report — {questions.name}",
+        questions=questions.name, corpus=str(golden.config.corpus_path().name), hit_rule=str(golden.hit_rule),
+        max_chars=golden.corpus.max_chars, figures=figures, figures_json=json.dumps(figures, sort_keys=True),
+        findings=findings, docs=docs, blind=blind_sections(docs), charts=charts(figures, spans, evaluation),
+        evaluation=evaluation)
+
+
+def report_path(golden: Any) -> Path:
+    """Where the editor's report of a set goes: a per-set file in the temp folder, never the repo."""
+    key = hashlib.sha256(str(golden.questions_path.resolve()).encode("utf-8")).hexdigest()[:16]
+    return Path(tempfile.gettempdir()) / "golden-lsp" / key / "report.html"
+
+
+def write_report(golden: Any, out: Path, run_file: Path | None = None, retriever: str | None = None) -> Path:
+    """Render the report of ``golden`` (a ``project.GoldenSet``) and write it at ``out``, never
+    over an input of the set; with ``run_file`` or ``retriever`` it draws that run's curve."""
+    golden.refuse_overwriting_inputs(out)
+    analysis = golden.check()
+    page = render(golden, analysis, figures(golden, analysis), out, evaluation(golden, analysis, run_file, retriever))
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
+    return out
+
+
+def figures(golden: Any, analysis: Analysis) -> dict:
+    """The set's figures, exactly as ``golden-lsp stats --format json`` prints them."""
+    from .stats import set_stats
+
+    return set_stats(analysis, golden.corpus)
+
+
+def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever: str | None) -> dict | None:
+    """The curve, reading aids and per-query ranks of a run (or a retriever), as ``eval`` computes
+    them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
+    if run_file is None and retriever is None:
+        return None
+    from .evaluation import Settings, evaluate, sanity, signals, targets
+    from .evalspec import DEFAULT_KS, METRICS
+    from .retrieval import run_of
+
+    settings = Settings(DEFAULT_KS, "any", 2000, 0)
+    tg = targets(golden)
+    ev = evaluate(tg, run_of(tg, golden.corpus, max(settings.ks), run_file, None, retriever), settings)
+    rows = {m: METRICS.index(m) for m in ("hit", "recall", "mrr")}
+    curve = [{"k": k, **{m: {"value": float(ev.mean[i, j]), "ci": [float(ev.lo[i, j]), float(ev.hi[i, j])]}
+                         for m, i in rows.items()}}
+             for j, k in enumerate(settings.ks)]
+    mrr_last = ev.values[:, METRICS.index("mrr"), -1]
+    per_query = [{"id": t.query_id, "query": t.query, "rank": round(1 / v) if v > 0 else None}
+                 for t, v in zip(tg.answerable, mrr_last)]
+    return {"description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
+            "curve": curve, "signals": [{"text": n.message, "bad": n.severity != "info"}
+                                        for n in sanity(ev) + signals(ev)],
+            "per_query": per_query, "max_k": max(settings.ks)}

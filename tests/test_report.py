@@ -1,0 +1,102 @@
+"""``golden-lsp report`` as a subprocess: one self-contained page for the example set and the
+conformance fixture, with and without a run; never written over an input. (The page is opened in
+real Chromium by tests/editors/test_report_browser.py.)"""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from core_support import CONFORMANCE
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+
+
+class _Page(HTMLParser):
+    """The facts of a page a test checks: every src/href, the coverage cells, the figures."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.cells: list[dict[str, str]] = []
+        self.figures: dict[str, str] = {}
+        self._key: str | None = None
+        self.charts: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.urls += [a[k] for k in ("src", "href") if a.get(k)]
+        if "cell" in (a.get("class") or "").split() and "data-chunk" in a:
+            self.cells.append(a)
+        if tag == "figure" and (a.get("id") or "").startswith("chart-"):
+            self.charts.append(a["id"])
+        self._key = a.get("data-key")
+
+    def handle_data(self, data):
+        if self._key:
+            self.figures[self._key] = data.strip()
+            self._key = None
+
+
+def page(path: Path) -> _Page:
+    p = _Page()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+def _set(tmp_path: Path, source: Path) -> Path:
+    dest = tmp_path / "set"
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("golden-set.v1*"))
+    return dest
+
+
+@pytest.mark.parametrize("retriever", [None, "bm25"])
+def test_report_of_the_example(cli, tmp_path, retriever):
+    golden = _set(tmp_path, EXAMPLES)
+    out = tmp_path / "out" / "report.html"
+    proc = cli(["report", golden, "--out", out, *(["--retriever", retriever] if retriever else [])], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == "golden-lsp: wrote out/report.html\n"
+    stats = json.loads(cli(["stats", golden, "--format", "json"], cwd=tmp_path).stdout)
+    p = page(out)
+    assert p.figures["n_records"] == str(stats["n_records"]) and p.figures["n_spans"] == str(stats["n_spans"])
+    assert p.cells and all(c["data-labels"].isdigit() for c in p.cells)
+    assert all(not re.match(r"^(https?:)?//", u) for u in p.urls), p.urls  # nothing leaves the file
+    assert ("chart-curve" in p.charts) == bool(retriever)
+    html = out.read_text(encoding="utf-8")
+    assert ("hit@k" in html) == bool(retriever) and "<script src" not in html
+
+
+def test_report_of_the_conformance_fixture_with_a_run(cli, tmp_path, conformance):
+    golden = tmp_path / "lab"
+    shutil.copytree(conformance, golden)
+    (golden / "golden-lsp.toml").write_text('corpus = "corpus"\n', encoding="utf-8")
+    run = tmp_path / "run.jsonl"
+    # a run that returns each record's own answer-bearing chunks first: hit@1 must then be 1
+    lines = [json.loads(line) for line in (conformance / "golden-set.v1.jsonl").read_text().splitlines()]
+    run.write_text("".join(json.dumps({"query_id": r["query_id"], "chunk_ids": r["answer_bearing_chunk_ids"]}) + "\n"
+                           for r in lines), encoding="utf-8")
+    for extra in ([], ["--run", run]):
+        out = tmp_path / f"report{len(extra)}.html"
+        proc = cli(["report", golden, "--out", out, *extra], cwd=tmp_path)
+        assert proc.returncode == 0, proc.stderr
+        p = page(out)
+        assert p.figures["n_records"] == "60" and p.figures["n_spans"] == "65"  # SPEC §8
+        assert len(p.cells) == 265 and sum(int(c["data-labels"]) > 0 for c in p.cells) > 0
+    html = out.read_text(encoding="utf-8")
+    first = re.search(r"<tr><td>1</td><td>([0-9.]+) ", html)
+    assert first and first.group(1) == "1.000"  # hit@1 of a perfect run
+
+
+@pytest.mark.parametrize("victim", ["questions.jsonl", "golden-lsp.toml", "corpus/01-planning-a-hut-tour.md"])
+def test_report_never_overwrites_an_input(cli, tmp_path, victim):
+    golden = _set(tmp_path, EXAMPLES)
+    before = (golden / victim).read_bytes()
+    proc = cli(["report", golden, "--out", golden / victim], cwd=tmp_path)
+    assert proc.returncode == 2 and proc.stderr.startswith("golden-lsp: ") and proc.stderr.count("\n") == 1
+    assert (golden / victim).read_bytes() == before
