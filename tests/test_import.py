@@ -149,7 +149,7 @@ def test_a_hand_made_file_is_anchored_where_it_can_be_and_audited_where_not(edit
     assert duplicate.startswith(f"{source}:3:1: warning[import-ambiguous] context 1 of sample 3 occurs 2 times")
     assert "03-life-in-the-hut.md:" in duplicate and "04-weather-and-safety.md:7:1" in duplicate
     assert vanished.startswith(f"{source}:4:1: warning[import-not-found]") and "the same words" not in vanished
-    assert "occur in different case at 01-planning-a-hut-tour.md:" in case
+    assert "occur with different capitalisation at 01-planning-a-hut-tour.md:" in case
     assert "Most staffed huts in the Alps open from mid-June" in case
     assert "occur with different quotes or dashes at 01-planning-a-hut-tour.md:" in typography
     assert "golden-lsp: imported 6 samples to" in proc.stderr
