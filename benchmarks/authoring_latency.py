@@ -23,32 +23,14 @@ import time
 from pathlib import Path
 
 from lsprotocol import types
-from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from keystroke_latency import synthetic_workspace, utf16, wait_for  # noqa: E402
+from keystroke_latency import started_server, synthetic_workspace, utf16, wait_for  # noqa: E402
 
 
 async def measure(questions: Path, n: int) -> dict[str, list[float]]:
-    client = LanguageClient("golden-lsp-bench", "1")
-    published: dict[int, float] = {}
-    arrived = asyncio.Event()
-
-    @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
-    def on_publish(params: types.PublishDiagnosticsParams) -> None:
-        if params.version is not None:
-            published[params.version] = time.perf_counter()
-            arrived.set()
-
-    @client.feature("golden-lsp/status")
-    def on_status(params) -> None:
-        pass
-
-    await client.start_io(sys.executable, "-m", "golden_lsp", "--stdio")
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(questions.parent))))
-    client.initialized(types.InitializedParams())
+    client, published, arrived = await started_server(questions.parent)
     text = questions.read_text(encoding="utf-8")
     lines = text.split("\n")
     first = json.loads(lines[0])

@@ -100,7 +100,9 @@ def utf16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-async def measure(questions: Path, n: int) -> list[float]:
+async def started_server(root: Path) -> tuple[LanguageClient, dict[int, float], asyncio.Event]:
+    """A real golden-lsp over stdio, initialised on ``root``; the arrival time of each
+    publication by document version, and an event set at each arrival."""
     client = LanguageClient("golden-lsp-bench", "1")
     published: dict[int, float] = {}
     arrived = asyncio.Event()
@@ -117,8 +119,13 @@ async def measure(questions: Path, n: int) -> list[float]:
 
     await client.start_io(sys.executable, "-m", "golden_lsp", "--stdio")
     await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(questions.parent))))
+        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root))))
     client.initialized(types.InitializedParams())
+    return client, published, arrived
+
+
+async def measure(questions: Path, n: int) -> list[float]:
+    client, published, arrived = await started_server(questions.parent)
     uri = from_fs_path(str(questions))
     text = questions.read_text(encoding="utf-8")
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))

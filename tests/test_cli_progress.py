@@ -42,7 +42,7 @@ def test_progress_line_on_a_terminal_then_erased(project, tmp_path):
     line = "golden-lsp: checking .\u2026".encode()
     assert tty.startswith(line)
     assert tty[len(line):].startswith(b"\r\x1b[K")  # erased before the summary
-    assert b"questions.jsonl: 7 records, 0 errors, 1 warnings" in tty
+    assert b"questions.jsonl: 7 records, 0 errors, 1 warning" in tty
     rc, _, tty = stderr_on_a_terminal(["build"], project, env)
     assert rc == 0 and tty.startswith("golden-lsp: building .\u2026".encode())
 
@@ -52,7 +52,7 @@ def test_no_progress_line_when_stderr_is_not_a_terminal(project, tmp_path):
     proc = subprocess.run([sys.executable, "-m", "golden_lsp", "check"], cwd=project, env=env,
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0
-    assert proc.stderr == "questions.jsonl: 7 records, 0 errors, 1 warnings\n"
+    assert proc.stderr == "questions.jsonl: 7 records, 0 errors, 1 warning\n"
 
 
 def test_work_shorter_than_the_threshold_prints_no_progress_line(project, tmp_path):

@@ -30,7 +30,7 @@ BAR = 24
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("eval", help="score a retrieval run against the golden set (metrics with 95%% intervals)")
     p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
-    p.add_argument("--run", type=Path, dest="run_file", help="TREC, JSONL ({query_id, chunk_ids}) or ranx JSON run")
+    p.add_argument("--run", type=Path, dest="run_file", metavar="RUN", help="TREC, JSONL ({query_id, chunk_ids}) or ranx JSON run")
     add_retriever_option(p)
     p.add_argument("--run-format", choices=RUN_FORMATS, help="the run's format (default: detected)")
     p.add_argument("--format", choices=("text", "json"), default="text")
