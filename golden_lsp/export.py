@@ -17,7 +17,6 @@ import json
 import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from pathlib import Path
 from typing import Callable
 
 from .canon import CANONICAL_VERSION
@@ -215,26 +214,3 @@ def export(golden: GoldenSet, analysis: Analysis, fmt: str, split: str | None = 
     if fmt == "beir":
         return export_beir(golden, items, split)
     return FORMATS[fmt](golden, items)
-
-
-def input_paths(golden: GoldenSet) -> dict[Path, str]:
-    """Every file a golden set reads, resolved, with what it is: no output may replace one."""
-    config = golden.config
-    owners = {doc.path.resolve(): f"corpus document {doc.doc_id}"
-              for doc in (*golden.corpus.docs.values(), *golden.corpus.broken.values())}
-    owners[golden.questions_path.resolve()] = "questions file"
-    owners[config.artifact_path().resolve()] = "artifact"
-    owners[config.manifest_path().resolve()] = "manifest"
-    if config.source is not None:
-        owners[config.source.resolve()] = "config"
-    return owners
-
-
-def refuse_inputs(paths: list[Path], inputs: dict[Path, str]) -> None:
-    """Raise ``ConfigError`` when any of ``paths`` is an input or an existing folder."""
-    for path in paths:
-        what = inputs.get(path.resolve())
-        if what is not None:
-            raise ConfigError(f"refusing to write {path}: it is the {what}, an input")
-        if path.is_dir():
-            raise ConfigError(f"refusing to write {path}: it is a folder")

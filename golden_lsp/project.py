@@ -135,35 +135,53 @@ class GoldenSet:
         diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
         return dataclasses.replace(analysis, diagnostics=diagnostics)
 
-    def _refuse_colliding_paths(self) -> None:
-        """A build must not write over any input — the config, a questions file, a corpus document,
-        or a file the corpus glob would read as a document — nor write both outputs to one file."""
+    def inputs(self, derived: bool = True) -> dict[Path, str]:
+        """Every file this set reads, resolved, with what it is: corpus documents, the config, the
+        questions file and (``derived``) the committed artifact and manifest."""
         owners = {doc.path.resolve(): f"corpus document {doc.doc_id}"
                   for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
         if self.config.source is not None:
             owners[self.config.source.resolve()] = f"config file {self.config.source.name}"
-        other = owners.setdefault(self.questions_path.resolve(), "questions file")
-        if other != "questions file":
-            raise ConfigError(f"the questions file and the {other} are the same file: {display(self.questions_path)}")
-        for what, path in (("artifact", self.config.artifact_path()), ("manifest", self.config.manifest_path())):
+        owners.setdefault(self.questions_path.resolve(), "questions file")
+        if derived:
+            owners.setdefault(self.config.artifact_path().resolve(), "artifact")
+            owners.setdefault(self.config.manifest_path().resolve(), "manifest")
+        return owners
+
+    def refuse_outputs(self, outputs: dict[str, Path], also: dict[Path, str] | None = None, action: str = "write",
+                       derived: bool = True, questions: bool = False) -> None:
+        """Raise ConfigError unless every output (what → path) is a new file of its own: no output
+        of any command overwrites an input of the set (``inputs``), a command's other inputs
+        (``also``), a file named like a config or (unless the output is one: ``questions``) a
+        questions file, a file the corpus glob would read as a document, a folder, or another of
+        the outputs."""
+        owners = self.inputs(derived)
+        inputs = set(owners) | {p.resolve() for p in also or {}}
+        owners.update((p.resolve(), what) for p, what in (also or {}).items())
+        root = self.corpus.root.resolve()
+        for what, path in outputs.items():
             resolved = path.resolve()
             other = owners.setdefault(resolved, what)
-            if other == what and is_input_name(resolved.name):
+            if other == what and (resolved.name in CONFIG_NAMES or not questions and is_input_name(resolved.name)):
+                inputs.add(resolved)
                 other = f"{'config' if resolved.name in CONFIG_NAMES else 'questions'} file {resolved.name}"
-            if other == what and _glob_would_match(self.corpus.root.resolve(), self.corpus.glob, resolved):
+            if other == what and _glob_would_match(root, self.corpus.glob, resolved):
+                inputs.add(resolved)
                 other = f"corpus (it matches {self.corpus.glob!r} under {display(self.corpus.root)})"
+            if other == what and resolved.is_dir():
+                raise ConfigError(f"refusing to {action}: the {what} {display(path)} is a folder")
             if other != what:
-                raise ConfigError(f"refusing to build: the {what} {display(path)} would overwrite the {other}")
+                an_input = ", an input: an output never overwrites an input" if resolved in inputs else ""
+                raise ConfigError(f"refusing to {action}: the {what} {display(path)} would overwrite the {other}"
+                                  f"{an_input}")
 
-    def refuse_overwriting_inputs(self, out: Path) -> None:
-        """Raise ConfigError when writing ``out`` would overwrite an input of this set."""
-        inputs = {doc.path.resolve() for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
-        inputs |= {self.questions_path.resolve(), self.config.artifact_path().resolve(),
-                   self.config.manifest_path().resolve()}
-        if self.config.source is not None:
-            inputs.add(self.config.source.resolve())
-        if out.resolve() in inputs:
-            raise ConfigError(f"refusing to write {out}: it is an input of the golden set")
+    def _refuse_colliding_paths(self) -> None:
+        """A build writes neither over an input nor both outputs to one file."""
+        other = self.inputs(derived=False)[self.questions_path.resolve()]
+        if other != "questions file":
+            raise ConfigError(f"the questions file and the {other} are the same file: {display(self.questions_path)}")
+        self.refuse_outputs({"artifact": self.config.artifact_path(), "manifest": self.config.manifest_path()},
+                            action="build", derived=False)
 
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""

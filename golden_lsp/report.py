@@ -227,7 +227,7 @@ def report_path(golden: Any) -> Path:
 def write_report(golden: Any, out: Path, run_file: Path | None = None, retriever: str | None = None) -> Path:
     """Render the report of ``golden`` (a ``project.GoldenSet``) and write it at ``out``, never
     over an input of the set; with ``run_file`` or ``retriever`` it draws that run's curve."""
-    golden.refuse_overwriting_inputs(out)
+    golden.refuse_outputs({"report": out})
     analysis = golden.check()
     page = render(golden, analysis, figures(golden, analysis), out, evaluation(golden, analysis, run_file, retriever))
     try:

@@ -125,7 +125,7 @@ def test_github_format_escapes_properties(tmp_path, cli):
     (lambda p: None, ["check", "--config", "other.toml"], "config file not found"),
     (lambda p: (p / "golden-lsp.toml").write_text("corpus = [\n"), ["check"], "invalid TOML"),
     (lambda p: None, ["check", "--glob", "/abs/*.md"], "invalid glob"),
-    (lambda p: (p / "out").mkdir(), ["build", "--manifest", "out"], "cannot write"),
+    (lambda p: (p / "out").mkdir(), ["build", "--manifest", "out"], "the manifest out is a folder"),
     (lambda p: None, ["build", "--artifact", "questions.jsonl"],
      "refusing to build: the artifact questions.jsonl would overwrite the questions file"),
     (lambda p: None, ["build", "--artifact", "x.json", "--manifest", "x.json"],

@@ -121,7 +121,7 @@ def test_agree_against_a_hand_computed_kappa(tmp_path, cli):
     assert "Cohen's kappa 0.385 (poor" in text and "N = 20 (record, chunk) pairs" in text
     assert "hit rule any_overlap" in text and "95% CI [" in text
     assert "disagreements: 3 of 4 records" in text
-    assert "A: no span (unanswerable)" in text and f"B: d.md" in text and "Paragraph 5 is about" in text
+    assert "A: no span (unanswerable)" in text and "B: d.md" in text and "Paragraph 5 is about" in text
 
 
 def test_agree_of_the_example_set_with_itself_is_perfect(cli, examples):

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from core_support import CONFORMANCE
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -12,7 +12,8 @@ from ..agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_
 from ..config import ConfigError
 from ..diagnostics import plural
 from ..rules import short
-from .common import add_set_options, display, golden_set
+from ..files import display
+from .common import add_set_options, golden_set
 
 
 def register(sub: argparse._SubParsersAction) -> None:

@@ -15,9 +15,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..files import display
+from ..canon import NotUtf8Error, decode_strict
 from ..config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
 from ..diagnostics import BLOCKING, CODES
+from ..files import display, read_regular
 from ..project import GoldenSet
 
 USAGE_ERROR = 2
@@ -128,3 +129,14 @@ def progress(message: str) -> Iterator[None]:
             if state["shown"]:
                 stream.write("\r\033[K")
                 stream.flush()
+
+
+def read_input(path: Path, what: str) -> str:
+    """A command's own input file (a log, a file to import) as strict UTF-8 text; a located
+    ConfigError when it is missing, not a regular file (a FIFO never blocks) or not UTF-8."""
+    try:
+        return decode_strict(read_regular(path))
+    except OSError as exc:
+        raise ConfigError(f"cannot read {what} {display(path)}: {exc.strerror}") from None
+    except NotUtf8Error as exc:
+        raise ConfigError(f"{what} {display(path)} is {exc}") from None

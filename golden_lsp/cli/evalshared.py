@@ -32,16 +32,7 @@ def load_targets(args: argparse.Namespace) -> tuple[GoldenSet, Targets]:
 
 def write_output(out: Path, text: str, golden: GoldenSet, *inputs: Path | None) -> None:
     """Write ``out`` atomically, refusing any path that is one of the command's inputs."""
-    config = golden.config
-    owners = {p.resolve(): what for what, p in (
-        ("questions file", golden.questions_path), ("artifact", config.artifact_path()),
-        ("manifest", config.manifest_path()), *((("config file", config.source),) if config.source else ()),
-        *(("input", p) for p in inputs if p is not None))}
-    owners.update((d.path.resolve(), f"corpus document {d.doc_id}")
-                  for d in (*golden.corpus.docs.values(), *golden.corpus.broken.values()))
-    what = owners.get(out.resolve())
-    if what is not None:
-        raise ConfigError(f"--out {out} is the {what}: an output never overwrites an input")
+    golden.refuse_outputs({"output": out}, {p: "input" for p in inputs if p is not None})
     try:
         write_atomically({out: text})
     except OSError as exc:

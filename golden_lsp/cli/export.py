@@ -9,9 +9,10 @@ from pathlib import Path
 from ..artifact import write_atomically
 from ..config import ConfigError
 from ..diagnostics import Severity, plural
-from ..export import FOLDER_FORMATS, FORMATS, export, input_paths, refuse_inputs
+from ..export import FOLDER_FORMATS, FORMATS, export
 from ..questions import SPLITS
-from .common import USAGE_ERROR, add_set_options, display, golden_set
+from ..files import display
+from .common import USAGE_ERROR, add_set_options, golden_set
 from .formats import format_text
 
 
@@ -45,7 +46,8 @@ def _run(args: argparse.Namespace) -> int:
         where = "standard output"
     else:
         files = {args.out / name if name else args.out: text for name, text in result.files.items()}
-        refuse_inputs(list(files), input_paths(golden))
+        golden.refuse_outputs({f"{fmt} export {name}".rstrip(): args.out / name if name else args.out
+                               for name in result.files})
         try:
             write_atomically(files)
         except OSError as exc:

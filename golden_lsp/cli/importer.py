@@ -7,11 +7,10 @@ import sys
 from pathlib import Path
 
 from ..artifact import write_atomically
-from ..canon import NotUtf8Error, decode_strict
 from ..config import ConfigError
-from ..export import input_paths, refuse_inputs
 from ..importer import READERS, import_samples
-from .common import add_set_options, display, golden_set
+from ..files import display
+from .common import add_set_options, golden_set, read_input
 from .formats import format_text
 
 
@@ -26,14 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     golden = golden_set(args, None)  # the corpus to anchor in: --config, else found from here
-    try:
-        text = decode_strict(args.file.read_bytes())
-    except OSError as exc:
-        raise ConfigError(f"cannot read {args.file}: {exc.strerror}") from None
-    except NotUtf8Error as exc:
-        raise ConfigError(f"{args.file} is {exc}") from None
+    text = read_input(args.file, "file to import")
     if args.out is not None:
-        refuse_inputs([args.out], {**input_paths(golden), args.file.resolve(): "file to import"})
+        golden.refuse_outputs({"questions file to write": args.out}, {args.file: "file to import"}, questions=True)
     result = import_samples(golden.corpus, args.source_format, args.file, text)
     sys.stderr.write(format_text(result.diagnostics))
     if args.out is None:

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from ..skeleton import init
-from .common import display
+from ..files import display
 
 
 def register(sub: argparse._SubParsersAction) -> None:

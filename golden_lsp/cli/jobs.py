@@ -11,7 +11,8 @@ from ..diagnostics import plural
 from ..model import Analysis
 from .. import diskcache
 from ..project import GoldenSet
-from .common import add_set_options, display as _display, golden_set as _common_golden_set, progress
+from ..files import display as _display
+from .common import add_set_options, golden_set as _common_golden_set, progress
 from .formats import FORMATS, format_text
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 from ..chunkings import qrels_text
 from ..config import ConfigError
-from .common import add_set_options, display
+from ..files import display
+from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output
 
 

@@ -8,7 +8,8 @@ import sys
 from pathlib import Path
 
 from ..config import ConfigError
-from .common import add_set_options, display, golden_set
+from ..files import display
+from .common import add_set_options, golden_set
 
 DEFAULT_OUT = "report.html"
 

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from ..runs import run_text
-from .common import add_set_options, display
+from ..files import display
+from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output
 
 

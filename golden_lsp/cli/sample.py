@@ -10,12 +10,10 @@ from pathlib import Path
 
 from .. import sampling
 from ..artifact import write_atomically
-from ..canon import NotUtf8Error, decode_strict
 from ..config import ConfigError
-from ..export import input_paths, refuse_inputs
 from ..diagnostics import plural
-from ..project import is_input_name
-from .common import add_set_options, display, golden_set
+from ..files import display
+from .common import add_set_options, golden_set, read_input
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -35,17 +33,9 @@ def _sample(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise ConfigError("--n must be a positive number")
     golden = golden_set(args, None)
-    try:
-        log_text = decode_strict(args.log.read_bytes())
-    except OSError as exc:
-        raise ConfigError(f"cannot read {args.log}: {exc.strerror}") from None
-    except NotUtf8Error as exc:
-        raise ConfigError(f"query log {args.log} is {exc}") from None
+    log_text = read_input(args.log, "query log")
     if args.out is not None:
-        refuse_inputs([args.out], {**input_paths(golden), args.log.resolve(): "query log"})
-        if is_input_name(args.out.name):
-            raise ConfigError(f"refusing to write {args.out}: {args.out.name} is the name of a questions or "
-                              "config file, an input")
+        golden.refuse_outputs({"output": args.out}, {args.log: "query log"})
     analysis = golden.analyze()
     records = [r.record for r in analysis.records if r.record is not None]
     committed = golden.committed_queries()  # deleted questions keep their ids and queries

@@ -27,7 +27,7 @@ from ..config import ConfigError
 from ..diagnostics import plural
 from ..project import GoldenSet
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
-from .convert import SOURCE, Converted, editor_counts, to_lsp
+from .convert import SOURCE, Converted, editor_counts
 from .positions import Buffer
 from .protocol import StrictProtocol, serve_stdio
 from .view import CorpusView, Source, View

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from editor_support import REPO, editor_deps, free_port, isolated_env, run, unavailable
+from editor_support import REPO, editor_deps, free_port, isolated_env, run
 
 HERE = Path(__file__).resolve().parent
 EXT_DIR = REPO / "editors" / "vscode"
