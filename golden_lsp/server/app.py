@@ -362,8 +362,12 @@ def initialize(ls: GoldenServer, params: types.InitializeParams) -> None:
         ls.sets.set_overrides(options.get("overrides"))
         if isinstance(options.get("inlayHints"), bool):
             ls.inlay_hints_enabled = options["inlayHints"]
-    text_caps = params.capabilities.text_document
-    ls.pull_diagnostics = text_caps is not None and text_caps.diagnostic is not None
+    text_caps, workspace_caps = params.capabilities.text_document, params.capabilities.workspace
+    # pull only from a client the server can ask to pull again when the corpus changes (Neovim
+    # pulls but declares no workspace/diagnostic/refresh: it is pushed to)
+    refresh = workspace_caps.diagnostics if workspace_caps else None
+    ls.pull_diagnostics = (text_caps is not None and text_caps.diagnostic is not None
+                           and refresh is not None and bool(refresh.refresh_support))
 
 
 @server.feature(types.INITIALIZED)
@@ -515,7 +519,9 @@ def on_workspace_symbol(ls: GoldenServer, params: types.WorkspaceSymbolParams) -
 @guarded
 def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
     uri = params.text_document.uri
-    if uri not in ls.buffers or not ls.is_questions(uri):
+    # a client that pulls but cannot be told to pull again is pushed to: an empty pull report
+    # keeps it from showing every finding twice, once stale
+    if not ls.pull_diagnostics or uri not in ls.buffers or not ls.is_questions(uri):
         return types.RelatedFullDocumentDiagnosticReport(items=[])
     try:
         view = ls.view(uri)

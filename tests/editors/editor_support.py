@@ -222,3 +222,17 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def run_nvim_script(nvim: str, script: Path, file: Path, *, env: dict, cwd: Path, output_dir: Path,
+                    timeout: int = 240) -> tuple[subprocess.CompletedProcess, dict, str]:
+    """Run a headless Neovim test script (tests/editors/nvim_init.lua loads the plugin) on ``file``;
+    returns the process, the JSON result the script wrote to GOLDEN_OUT, and a context string
+    for assertion messages."""
+    cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(Path(__file__).parent / "nvim_init.lua"),
+           "-c", f"luafile {script}", str(file)]
+    proc = run(cmd, timeout=timeout, env=env, cwd=cwd, out=output_dir / "nvim-output.txt")
+    out = Path(env["GOLDEN_OUT"])
+    assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
+    res = json.loads(out.read_text())
+    return proc, res, f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}"

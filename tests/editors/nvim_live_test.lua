@@ -5,36 +5,12 @@
 --        a quote of it and the 0-based questions line that quotes it;
 --      GOLDEN_DISK_CHAPTER / GOLDEN_DISK_QUOTE / GOLDEN_DISK_LINE: the same for a chapter another
 --        program rewrites on disk while it is not open.
-local out_path = assert(os.getenv('GOLDEN_OUT'), 'GOLDEN_OUT not set')
-local timeout = tonumber(os.getenv('GOLDEN_TIMEOUT_MS') or '30000')
-local result = { ok = false, steps = {} }
-
-local function finish(code)
-  local f = io.open(out_path, 'w')
-  if f then
-    f:write(vim.json.encode(result))
-    f:close()
-  end
-  io.stdout:flush()
-  vim.cmd(code == 0 and 'qa!' or ('cq ' .. code))
-end
-
-local function step(s)
-  table.insert(result.steps, s)
-  io.stdout:write(s .. '\n')
-end
-
-local function code_of(d)
-  local c = d.code
-  if c == nil and d.user_data and d.user_data.lsp then
-    c = d.user_data.lsp.code
-  end
-  return c ~= nil and tostring(c) or nil
-end
+local t = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_support.lua')
+local result = t.result
 
 local function not_found_on(buf, line)
   for _, d in ipairs(vim.diagnostic.get(buf)) do
-    if code_of(d) == 'quote-not-found' and d.lnum == line then
+    if t.code_of(d) == 'quote-not-found' and d.lnum == line then
       return true
     end
   end
@@ -59,6 +35,11 @@ local function plain_replace(text, old, new)
   return text:sub(1, i - 1) .. new .. text:sub(i + #old)
 end
 
+local function fail(code, message)
+  result.error = message
+  return t.finish(code)
+end
+
 local function main()
   local golden = require('golden_lsp')
   local buf = vim.api.nvim_get_current_buf()
@@ -71,103 +52,81 @@ local function main()
   end
   vim.o.laststatus = 2
   vim.o.statusline = '%{v:lua.golden_probe()}'
+  local function shows_latest()
+    return _G.golden_shown == golden.statusline(buf)
+  end
 
   local client
-  vim.wait(timeout, function()
+  if not t.expect('attached', function()
     client = golden.get_clients(buf)[1]
     return client ~= nil and golden.status[buf] ~= nil
-  end, 50)
-  if not client or not golden.status[buf] then
-    result.error = 'no client or no status for the questions file'
-    return finish(1)
+  end) then
+    return fail(1, 'no client or no status for the questions file')
   end
-  step('client attached, first status: ' .. golden.statusline(buf))
+  t.step('client attached, first status: ' .. golden.statusline(buf))
 
   -- 1. a chapter edited in Neovim, unsaved: the questions file's diagnostics change
   local edit_line = tonumber(os.getenv('GOLDEN_EDIT_LINE'))
-  local quote = os.getenv('GOLDEN_EDIT_QUOTE')
   vim.cmd('split ' .. vim.fn.fnameescape(os.getenv('GOLDEN_EDIT_CHAPTER')))
   local chapter = vim.api.nvim_get_current_buf()
   vim.cmd('wincmd p')
-  result.chapter_attached = vim.wait(timeout, function()
+  if not t.expect('chapter_attached', function()
     return vim.lsp.buf_is_attached(chapter, client.id)
-  end, 50)
-  if not result.chapter_attached then
-    result.error = 'the chapter buffer was not attached to golden_lsp'
-    return finish(2)
+  end) then
+    return fail(2, 'the chapter buffer was not attached to golden_lsp')
   end
-  step('chapter attached')
   local original = vim.api.nvim_buf_get_lines(chapter, 0, -1, false)
-  local edited = vim.split(plain_replace(table.concat(original, '\n'), quote, 'EDITED IN NEOVIM'), '\n', { plain = true })
-  vim.api.nvim_buf_set_lines(chapter, 0, -1, false, edited)
-  result.edit_breaks = vim.wait(timeout, function()
+  local edited = plain_replace(table.concat(original, '\n'), os.getenv('GOLDEN_EDIT_QUOTE'), 'EDITED IN NEOVIM')
+  vim.api.nvim_buf_set_lines(chapter, 0, -1, false, vim.split(edited, '\n', { plain = true }))
+  if not t.expect('edit_breaks', function()
     return not_found_on(buf, edit_line)
-  end, 50)
-  if not result.edit_breaks then
-    result.error = 'editing the chapter did not make its quote not-found'
-    return finish(3)
+  end) then
+    return fail(3, 'editing the chapter did not make its quote not-found')
   end
-  step('edit in the chapter: quote-not-found on line ' .. edit_line)
+  t.step('edit in the chapter: quote-not-found on line ' .. edit_line)
 
   -- 2. the status line shows that analysis, not the one before
-  result.status_errors = vim.wait(timeout, function()
-    return (golden.status[buf] or {}).errors ~= nil and golden.status[buf].errors > 0
-  end, 50)
-  local want = golden.statusline(buf)
-  result.statusline_current = vim.wait(timeout, function()
-    return _G.golden_shown == golden.statusline(buf)
-  end, 50)
-  result.statusline_want = want
+  t.expect('status_errors', function()
+    return ((golden.status[buf] or {}).errors or 0) > 0
+  end)
+  result.statusline_want = golden.statusline(buf)
+  t.expect('statusline_current', shows_latest)
   result.statusline_shown = _G.golden_shown
   if not result.statusline_current then
-    result.error = 'the status line does not show the latest analysis'
-    return finish(4)
+    return fail(4, 'the status line does not show the latest analysis')
   end
-  step('status line: ' .. tostring(_G.golden_shown))
+  t.step('status line: ' .. tostring(_G.golden_shown))
 
   vim.api.nvim_buf_set_lines(chapter, 0, -1, false, original)
-  result.undo_clears = vim.wait(timeout, function()
+  if not t.expect('undo_clears', function()
     return not not_found_on(buf, edit_line)
-  end, 50)
-  if not result.undo_clears then
-    result.error = 'restoring the chapter did not clear quote-not-found'
-    return finish(5)
+  end) then
+    return fail(5, 'restoring the chapter did not clear quote-not-found')
   end
-  result.statusline_after_undo = vim.wait(timeout, function()
-    return _G.golden_shown == golden.statusline(buf)
-  end, 50)
-  step('chapter restored; status line: ' .. tostring(_G.golden_shown))
+  t.expect('statusline_after_undo', shows_latest)
+  t.step('chapter restored; status line: ' .. tostring(_G.golden_shown))
 
   -- 3. another program rewrites a chapter that is not open (git checkout, a script)
   local disk = os.getenv('GOLDEN_DISK_CHAPTER')
   local disk_line = tonumber(os.getenv('GOLDEN_DISK_LINE'))
   local disk_text = read_file(disk)
   write_file(disk, plain_replace(disk_text, os.getenv('GOLDEN_DISK_QUOTE'), 'CHANGED ON DISK'))
-  result.disk_breaks = vim.wait(timeout, function()
+  if not t.expect('disk_breaks', function()
     return not_found_on(buf, disk_line)
-  end, 50)
-  if not result.disk_breaks then
-    result.error = 'a change on disk was not picked up'
-    return finish(6)
+  end) then
+    return fail(6, 'a change on disk was not picked up')
   end
-  step('change on disk: quote-not-found on line ' .. disk_line)
+  t.step('change on disk: quote-not-found on line ' .. disk_line)
   write_file(disk .. '.tmp', disk_text)
   assert(os.rename(disk .. '.tmp', disk))
-  result.disk_restored = vim.wait(timeout, function()
+  if not t.expect('disk_restored', function()
     return not not_found_on(buf, disk_line)
-  end, 50)
-  if not result.disk_restored then
-    result.error = 'restoring the chapter on disk was not picked up'
-    return finish(7)
+  end) then
+    return fail(7, 'restoring the chapter on disk was not picked up')
   end
-  step('restored on disk')
+  t.step('restored on disk')
   result.ok = true
-  return finish(0)
+  return t.finish(0)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  result.error = 'lua error: ' .. tostring(err)
-  io.stdout:write(result.error .. '\n')
-  finish(9)
-end
+t.run(main)

@@ -10,17 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from editor_support import EXAMPLES, isolated_env, run, unavailable
+from editor_support import EXAMPLES, isolated_env, run_nvim_script, unavailable
 from test_nvim import HERE, PLUGIN, find_nvim
 
 
 def quoted_records(questions: Path) -> list[tuple[int, str, str]]:
-    """(0-based line, doc, quote) of each record's first locator."""
+    """(0-based line, doc, quote) of the first locator of each record that has one."""
     out = []
     for i, line in enumerate(questions.read_text(encoding="utf-8").split("\n")):
-        if line.startswith("{"):
-            loc = json.loads(line)["locators"][0]
-            out.append((i, loc["doc"], loc["quote"]))
+        locators = json.loads(line).get("locators") if line.startswith("{") else None
+        if locators:
+            out.append((i, locators[0]["doc"], locators[0]["quote"]))
     return out
 
 
@@ -49,12 +49,8 @@ def test_nvim_live_corpus_and_status_line(method, tmp_path, golden_server, outpu
         "GOLDEN_DISK_QUOTE": disk[2],
         "GOLDEN_DISK_LINE": str(disk[0]),
     })
-    cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(HERE / "nvim_init.lua"),
-           "-c", f"luafile {HERE / 'nvim_live_test.lua'}", str(questions)]
-    proc = run(cmd, timeout=240, env=env, cwd=folder, out=output_dir / "nvim-output.txt")
-    assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
-    res = json.loads(out.read_text())
-    ctx = f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}"
+    proc, res, ctx = run_nvim_script(nvim, HERE / "nvim_live_test.lua", questions, env=env, cwd=folder,
+                                     output_dir=output_dir)
     assert res.get("chapter_attached") is True, ctx
     assert res.get("edit_breaks") is True and res.get("undo_clears") is True, ctx
     assert res.get("statusline_current") is True and "error" in res.get("statusline_shown", ""), ctx

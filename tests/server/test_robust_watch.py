@@ -7,6 +7,8 @@ import json
 import os
 from pathlib import Path
 
+import pytest
+
 from conftest import SERVER, init_params, open_doc, published
 from lsprotocol import types
 
@@ -23,23 +25,33 @@ async def watching(client, timeout: float = 15.0) -> str:
     raise AssertionError(f"the server never said it watches the corpus: {[m.message for m in client.log_messages]}")
 
 
-async def test_a_change_on_disk_republishes_without_client_file_watching(golden_dir: Path):
+@pytest.mark.parametrize("pulls", [False, True], ids=["push", "pull-without-refresh"])
+async def test_a_change_on_disk_republishes_without_client_file_watching(golden_dir: Path, pulls: bool):
+    """As Neovim on Linux: no file watching; and (0.12) pull diagnostics without refresh support,
+    so the server could never ask it to pull again: it is pushed to."""
     client = SERVER.client_factory()
     await client.start_io(*SERVER.server_command)
     try:
         params = init_params(golden_dir)
         params.capabilities.workspace.did_change_watched_files = None
+        if pulls:
+            params.capabilities.text_document.diagnostic = types.DiagnosticClientCapabilities()
         await client.initialize_session(params)
         q = golden_dir / "questions.jsonl"
         text = q.read_text(encoding="utf-8")
         uri = open_doc(client, q, text)
         await published(client, uri)
         assert not client.registrations
+        if pulls:  # pushed to, so a pull shows nothing a second time
+            report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
+                types.TextDocumentIdentifier(uri)))
+            assert report.items == []
         assert str(golden_dir / "corpus") in await watching(client)
         chapter = golden_dir / "corpus" / "01-planning-a-hut-tour.md"
         original = chapter.read_text(encoding="utf-8")
         line, rec = next((i, json.loads(s)) for i, s in enumerate(text.split("\n"))
-                         if s.startswith("{") and json.loads(s)["locators"][0]["doc"] == chapter.name)
+                         if s.startswith("{") and json.loads(s)["locators"]
+                         and json.loads(s)["locators"][0]["doc"] == chapter.name)
         quote = rec["locators"][0]["quote"]
         # another program rewrites the chapter in place
         count = len(client.published)
