@@ -1,36 +1,16 @@
 -- Headless Neovim: golden-lsp's inlay hints in a questions buffer and a code lens in a corpus chapter.
 -- Run as: nvim --headless -i NONE -n -u tests/editors/nvim_init.lua -c 'luafile tests/editors/nvim_authoring_test.lua' QUESTIONS_FILE
 -- env: GOLDEN_OUT (JSON result file), GOLDEN_CHAPTER (a corpus file), GOLDEN_TIMEOUT_MS (per wait)
-local out_path = assert(os.getenv('GOLDEN_OUT'), 'GOLDEN_OUT not set')
+local t = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_support.lua')
 local chapter = assert(os.getenv('GOLDEN_CHAPTER'), 'GOLDEN_CHAPTER not set')
-local timeout = tonumber(os.getenv('GOLDEN_TIMEOUT_MS') or '30000')
-local result = { ok = false, steps = {} }
-
-local function finish(code)
-  local f = io.open(out_path, 'w')
-  if f then
-    f:write(vim.json.encode(result))
-    f:close()
-  end
-  vim.cmd(code == 0 and 'qa!' or ('cq ' .. code))
-end
-
-local function step(s)
-  table.insert(result.steps, s)
-  io.stdout:write(s .. '\n')
-end
+local result, timeout, finish, step = t.result, t.timeout, t.finish, t.step
 
 local function main()
   local golden = require('golden_lsp')
   local buf = vim.api.nvim_get_current_buf()
-  local client
-  vim.wait(timeout, function()
-    client = golden.get_clients(buf)[1]
-    return client ~= nil
-  end, 50)
+  local client = t.client(buf)
   if not client then
-    result.error = 'no golden_lsp client attached'
-    return finish(1)
+    return
   end
   step('client attached')
 
@@ -77,9 +57,4 @@ local function main()
   return finish(result.ok and 0 or 2)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  result.error = 'lua error: ' .. tostring(err)
-  io.stdout:write(result.error .. '\n')
-  finish(9)
-end
+t.run(main)

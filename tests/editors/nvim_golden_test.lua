@@ -2,36 +2,8 @@
 -- Run as: nvim --headless -i NONE -n -u tests/editors/nvim_init.lua -c 'luafile tests/editors/nvim_golden_test.lua' QUESTIONS_FILE
 -- env: GOLDEN_OUT (JSON result file), GOLDEN_AMBIGUOUS_LINE (0-based), GOLDEN_HOVER_LINE (0-based),
 --      GOLDEN_HOVER_COL / _UTF8 / _UTF32 (0-based, per position encoding), GOLDEN_TIMEOUT_MS (per wait, default 30000)
-local out_path = assert(os.getenv('GOLDEN_OUT'), 'GOLDEN_OUT not set')
-local result = { ok = false, steps = {} }
-local timeout = tonumber(os.getenv('GOLDEN_TIMEOUT_MS') or '30000')
-
-local function write_result()
-  local f = io.open(out_path, 'w')
-  if f then
-    f:write(vim.json.encode(result))
-    f:close()
-  end
-end
-
-local function finish(code)
-  write_result()
-  io.stdout:flush()
-  vim.cmd(code == 0 and 'qa!' or ('cq ' .. code))
-end
-
-local function step(s)
-  table.insert(result.steps, s)
-  io.stdout:write(s .. '\n')
-end
-
-local function code_of(d)
-  local c = d.code
-  if c == nil and d.user_data and d.user_data.lsp then
-    c = d.user_data.lsp.code
-  end
-  return c ~= nil and tostring(c) or nil
-end
+local t = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_support.lua')
+local result, timeout, finish, step, code_of = t.result, t.timeout, t.finish, t.step, t.code_of
 
 local function main()
   local golden = require('golden_lsp')
@@ -47,14 +19,9 @@ local function main()
   local amb_line = tonumber(os.getenv('GOLDEN_AMBIGUOUS_LINE') or '-1')
 
   -- 1. the plugin attached a client
-  local client
-  vim.wait(timeout, function()
-    client = golden.get_clients(buf)[1]
-    return client ~= nil
-  end, 50)
+  local client = t.client(buf)
   if not client then
-    result.error = 'no golden_lsp client attached'
-    return finish(1)
+    return
   end
   result.client_name = client.name
   result.cmd = client.config.cmd
@@ -207,9 +174,4 @@ local function main()
   return finish(0)
 end
 
-local ok, err = xpcall(main, debug.traceback)
-if not ok then
-  result.error = 'lua error: ' .. tostring(err)
-  io.stdout:write(result.error .. '\n')
-  finish(9)
-end
+t.run(main)

@@ -36,6 +36,22 @@ function M.expect(name, predicate)
   return M.result[name]
 end
 
+--- The golden_lsp client of ``buf``, waited for (bounded); nil, with the result written and Neovim
+--- told to exit 1, when none attaches (the caller returns at once).
+function M.client(buf)
+  local golden = require('golden_lsp')
+  local client
+  vim.wait(M.timeout, function()
+    client = golden.get_clients(buf)[1]
+    return client ~= nil
+  end, 50)
+  if not client then
+    M.result.error = 'no golden_lsp client attached'
+    M.finish(1)
+  end
+  return client
+end
+
 --- Run main() so that a Lua error ends Neovim with status 9 instead of hanging it.
 function M.run(main)
   local ok, err = xpcall(main, debug.traceback)
