@@ -585,12 +585,18 @@ def _questions_uri(ls: GoldenServer, args: tuple) -> str | None:
     return next((u for u in ls.buffers if ls.is_questions(u)), None)
 
 
+def _questions_target(ls: GoldenServer, args: tuple) -> tuple[str | None, Path | None]:
+    """The URI and path of the questions file a command works on (both None when there is none)."""
+    uri = _questions_uri(ls, args)
+    path = ls.path_of(uri) if uri else None
+    return (uri, path) if path is not None else (None, None)
+
+
 @server.command(actions.BUILD_COMMAND)
 @guarded
 def build(ls: GoldenServer, *args: Any) -> dict:
     """Build from the saved questions file, as CI will; unsaved edits are pointed out."""
-    uri = _questions_uri(ls, args)
-    path = ls.path_of(uri) if uri else None
+    uri, path = _questions_target(ls, args)
     if path is None:
         return {"ok": False, "message": "no questions file to build"}
     try:
@@ -626,8 +632,7 @@ def check(ls: GoldenServer, *args: Any) -> dict:
 @guarded
 async def report(ls: GoldenServer, *args: Any) -> dict:
     """Write the set's HTML report (from the saved files, as the CLI would) and open it."""
-    uri = _questions_uri(ls, args)
-    path = ls.path_of(uri) if uri else None
+    _, path = _questions_target(ls, args)
     if path is None:
         return {"ok": False, "message": "no questions file to report on"}
     from ..report import report_path, write_report

@@ -142,7 +142,8 @@ class GoldenSets:
 
     def corpus_roots(self) -> set[Path]:
         """The corpus folders of the sets loaded so far."""
-        return {golden.corpus.root for golden in self._sets.values()}
+        return {golden.corpus.root for golden in self.known()}
+
     def known(self) -> list[GoldenSet]:
         """Every golden set built so far (from an open questions file or an open corpus file)."""
         return list(self._sets.values())
