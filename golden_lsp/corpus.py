@@ -4,7 +4,8 @@ Resolution, scoring, hover and the artifact all read documents through this one 
 corpus is read and chunked once per process however many questions point into it; the language
 server replaces a single document instead of re-reading the folder: from disk when a file changes
 (``with_file``, decoded exactly as ``load_corpus`` decodes every file), or from the text of an
-editor buffer while the author edits a chapter (``with_document``).
+editor buffer while the author edits a chapter (``with_document``); the new version of a chunked
+document re-uses its chunks wherever the edit left a section alone (``chunker.rechunk``).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 from . import diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict
-from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document
+from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document, rechunk, sections
 from .files import display
 
 
@@ -36,6 +37,9 @@ class CorpusDoc:
     raw: str
     text: str
     max_chars: int
+    #: the version of this document that this one replaced in a corpus (``Corpus._replaced``),
+    #: until this one's chunks are made from its chunks
+    previous: CorpusDoc | None = field(default=None, repr=False, compare=False)
 
     @cached_property
     def sha256(self) -> str:
@@ -47,12 +51,25 @@ class CorpusDoc:
 
     @cached_property
     def chunks(self) -> list[Chunk]:
-        """Its chunks: from the warm cache when it holds them (``diskcache``), else chunked."""
+        """Its chunks: for an edited document, those of its previous version where the edit left
+        a section alone and the others chunked again (``chunker.rechunk``; an editor buffer's
+        passing states are not worth a cache entry each); else from the warm cache when it holds
+        them (``diskcache``), else chunked."""
+        previous, self.previous = self.previous, None
+        if previous is not None:
+            self.sections, chunks = rechunk(self.doc_id, previous.text, previous.sections, previous.chunks,
+                                            self.text, self.max_chars)
+            return chunks
         chunks = diskcache.load_chunks(self.doc_id, self.sha256, len(self.text), self.max_chars)
         if chunks is None:
             chunks = chunk_document(self.doc_id, self.text, self.max_chars)
             diskcache.store_chunks(self.doc_id, self.sha256, self.max_chars, chunks)
         return chunks
+
+    @cached_property
+    def sections(self) -> list[tuple[int, int, str]]:
+        """(start, end, heading path) of its sections (``chunker.sections``)."""
+        return sections(self.doc_id, self.text)
 
     @cached_property
     def _chunk_starts(self) -> list[int]:
@@ -155,6 +172,9 @@ class Corpus:
         return self._replaced(doc_id, CorpusDoc(doc_id, self.root / doc_id, raw, canonicalize(raw), self.max_chars))
 
     def _replaced(self, doc_id: str, doc: CorpusDoc | BrokenDoc | None) -> Corpus:
+        old = self.docs.get(doc_id)
+        if isinstance(doc, CorpusDoc) and old is not None and "chunks" in old.__dict__ and old.max_chars == doc.max_chars:
+            doc.previous = old  # chunked already: the new version re-uses its chunks (never a chain)
         docs = {k: v for k, v in self.docs.items() if k != doc_id}
         broken = {k: v for k, v in self.broken.items() if k != doc_id}
         _file(doc, docs, broken)

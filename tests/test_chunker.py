@@ -247,19 +247,22 @@ def test_whole_text_line_classes_equal_specs_per_line_patterns():
     heading, fence = re.compile(r"^(#{1,6})\s+(.*\S)\s*$"), re.compile(r"^\s*(```|~~~)")
     rule = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
     atoms = ["# A", "## B c ", "### ", "#x", "####### s", "```", " ~~~py", "---", " * * *", "_ _", "- item",
-             "text", "", " ", "\t", "é🙂", "\x1f", "#\tT\u00a0"]
+             "text", "", " ", "\t", "é🙂", "\x1f", "#\tT\u00a0", "\u3000-\u3000-\u2003-", "\xa0```"]
     breaks = ["\n"] * 6 + ["\r\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
     rng = random.Random(2)
     for _ in range(3000):
         text = "".join(rng.choice(atoms) + rng.choice(breaks) for _ in range(rng.randint(0, 12)))
         text = text if rng.random() < 0.7 else text.rstrip("\n")
-        expected, pos = [], 0
+        rare, seps, pos = [], [], 0
         for line in text.splitlines(keepends=True):
             start, pos = pos, pos + len(line)
             if fence.match(line):
-                expected.append((chunker.FENCE, start, pos, 0, ""))
+                rare.append((chunker.FENCE, start, pos, None))
             elif m := heading.match(line[:-1] if line.endswith("\n") else line):
-                expected.append((chunker.HEAD, start, pos, len(m.group(1)), m.group(2)))
+                rare.append((chunker.HEAD, start, pos, m.groups()))
             elif not line.strip() or rule.match(line):
-                expected.append((chunker.SEP, start, pos, 0, ""))
-        assert chunker._events(text) == expected, repr(text)
+                seps.append((start, pos))
+        got_rare, sep_starts, sep_ends = chunker._lines(text)
+        titles = [chunker._HEAD.match(text, s).groups() if k == chunker.HEAD else None for k, s, _ in got_rare]
+        assert [(k, s, e, t) for (k, s, e), t in zip(got_rare, titles)] == rare, repr(text)
+        assert list(zip(sep_starts, sep_ends)) == seps, repr(text)
