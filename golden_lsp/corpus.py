@@ -225,8 +225,9 @@ class Corpus:
 
     def _replaced(self, doc_id: str, doc: CorpusDoc | BrokenDoc | None) -> Corpus:
         old = self.docs.get(doc_id)
-        if isinstance(doc, CorpusDoc) and old is not None and "chunks" in old.__dict__ and old.max_chars == doc.max_chars:
-            doc.previous = old  # chunked already: the new version re-uses its chunks (never a chain)
+        if (isinstance(doc, CorpusDoc) and old is not None and "chunks" in old.__dict__ and old._text is not None
+                and old.max_chars == doc.max_chars):
+            doc.previous = old  # chunked, its text at hand: the new version re-uses its chunks (never a chain)
         docs = {k: v for k, v in self.docs.items() if k != doc_id}
         broken = {k: v for k, v in self.broken.items() if k != doc_id}
         _file(doc, docs, broken)

@@ -142,3 +142,16 @@ def test_a_golden_sets_analysis_after_a_buffer_edit_is_that_of_a_cold_start(tmp_
     assert [[as_tuples(r.chunks) for r in rec.result.resolved] for rec in live.records if rec.result] == \
         [[as_tuples(r.chunks) for r in rec.result.resolved] for rec in cold.records if rec.result]
     assert live.artifact_text() == cold.artifact_text()
+
+
+def test_a_released_version_hands_on_nothing(tmp_path):
+    # its text would be read back from disk, where the file may already be the new version
+    corpus = corpus_with(tmp_path, "# A\nalpha\n")
+    doc = corpus.docs["ch.md"]
+    doc.chunks
+    doc.release()
+    path = tmp_path / "corpus" / "ch.md"
+    path.write_text("# A\nalpha beta\n", encoding="utf-8")
+    new = corpus.with_file(path).docs["ch.md"]
+    assert new.previous is None
+    assert as_tuples(new.chunks) == as_tuples(chunk_document("ch.md", "# A\nalpha beta\n"))
