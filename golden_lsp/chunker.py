@@ -36,7 +36,7 @@ _RARE = f"(?:({_WS}*(?:```|~~~))|{_HEADING})"  # fence and heading lines only: e
 
 
 def _patterns(line: str) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
-    """``line`` at the text's start, after a ``\n``, after any line break. Searching for the break
+    """``line`` at the text's start, after a ``\\n``, after any line break. Searching for the break
     first keeps the scan in C, and the lookahead (every character such a line can start with)
     turns most text lines away at once."""
     return (re.compile(line), re.compile("\n(?=[\\s#`~*_-])" + line),
@@ -59,7 +59,8 @@ class Chunk:
 
 
 def chunk_id(doc_id: str, embed_text: str) -> str:
-    """hex SHA-256 of doc_id NUL chunker-version NUL embed_text NUL."""
+    """hex SHA-256 of doc_id NUL chunker-version NUL embed_text NUL (``chunk_document`` hashes
+    the same bytes, with the part before the body hashed once per section)."""
     h = hashlib.sha256()
     for part in (doc_id, CHUNKER_VERSION, embed_text):
         h.update(part.encode("utf-8"))
