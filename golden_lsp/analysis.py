@@ -68,8 +68,8 @@ class Analyzer:
         self.hit_rule = hit_rule
         self.settings = settings
         self._files: dict[Path, _FileCache] = {}
-        #: what ``_prefetch`` learnt for the analysis under way: each quote's first occurrences
-        #: (one pass per document) and each cold line's parse, so no line is parsed twice
+        #: what ``_prefetch`` learnt: each quote's facts (one pass per document; kept while the
+        #: document is) and, for the analysis under way, each cold line's parse (none twice)
         self._found: rules.Found = {}
         self._parsed: dict[str, tuple] = {}
         #: bumped by every ``set_corpus``: cached lines of an older generation are rechecked
@@ -83,6 +83,9 @@ class Analyzer:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
         if corpus.max_chars != self.corpus.max_chars:
             self._files.clear()
+        # the facts of a quote are its document's: they stay where the document object did
+        self._found = {key: f for key, f in self._found.items()
+                       if corpus.docs.get(key[0]) is self.corpus.docs.get(key[0]) is not None}
         self.corpus = corpus
         self._generation += 1
 
@@ -120,9 +123,10 @@ class Analyzer:
         placed: dict[int, tuple[RecordLine, list[Diagnostic]]] = {}
         records: list[RecordLine] = []
         diagnostics: list[Diagnostic] = []
-        # what a previous prefetch learnt may be of another corpus: start from what was primed
-        self._found, self._parsed = self._primed or ({}, {})
-        self._primed = None
+        if self._primed is not None:  # what a cold start learnt before this analyzer existed
+            (self._found, self._parsed), self._primed = self._primed, None
+        else:  # facts stay while their documents do (``set_corpus``); parses are of one analysis
+            self._parsed = {}
         all_lines = split_lines(text)
         stale = set() if checked else {line for line, r in previous.lines.items() if not self._fresh(r)}
         if stale or len(all_lines) - len(previous.lines) >= quoteindex.MIN_QUOTES:  # many to resolve
