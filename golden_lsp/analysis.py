@@ -60,6 +60,8 @@ class Analyzer:
         self._generation = 0
         #: worker processes for the per-document work of a cold start (``--jobs``)
         self.jobs = 1
+        #: let go of each document's text once its facts are known (a command-line check)
+        self.lean = False
 
     def set_corpus(self, corpus: Corpus) -> None:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
@@ -132,15 +134,16 @@ class Analyzer:
         return Analysis(path, records, diagnostics), analysed
 
     def _prefetch(self, cold: list[str]) -> None:
-        """Chunk the corpus and find the quotes of many lines to resolve, one document at a time
-        (a cold start: ``docindex``, in ``jobs`` processes, through the warm cache)."""
+        """Chunk the corpus and find the facts of the quotes of many lines to resolve, one document
+        at a time (a cold start: ``docindex``, in ``jobs`` processes, through the warm cache)."""
         wanted: dict[str, set[str]] = {}
         for line in cold:
             record, diags = self._parsed[line] = parse_record(line)
             for loc in record.locators if record else ():
                 if loc.well_formed and loc.quote and loc.doc in self.corpus.docs:
                     wanted.setdefault(loc.doc, set()).add(loc.quote)
-        self._found.update(docindex.index_corpus(self.corpus, wanted, rules.MAX_LISTED_OCCURRENCES + 1, self.jobs))
+        self._found.update(docindex.index_corpus(self.corpus, wanted, rules.MAX_LISTED_OCCURRENCES + 1, self.jobs,
+                                                 self.lean))
 
     def _analyze_line(self, line: str) -> LineResult:
         try:

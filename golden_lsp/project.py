@@ -24,15 +24,18 @@ from .scoring import parse_hit_rule
 
 
 class GoldenSet:
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, lean: bool = False):
+        """``lean``: hold one corpus document's text at a time (a command-line check or build);
+        a text asked for later is read again (``CorpusDoc.release``)."""
         self.config = config
         try:
             self.hit_rule = parse_hit_rule(config.hit_rule)
-            self.corpus: Corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
+            self.corpus: Corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars, lean)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
         self.analyzer = Analyzer(self.corpus, self.hit_rule,
                                  SetRules(config.query_types, config.required_query_types))
+        self.analyzer.lean = lean
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
@@ -64,7 +67,11 @@ class GoldenSet:
 
     def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
-        analysis = self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        text = self.read_questions(path) if text is None else text
+        try:
+            analysis = self.analyzer.analyze(path, text)
+        except CorpusConfigError as exc:  # a released document could not be read back the same
+            raise ConfigError(str(exc)) from None
         if not self.config.severity:
             return analysis
         return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
