@@ -97,7 +97,8 @@ def main() -> None:
 
     def rows(label: str, docs_quotes: dict[str, list[str]]) -> None:
         base = best_of(args.repeat, lambda: [plain_hint(docs[d], q) for d, qs in docs_quotes.items() for q in qs])
-        one = best_of(args.repeat, lambda: [resolve.not_found_hint(docs[d], q) for d, qs in docs_quotes.items() for q in qs])
+        one = best_of(args.repeat, lambda: [resolve.not_found_hint(docs[d], q)
+                                            for d, qs in docs_quotes.items() for q in qs])
         batch = best_of(args.repeat, lambda: [resolve.not_found_hints(docs[d], qs) for d, qs in docs_quotes.items()])
         k = sum(map(len, docs_quotes.values()))
         print(f"{label:<28} baseline {base * 1e3:8.0f} ms ({base / k * 1e3:5.1f} ms/quote)")

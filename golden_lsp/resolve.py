@@ -6,6 +6,10 @@ paragraph around it (SPEC §4), and the rule that applied is named so hover can 
 quote does not resolve, this module also finds *why* for the author — the same words across a
 line break, with other whitespace, quotes or dashes, in another Unicode normalisation or case, or
 else the closest passage (rapidfuzz) — and how to lengthen an ambiguous quote until it is unique. Those are hints and fixes offered to a person, never a silent relabel.
+The hint's searches give what searching the whole document would, without its cost: the loose
+pattern is tried only where its literal occurs, and a search in any case reads the document a
+chunk at a time in lower case (no cached lower-case copy); ``not_found_hints`` does it once for
+all the not-found quotes of a document.
 """
 
 from __future__ import annotations
@@ -365,9 +369,19 @@ class _Search:
         at_literal: dict[str, list[int]] = {literal: [] for literal in literals}
         spans_of: dict[str, list[tuple[int, int]]] = {needle: [] for needle in fast}
         overlap = max(map(len, words)) - 1
+
+        def wanted(word: str) -> bool:
+            exact, any_case = words[word]
+            return any(len(at_literal[literal]) <= _MAX_LITERAL_HITS for literal in exact) or \
+                any(len(spans_of[needle]) < limit for needle, limit in any_case)
+
+        open_words = list(words)
         for lo in range(0, len(text), _CHUNK):
+            open_words = [word for word in open_words if wanted(word)]
+            if not open_words:
+                break  # every needle has its occurrences, every literal too many
             low = text[lo:lo + _CHUNK + overlap].lower()
-            for at, word in _chunk_hits(low, list(words), automaton):
+            for at, word in _chunk_hits(low, open_words, automaton):
                 if at >= _CHUNK:
                     continue  # it starts in the next chunk, which reports it
                 start = lo + at
