@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
@@ -314,6 +315,91 @@ def _find_any_case(text: str, needles: dict[str, int]) -> dict[str, list[tuple[i
     return out
 
 
+#: every cased character beyond the BMP lies in this range (the tests check it against the
+#: Unicode database): a document holding one is searched through chunks instead of an index
+_ASTRAL_CASED = "\U00010400-\U0001E921"
+_NON_SPACE_RUN = re.compile(r"\S*")
+
+
+@lru_cache(maxsize=1)
+def _cased_pattern() -> re.Pattern[str]:
+    """A character of the BMP that lower case changes, or a cased one beyond it."""
+    return re.compile("[" + "".join(re.escape(c) for c in map(chr, range(0x10000)) if c.lower() != c)
+                      + _ASTRAL_CASED + "]")
+
+
+@dataclass(frozen=True)
+class _CaseIndex:
+    """The runs of non-space text of a document that lower case changes, in lower case: where
+    a search in any case can find what ``str.find`` of the lower-case needle does not."""
+
+    #: each run in lower case → where it occurs
+    starts: dict[str, list[int]]
+    #: the runs, with "\\n" between (a needle's piece never spans it), and where each begins there
+    joined: str
+    offsets: list[int]
+
+
+@lru_cache(maxsize=64)
+def _case_index(text: str) -> _CaseIndex | None:
+    """The document's ``_CaseIndex`` (cached like ``longest_line``: small beside the text); None
+    when its lower case is not made character by character or it has cased letters beyond the BMP."""
+    if any(c in text for c in _LOWER_BY_CONTEXT):
+        return None
+    starts: dict[str, list[int]] = {}
+    end = 0
+    for m in _cased_pattern().finditer(text):
+        at = m.start()
+        if at < end:
+            continue  # in the run just indexed
+        if ord(text[at]) > 0xFFFF:
+            return None
+        start = at
+        while start > 0 and not text[start - 1].isspace():
+            start -= 1
+        end = _NON_SPACE_RUN.match(text, at).end()
+        starts.setdefault(text[start:end].lower(), []).append(start)
+    offsets, pos = [], 0
+    for run in starts:
+        offsets.append(pos)
+        pos += len(run) + 1
+    return _CaseIndex(starts, "\n".join(starts), offsets)
+
+
+def _find_any_case_indexed(text: str, index: _CaseIndex, needle: str, limit: int) -> list[tuple[int, int]]:
+    """The first ``limit`` occurrences of ``needle`` in any case: where it occurs in lower case,
+    and where one of its pieces (white space has no case, so a piece is all of a run's part in
+    the match) lies in a run that lower case changes — each such place checked."""
+    low = needle.lower()
+    found = set(occurrences(text, low, limit))
+    runs = list(index.starts.values())
+    for piece in _NON_SPACE_RUN.finditer(low):
+        if not piece.group():
+            continue
+        for at in occurrences(index.joined, piece.group()):
+            k = bisect_right(index.offsets, at) - 1
+            shift = at - index.offsets[k] - piece.start()
+            for start in runs[k]:
+                i = start + shift
+                if i >= 0 and text[i:i + len(low)].lower() == low:
+                    found.add(i)
+    return [(i, i + len(low)) for i in sorted(found)[:limit]]
+
+
+def _find_any_case_within(text: str, needle: str, limit: int,
+                          complete: list[tuple[str, list[tuple[int, int]]]]) -> list[tuple[int, int]] | None:
+    """The first ``limit`` occurrences of ``needle`` in any case, when a shorter needle of
+    ``complete`` (lower case, with all its occurrences) lies in its lower case: each occurrence
+    holds one of it there, so only those places are checked. None when no such needle is known."""
+    low = needle.lower()
+    for part, spans in complete:
+        shift = low.find(part)
+        if shift != -1:
+            return [(i, i + len(low)) for i in (start - shift for start, _ in spans)
+                    if i >= 0 and text[i:i + len(low)].lower() == low][:limit]
+    return None
+
+
 def _chunk_hits(low: str, words: list[str], automaton) -> Iterator[tuple[int, str]]:
     """(start, word) of every occurrence of each word in ``low``, ascending for each word."""
     if automaton is None:
@@ -330,11 +416,14 @@ class _Search:
     pass over the document in lower case, a chunk at a time (never a lower-case copy of it all):
     the loose patterns' literals (each place checked in the document as it is) and the needles
     any case is allowed for. Many words share an Aho–Corasick automaton; a few are found by
-    ``str.find``. A document with İ or Σ, whose lower case is not made character by character,
-    is lowered whole, as before."""
+    ``str.find``. For one quote (``indexed``), the needles in any case are found instead by
+    ``str.find`` of their lower case plus the document's cached ``_CaseIndex``. A document with
+    İ or Σ, whose lower case is not made character by character, is lowered whole, as before."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, indexed: bool = False):
         self.text = text
+        #: search in any case through the document's cached ``_CaseIndex`` (a quote at a time)
+        self.indexed = indexed
         self.literal: dict[str, list[int] | None] = {}
         self.any_case: dict[str, list[tuple[int, int]]] = {}
 
@@ -342,15 +431,28 @@ class _Search:
         text = self.text
         literals = [literal for literal in dict.fromkeys(literals) if literal not in self.literal]
         needles = {needle: limit for needle, limit in needles.items() if needle not in self.any_case}
+        index = _case_index(text) if self.indexed and needles else None  # None: İ or Σ in the text, or no index
         # one literal alone is found by str.find, with no lower case made
-        lowered = (len(literals) > 1 or bool(needles)) and not any(c in text for c in _LOWER_BY_CONTEXT)
+        lowered = (len(literals) > 1 or bool(needles)) and \
+            (index is not None or not any(c in text for c in _LOWER_BY_CONTEXT))
         for literal in literals:
             if not lowered or len(literal.lower()) != len(literal):
                 hits = occurrences(text, literal, _MAX_LITERAL_HITS + 1)
                 self.literal[literal] = hits if len(hits) <= _MAX_LITERAL_HITS else None
         literals = [literal for literal in literals if literal not in self.literal]
         fast = {needle: limit for needle, limit in needles.items() if lowered and len(needle.lower()) == len(needle)}
-        plain = {needle: limit for needle, limit in needles.items() if needle not in fast}
+        if index is not None:
+            complete: list[tuple[str, list[tuple[int, int]]]] = []  # needles found everywhere they occur
+            for needle, limit in sorted(fast.items(), key=lambda item: len(item[0])):
+                spans = _find_any_case_within(text, needle, limit, complete)
+                if spans is None:
+                    spans = _find_any_case_indexed(text, index, needle, limit)
+                self.any_case[needle] = spans
+                if len(spans) < limit:
+                    complete.append((needle.lower(), spans))
+            fast = {}
+        plain = {needle: limit for needle, limit in needles.items()
+                 if needle not in fast and needle not in self.any_case}
         if plain:
             self.any_case.update(_find_any_case(text, plain))
         words: dict[str, tuple[list[str], list[tuple[str, int]]]] = {}
@@ -443,7 +545,7 @@ def not_found_hint(text: str, quote: str) -> Hint | None:
     if not _searchable(text, quote):
         return None
     plan = _plan(quote)
-    search = _Search(text)
+    search = _Search(text, indexed=True)
     search.scan([plan.loose.literal] if plan.loose.literal else [], {})
     return _hint(text, plan, search)
 

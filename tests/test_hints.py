@@ -203,3 +203,24 @@ def test_the_chunked_any_case_search_equals_lowering_the_whole_document(text, ne
         search = _Search(text)
         search.scan([], wanted)
     assert search.any_case == _find_any_case(text, wanted)
+
+
+cased_texts = st.lists(st.sampled_from([c for c in _ALPHABET if c not in "İΣ"] + ["Ab🙂", "\U00010400"]),
+                      max_size=40).map("".join)
+
+
+@_SETTINGS
+@given(st.one_of(texts, cased_texts), st.lists(st.one_of(texts, cased_texts).filter(bool), min_size=1, max_size=5))
+def test_the_indexed_any_case_search_equals_lowering_the_whole_document(text, needles):
+    wanted = {needle: 3 for needle in needles}
+    search = _Search(text, indexed=True)
+    search.scan([], wanted)
+    assert search.any_case == _find_any_case(text, wanted)
+
+
+def test_cased_characters_beyond_the_bmp_lie_in_one_range():
+    lo, hi = (int(bound[2:], 16) for bound in resolve._ASTRAL_CASED.encode("unicode_escape").decode().split("-"))
+    cased = [i for i in range(0x10000, 0x110000) if chr(i).lower() != chr(i)]
+    assert lo <= min(cased) and max(cased) <= hi
+    text = "x \U00010400 y\n"
+    assert resolve._case_index(text) is None and not_found_hint(text, "X \U00010428") is not None
