@@ -24,6 +24,8 @@ from itertools import islice
 
 import ahocorasick
 
+from .quoteindex import MAX_QUOTE_CHARS
+
 _TABLE_ROW = re.compile(r"^\s*\|")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+\.)\s")
 
@@ -440,7 +442,9 @@ class _Search:
                 hits = occurrences(text, literal, _MAX_LITERAL_HITS + 1)
                 self.literal[literal] = hits if len(hits) <= _MAX_LITERAL_HITS else None
         literals = [literal for literal in literals if literal not in self.literal]
-        fast = {needle: limit for needle, limit in needles.items() if lowered and len(needle.lower()) == len(needle)}
+        # the automaton takes no needle past MAX_QUOTE_CHARS (see quoteindex): those are found the plain way
+        fast = {needle: limit for needle, limit in needles.items() if lowered and len(needle.lower()) == len(needle)
+                and (index is not None or len(needle) <= MAX_QUOTE_CHARS)}
         if index is not None:
             complete: list[tuple[str, list[tuple[int, int]]]] = []  # needles found everywhere they occur
             for needle, limit in sorted(fast.items(), key=lambda item: len(item[0])):
@@ -538,9 +542,10 @@ def not_found_hint(text: str, quote: str) -> Hint | None:
     whitespace, quotes and dashes, Unicode normalisation or case; else the closest passage. None
     when it matches so in several places (no guess between them) or nothing is close.
 
-    The work is capped by the document (``_searchable``), and no search scans it in lower case:
-    the loose pattern is tried only where its literal occurs, and the case-insensitive finds
-    share one pass (``_Search``), made only when the quote gets that far.
+    The work is capped by the document (``_searchable``), and no lower-case copy of it is made:
+    the loose pattern is tried only where its literal occurs, and a search in any case is
+    ``str.find`` of the lower case plus the document's cached ``_CaseIndex``, made only when the
+    quote gets that far.
     """
     if not _searchable(text, quote):
         return None

@@ -125,6 +125,16 @@ def test_a_literal_too_frequent_falls_back_to_the_whole_document():
         check(text, "ab cd")
 
 
+def test_a_quote_too_long_for_the_automaton_is_found_the_plain_way():
+    line = " ".join(f"Word{i} and more" for i in range(300))  # 3,800 characters on one line
+    text = "# T\n\n" + line + "\n\nother text\n"
+    quotes = [line[5:3000].lower(), line[10:2500].upper(), "word7 and more", "missing words here"]
+    with tiny(chunk=1000, few_words=0):
+        hints = not_found_hints(text, quotes)
+    assert hints == {quote: not_found_hint(text, quote) for quote in quotes}
+    assert [h and h.kind for h in hints.values()] == ["case", "case", "case", None]
+
+
 def test_a_ten_megabyte_document():
     filler = "".join(f"Paragraph {i} is about topic {i % 97} and nothing else 🙂.\n\n" for i in range(170_000))
     text = filler + "The Hut Warden serves breakfast at seven sharp.\n" + filler
