@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from array import array
 from bisect import bisect_right
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -333,13 +334,15 @@ def _cased_pattern() -> re.Pattern[str]:
 @dataclass(frozen=True)
 class _CaseIndex:
     """The runs of non-space text of a document that lower case changes, in lower case: where
-    a search in any case can find what ``str.find`` of the lower-case needle does not."""
+    a search in any case can find what ``str.find`` of the lower-case needle does not. Flat
+    arrays, to stay small beside the text (0.7 MB for the 10 MB generated document)."""
 
-    #: each run in lower case → where it occurs
-    starts: dict[str, list[int]]
-    #: the runs, with "\\n" between (a needle's piece never spans it), and where each begins there
+    #: the distinct runs, with "\\n" between (a needle's piece never spans it)
     joined: str
-    offsets: list[int]
+    #: where run k begins in ``joined``, and its places in the text: ``starts[first[k]:first[k + 1]]``
+    offsets: array
+    first: array
+    starts: array
 
 
 @lru_cache(maxsize=64)
@@ -361,11 +364,13 @@ def _case_index(text: str) -> _CaseIndex | None:
             start -= 1
         end = _NON_SPACE_RUN.match(text, at).end()
         starts.setdefault(text[start:end].lower(), []).append(start)
-    offsets, pos = [], 0
-    for run in starts:
+    offsets, first, flat, pos = array("q"), array("q", [0]), array("q"), 0
+    for run, places in starts.items():
         offsets.append(pos)
         pos += len(run) + 1
-    return _CaseIndex(starts, "\n".join(starts), offsets)
+        flat.extend(places)
+        first.append(len(flat))
+    return _CaseIndex("\n".join(starts), offsets, first, flat)
 
 
 def _find_any_case_indexed(text: str, index: _CaseIndex, needle: str, limit: int) -> list[tuple[int, int]]:
@@ -374,14 +379,13 @@ def _find_any_case_indexed(text: str, index: _CaseIndex, needle: str, limit: int
     the match) lies in a run that lower case changes — each such place checked."""
     low = needle.lower()
     found = set(occurrences(text, low, limit))
-    runs = list(index.starts.values())
     for piece in _NON_SPACE_RUN.finditer(low):
         if not piece.group():
             continue
         for at in occurrences(index.joined, piece.group()):
             k = bisect_right(index.offsets, at) - 1
             shift = at - index.offsets[k] - piece.start()
-            for start in runs[k]:
+            for start in index.starts[index.first[k]:index.first[k + 1]]:
                 i = start + shift
                 if i >= 0 and text[i:i + len(low)].lower() == low:
                     found.add(i)
