@@ -27,6 +27,22 @@ from .scoring import HitRule
 
 #: an analysis that analysed this many lines afresh freezes what it made (``gc.freeze``)
 FREEZE_AFTER = 1000
+#: the occurrences of a quote found ahead of time: those a finding lists, and one more
+LIMIT = rules.MAX_LISTED_OCCURRENCES + 1
+
+
+def cold_quotes(lines: list[str], parsed: dict[str, tuple], docs=None) -> dict[str, set[str]]:
+    """Parse each line (into ``parsed``, so no line is parsed twice) and collect its well-formed
+    quotes by doc ID (only of ``docs`` when given): what a cold start looks for in each document."""
+    wanted: dict[str, set[str]] = {}
+    for line in lines:
+        if line not in parsed:
+            parsed[line] = parse_record(line)
+        record = parsed[line][0]
+        for loc in record.locators if record else ():
+            if loc.well_formed and loc.quote and (docs is None or loc.doc in docs):
+                wanted.setdefault(loc.doc, set()).add(loc.quote)
+    return wanted
 
 
 @dataclass
@@ -52,21 +68,24 @@ class Analyzer:
         self.hit_rule = hit_rule
         self.settings = settings
         self._files: dict[Path, _FileCache] = {}
-        #: what ``_prefetch`` learnt for the analysis under way: each quote's first occurrences
-        #: (one pass per document) and each cold line's parse, so no line is parsed twice
+        #: what ``_prefetch`` learnt: each quote's facts (one pass per document; kept while the
+        #: document is) and, for the analysis under way, each cold line's parse (none twice)
         self._found: rules.Found = {}
         self._parsed: dict[str, tuple] = {}
         #: bumped by every ``set_corpus``: cached lines of an older generation are rechecked
         self._generation = 0
-        #: worker processes for the per-document work of a cold start (``--jobs``)
-        self.jobs = 1
         #: let go of each document's text once its facts are known (a command-line check)
         self.lean = False
+        #: what was learnt before the next analysis (``prime``), used by it instead of starting empty
+        self._primed: tuple[rules.Found, dict[str, tuple]] | None = None
 
     def set_corpus(self, corpus: Corpus) -> None:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
         if corpus.max_chars != self.corpus.max_chars:
             self._files.clear()
+        # the facts of a quote are its document's: they stay where the document object did
+        self._found = {key: f for key, f in self._found.items()
+                       if corpus.docs.get(key[0]) is self.corpus.docs.get(key[0]) is not None}
         self.corpus = corpus
         self._generation += 1
 
@@ -104,8 +123,10 @@ class Analyzer:
         placed: dict[int, tuple[RecordLine, list[Diagnostic]]] = {}
         records: list[RecordLine] = []
         diagnostics: list[Diagnostic] = []
-        self._found.clear()  # what a previous prefetch learnt may be of another corpus
-        self._parsed.clear()
+        if self._primed is not None:  # what a cold start learnt before this analyzer existed
+            (self._found, self._parsed), self._primed = self._primed, None
+        else:  # facts stay while their documents do (``set_corpus``); parses are of one analysis
+            self._parsed = {}
         all_lines = split_lines(text)
         stale = set() if checked else {line for line, r in previous.lines.items() if not self._fresh(r)}
         if stale or len(all_lines) - len(previous.lines) >= quoteindex.MIN_QUOTES:  # many to resolve
@@ -133,17 +154,19 @@ class Analyzer:
         diagnostics.sort(key=lambda d: (d.range.line, d.range.column, d.code))
         return Analysis(path, records, diagnostics), analysed
 
+    def prime(self, found: rules.Found, parsed: dict[str, tuple]) -> None:
+        """Facts and parses a cold start learnt before this analyzer existed (``cold_quotes`` and
+        ``docindex.load_indexed``: the corpus read as one map), for its next analysis to use."""
+        self._primed = found, parsed
+
     def _prefetch(self, cold: list[str]) -> None:
         """Chunk the corpus and find the facts of the quotes of many lines to resolve, one document
-        at a time (a cold start: ``docindex``, in ``jobs`` processes, through the warm cache)."""
-        wanted: dict[str, set[str]] = {}
-        for line in cold:
-            record, diags = self._parsed[line] = parse_record(line)
-            for loc in record.locators if record else ():
-                if loc.well_formed and loc.quote and loc.doc in self.corpus.docs:
-                    wanted.setdefault(loc.doc, set()).add(loc.quote)
-        self._found.update(docindex.index_corpus(self.corpus, wanted, rules.MAX_LISTED_OCCURRENCES + 1, self.jobs,
-                                                 self.lean))
+        at a time (a cold start: ``docindex``, through the warm cache)."""
+        wanted = cold_quotes(cold, self._parsed, self.corpus.docs)
+        for doc_id, quotes in wanted.items():
+            quotes.difference_update(q for q in list(quotes) if (doc_id, q) in self._found)
+        if any(wanted.values()):
+            self._found.update(docindex.index_corpus(self.corpus, wanted, LIMIT, self.lean))
 
     def _analyze_line(self, line: str) -> LineResult:
         try:

@@ -14,6 +14,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import diskcache
@@ -217,9 +218,9 @@ def read_document(root: Path, doc_id: str, max_chars: int, lean: bool = False) -
     """The corpus file ``root/doc_id`` read as bytes and decoded as strict UTF-8 (SPEC §1).
 
     A file that is not UTF-8 is a ``BrokenDoc`` located at its first bad byte; None when there is
-    no regular file there; ``CorpusConfigError`` when it cannot be read. ``lean``: the document
-    comes released (``CorpusDoc.release``), and when the warm cache knows these very bytes it is
-    not even decoded.
+    no regular file there; ``CorpusConfigError`` when it cannot be read. ``lean``: when the warm
+    cache knows these very bytes the document is not even decoded (it comes released:
+    ``CorpusDoc.release``), else what it is goes into the cache.
     """
     path = root / doc_id
     try:
@@ -247,7 +248,6 @@ def read_document(root: Path, doc_id: str, max_chars: int, lean: bool = False) -
     if text is raw:  # the bytes are the canonical text's UTF-8: no need to encode it again
         doc.__dict__["sha256"] = data_sha
     if lean:
-        doc.release()
         diskcache.store_canonical(data_sha, {"sha256": doc.sha256, "chars": doc.chars, "raw_key": doc.raw_key,
                                              "same": doc._same})
     return doc
@@ -261,19 +261,20 @@ def _file(doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken:
         broken[doc.doc_id] = doc
 
 
-def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHARS, lean: bool = False) -> Corpus:
-    """Read every regular file matching ``glob`` under ``root`` (pathlib semantics); ``lean``:
-    keep of each only what it is (digest, length), not its text (``CorpusDoc.release``)."""
+def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHARS,
+                read: Callable[[list[str]], Iterable[CorpusDoc | BrokenDoc | None]] | None = None) -> Corpus:
+    """Read every regular file matching ``glob`` under ``root`` (pathlib semantics); ``read``
+    reads the given doc IDs some other way (``docindex.load_indexed``: a map over the files)."""
     if not root.is_dir():
         raise CorpusConfigError(f"corpus folder not found: {display(root)}")
     docs: dict[str, CorpusDoc] = {}
     broken: dict[str, BrokenDoc] = {}
     try:
-        paths = list(root.glob(glob))
+        doc_ids = [path.relative_to(root).as_posix() for path in root.glob(glob)]
     except (NotImplementedError, ValueError) as exc:  # e.g. an absolute pattern
         raise CorpusConfigError(f"invalid glob {glob!r}: {exc}") from None
-    for path in paths:
-        _file(read_document(root, path.relative_to(root).as_posix(), max_chars, lean), docs, broken)
+    for doc in (read or (lambda ids: (read_document(root, d, max_chars) for d in ids)))(doc_ids):
+        _file(doc, docs, broken)
     if not docs and not broken:
         raise CorpusConfigError(f"no document in {display(root)} matches {glob!r}")
     return Corpus(root, glob, max_chars, dict(sorted(docs.items())), broken)

@@ -13,11 +13,13 @@ as its facts are known, so a check holds one document's text at a time.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from . import diskcache, quoteindex
 from .chunker import Chunk
-from .corpus import Corpus, CorpusDoc, read_document
+from .corpus import BrokenDoc, Corpus, CorpusDoc, load_corpus, read_document
 from .facts import QuoteFacts, quote_facts
 from .resolve import not_found_hint, occurrences
 
@@ -61,31 +63,52 @@ def _hints(text: str, quotes: list[str]) -> dict:
     return out
 
 
-def _in_worker(root, doc_id: str, max_chars: int, sha: str, quotes: set[str], limit: int):
-    doc = read_document(root, doc_id, max_chars)
-    if not isinstance(doc, CorpusDoc) or doc.sha256 != sha:
-        return None  # the file changed under us (or is an editor's buffer): the caller does it
-    return index_document(doc, quotes, limit)
-
-
-def index_corpus(corpus: Corpus, wanted: dict[str, set[str]], limit: int, jobs: int = 1,
-                 release: bool = False) -> Found:
+def index_corpus(corpus: Corpus, wanted: dict[str, set[str]], limit: int, release: bool = False) -> Found:
     """Chunk every document of ``corpus`` and find the facts of the ``wanted`` quotes of each;
-    (doc, quote) → facts. With ``jobs`` > 1 the documents are shared out over that many
-    processes; with ``release`` each document's text is let go once its facts are known."""
-    docs = list(corpus.docs.values())
-    results: dict[str, tuple | None] = {}
-    if jobs > 1 and len(docs) > 1:
-        # the largest first, so no worker is left with a big one at the end
-        order = sorted(docs, key=lambda d: -d.chars)
-        with ProcessPoolExecutor(min(jobs, len(docs))) as pool:
-            futures = {d.doc_id: pool.submit(_in_worker, corpus.root, d.doc_id, corpus.max_chars, d.sha256,
-                                             wanted.get(d.doc_id, set()), limit) for d in order}
-            results = {doc_id: f.result() for doc_id, f in futures.items()}
+    (doc, quote) → facts. With ``release`` each document's text is let go once its facts are known."""
     found: Found = {}
-    for doc in docs:
-        result = results.get(doc.doc_id) or index_document(doc, wanted.get(doc.doc_id, set()), limit, release)
-        chunks, facts = result
-        doc.__dict__.setdefault("chunks", chunks)  # a worker's chunks, unless already computed here
+    for doc in corpus.docs.values():
+        _, facts = index_document(doc, wanted.get(doc.doc_id, set()), limit, release)
         found.update(((doc.doc_id, q), f) for q, f in facts.items())
     return found
+
+
+def _read_and_index(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int):
+    """One document read, chunked and its quotes' facts found, its text let go: (doc, facts)."""
+    doc = read_document(root, doc_id, max_chars, lean=True)
+    if not isinstance(doc, CorpusDoc):
+        return doc, {}
+    return doc, index_document(doc, quotes, limit, release=True)[1]
+
+
+def load_indexed(root: Path, glob: str, max_chars: int, wanted: dict[str, set[str]], limit: int,
+                 jobs: int = 1) -> tuple[Corpus, Found]:
+    """The corpus read as a map over its files — each read, chunked and its ``wanted`` quotes'
+    facts found, then its text let go — in this process or in ``jobs`` worker processes (which
+    then read the files themselves: this process decodes none); the corpus, and (doc, quote) →
+    facts."""
+    found: Found = {}
+
+    def read(doc_ids: list[str]) -> Iterator[CorpusDoc | BrokenDoc | None]:
+        args = [(root, d, max_chars, wanted.get(d, set()), limit) for d in doc_ids]
+        if jobs > 1 and len(doc_ids) > 1:
+            # the largest first, so no worker is left with a big one at the end
+            order = sorted(range(len(args)), key=lambda i: -_size(root / doc_ids[i]))
+            with ProcessPoolExecutor(min(jobs, len(args))) as pool:
+                futures = {i: pool.submit(_read_and_index, *args[i]) for i in order}
+                results = [futures[i].result() for i in range(len(args))]
+        else:
+            results = (_read_and_index(*a) for a in args)
+        for doc, facts in results:
+            if doc is not None:
+                found.update(((doc.doc_id, q), f) for q, f in facts.items())
+            yield doc
+
+    return load_corpus(root, glob, max_chars, read=read), found
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

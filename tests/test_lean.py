@@ -8,7 +8,8 @@ import pytest
 
 from core_support import SAMPLE_LINES, loc, make_project, qline
 from golden_lsp import diskcache
-from golden_lsp.config import ConfigError, load_config
+from golden_lsp.config import load_config
+from golden_lsp.corpus import CorpusConfigError
 from golden_lsp.project import GoldenSet
 
 #: enough quotes for a cold start's batch, an ambiguous one and a missing one with a hint
@@ -45,5 +46,6 @@ def test_a_document_changed_between_reads_is_an_error(tmp_path, monkeypatch):
     lean = GoldenSet(load_config(root / "golden-lsp.toml"), lean=True)
     guide = root / "corpus" / "guide.md"
     guide.write_text(guide.read_text(encoding="utf-8").replace("Retrieval", "Recall"), encoding="utf-8")
-    with pytest.raises(ConfigError, match=r"guide\.md changed while golden-lsp was reading it"):
-        lean.check()
+    assert lean.check().counts()["records"] == sum(line.startswith("{") for line in LINES)  # all found in one read
+    with pytest.raises(CorpusConfigError, match=r"guide\.md changed while golden-lsp was reading it"):
+        lean.corpus.docs["guide.md"].text
