@@ -22,6 +22,7 @@ from . import diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document, rechunk, sections
 from .files import display, read_regular
+from .resolve import forget_text
 
 
 _RAW_BREAKS = re.compile(rb"\r\n|\r|\n")
@@ -87,6 +88,8 @@ class CorpusDoc:
         for name in ("sha256", "chars", "raw_key"):
             getattr(self, name)
         self.__dict__.pop("positions", None)
+        if self._text is not None:
+            forget_text(self._text)
         self._raw = self._text = None
 
     def _reload(self) -> None:
@@ -229,6 +232,8 @@ class Corpus:
         if (isinstance(doc, CorpusDoc) and old is not None and "chunks" in old.__dict__ and old._text is not None
                 and old.max_chars == doc.max_chars):
             doc.previous = old  # chunked, its text at hand: the new version re-uses its chunks (never a chain)
+        if old is not None and old._text is not None and (doc is None or getattr(doc, "_text", None) != old._text):
+            forget_text(old._text)  # what was computed from the old version is of no more use
         docs = {k: v for k, v in self.docs.items() if k != doc_id}
         broken = {k: v for k, v in self.broken.items() if k != doc_id}
         _file(doc, docs, broken)

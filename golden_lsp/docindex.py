@@ -21,7 +21,7 @@ from . import diskcache, quoteindex
 from .chunker import Chunk
 from .corpus import BrokenDoc, Corpus, CorpusDoc, load_corpus, read_document
 from .facts import QuoteFacts, quote_facts
-from .resolve import not_found_hint, occurrences
+from .resolve import not_found_hint, not_found_hints, occurrences
 
 Found = dict[tuple[str, str], QuoteFacts]
 
@@ -52,15 +52,19 @@ def index_document(doc: CorpusDoc, quotes: set[str], limit: int,
 
 
 def _hints(text: str, quotes: list[str]) -> dict:
-    """The not-found hint of each quote; one whose hint fails is left out, so its own line
-    computes it again and costs only that line (``Analyzer._analyze_line``)."""
-    out = {}
-    for quote in quotes:
-        try:
-            out[quote] = not_found_hint(text, quote)
-        except Exception:  # a bug in a hint: the line that quotes it reports it
-            continue
-    return out
+    """The not-found hint of each quote, all found in one pass over the document; should that
+    fail, each on its own, and one whose hint fails is left out, so its own line computes it
+    again and costs only that line (``Analyzer._analyze_line``)."""
+    try:
+        return not_found_hints(text, quotes)
+    except Exception:  # a bug in a hint: find which, quote by quote
+        out = {}
+        for quote in quotes:
+            try:
+                out[quote] = not_found_hint(text, quote)
+            except Exception:  # the line that quotes it reports it
+                continue
+        return out
 
 
 def index_corpus(corpus: Corpus, wanted: dict[str, set[str]], limit: int, release: bool = False) -> Found:

@@ -27,6 +27,48 @@ import ahocorasick
 
 from .quoteindex import MAX_QUOTE_CHARS
 
+class _PerText:
+    """A memo of ``fn(text, *args)`` for the latest ``texts`` documents (least recently used go
+    first), every entry of one text dropped by ``forget_text``: a cache of golden-lsp never keeps
+    a document's text alive after the corpus let go of it (a released or an edited document)."""
+
+    caches: list[_PerText] = []
+
+    def __init__(self, fn, texts: int):
+        self.fn, self.texts = fn, texts
+        self.values: dict[str, dict] = {}
+        self.hits = 0
+        _PerText.caches.append(self)
+        self.__doc__, self.__name__ = fn.__doc__, fn.__name__
+
+    def __call__(self, text: str, *args):
+        memo = self.values.pop(text, None)
+        if memo is None:
+            memo = {}
+            while len(self.values) >= self.texts:
+                del self.values[next(iter(self.values))]
+        self.values[text] = memo  # now the most recent
+        if args in memo:
+            self.hits += 1
+            return memo[args]
+        value = memo[args] = self.fn(text, *args)
+        return value
+
+    def cache_clear(self) -> None:
+        self.values.clear()
+        self.hits = 0
+
+
+def per_text(texts: int):
+    return lambda fn: _PerText(fn, texts)
+
+
+def forget_text(text: str) -> None:
+    """Drop whatever any cache here computed from ``text`` (``CorpusDoc.release``, an edit)."""
+    for cache in _PerText.caches:
+        cache.values.pop(text, None)
+
+
 _TABLE_ROW = re.compile(r"^\s*\|")
 _LIST_ITEM = re.compile(r"^(\s*)(?:[-*+]|\d+\.)\s")
 
@@ -152,7 +194,7 @@ _FEW_WORDS = 6
 _MAX_LITERAL, _MAX_LITERAL_HITS = 64, 10_000
 
 
-@lru_cache(maxsize=64)
+@per_text(64)
 def longest_line(text: str) -> int:
     """The length of the document's longest line (cached: a document's text hashes once)."""
     return max(map(len, text.split("\n")))
@@ -345,7 +387,7 @@ class _CaseIndex:
     starts: array
 
 
-@lru_cache(maxsize=64)
+@per_text(64)
 def _case_index(text: str) -> _CaseIndex | None:
     """The document's ``_CaseIndex`` (cached like ``longest_line``: small beside the text); None
     when its lower case is not made character by character or it has cased letters beyond the BMP."""
@@ -642,7 +684,7 @@ def closest_passage(text: str, plan: _Plan, search: _Search) -> Hint | None:
     return best
 
 
-@lru_cache(maxsize=1024)
+@per_text(8)
 def lengthen(text: str, quote: str, at: int) -> str | None:
     """The shortest whole-word extension of the quote at ``at`` that occurs exactly once.
 
@@ -663,7 +705,7 @@ def lengthen(text: str, quote: str, at: int) -> str | None:
     return None if best is None else text[best[0]:best[1]]
 
 
-@lru_cache(maxsize=64)
+@per_text(8)
 def _all_occurrences(text: str, quote: str) -> tuple[int, ...]:
     return tuple(occurrences(text, quote))
 

@@ -297,6 +297,8 @@ def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypa
 
     monkeypatch.setattr(facts_module, "not_found_hint", broken_hint)
     monkeypatch.setattr("golden_lsp.docindex.not_found_hint", broken_hint)
+    monkeypatch.setattr("golden_lsp.docindex.not_found_hints", lambda text, quotes: {q: broken_hint(text, q)
+                                                                                     for q in quotes})
     lines = [qline("q1", [loc("faq.md", "offsets break whenever")]),
              qline("q2", [loc("faq.md", "trigger the bug")]),
              qline("q3", [loc("faq.md", "not in the faq at all")])]

@@ -50,6 +50,7 @@ def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch,
     monkeypatch.setattr("golden_lsp.corpus.chunk_document", lambda *a: pytest.fail("chunked again"))
     monkeypatch.setattr(quoteindex, "find_all", lambda *a: pytest.fail("searched again"))
     monkeypatch.setattr("golden_lsp.docindex.not_found_hint", lambda *a: pytest.fail("hinted again"))
+    monkeypatch.setattr("golden_lsp.docindex.not_found_hints", lambda *a: pytest.fail("hinted again"))
     monkeypatch.setattr("golden_lsp.docindex.occurrences", lambda *a: pytest.fail("searched again"))
     if lean:
         monkeypatch.setattr("golden_lsp.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))

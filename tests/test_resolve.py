@@ -333,5 +333,5 @@ def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
     # one scan for the quote's occurrences; every probe looks only there
     assert searches == [(text, "the cat")]
     assert lengthen(text, "the cat", 6) == first == "alpha the cat"
-    assert len(searches) == 1 and lengthen.cache_info().hits == 1
+    assert len(searches) == 1 and lengthen.hits == 1
     assert lengthen(text, "the cat", 19) == "beta the cat" and len(searches) == 1
