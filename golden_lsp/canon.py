@@ -64,6 +64,10 @@ def line_starts(text: str, kind=list):
     return starts
 
 
+#: the characters per block of ``PositionMap``'s line counts
+_BLOCK = 1 << 16
+
+
 class PositionMap:
     """Maps canonical offsets of one document to (line, column) in its raw text as editors show it.
 
@@ -78,6 +82,7 @@ class PositionMap:
         self._text = canonical
         self._starts: array | None = None
         self._raw_starts: array | None = None
+        self._blocks: array | None = None
         raw = self._raw
         self._identity = canonical == raw or (len(canonical) == len(raw) + 1 and canonical.startswith(raw))
 
@@ -105,10 +110,23 @@ class PositionMap:
         return self._raw[starts[line]:]
 
     def canonical_position(self, offset: int) -> tuple[int, int]:
-        """(line, column) of ``offset`` in the canonical text, both 0-based."""
-        starts = self._canonical_starts()
-        line = bisect.bisect_right(starts, offset) - 1
-        return line, offset - starts[line]
+        """(line, column) of ``offset`` in the canonical text, both 0-based. Until some request
+        needs every line's start, the line is counted from the nearest block of line counts (a
+        finding shows a few positions of a document: splitting all its lines costs more)."""
+        if self._starts is not None:
+            starts = self._starts
+            line = bisect.bisect_right(starts, offset) - 1
+            return line, offset - starts[line]
+        text = self._text
+        offset = min(offset, len(text))
+        if self._blocks is None:
+            count, blocks = text.count, array("q", [0])
+            for at in range(0, len(text), _BLOCK):
+                blocks.append(blocks[-1] + count("\n", at, at + _BLOCK))
+            self._blocks = blocks
+        block = offset // _BLOCK
+        line = self._blocks[block] + text.count("\n", block * _BLOCK, offset)
+        return line, offset - (text.rfind("\n", 0, offset) + 1)
 
     def canonical_offset(self, line: int, column: int) -> int:
         """The canonical offset of raw (line, code-point column): ``raw_position``'s inverse."""

@@ -13,6 +13,7 @@ as its facts are known, so a check holds one document's text at a time.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -24,6 +25,17 @@ from .facts import QuoteFacts, quote_facts
 from .resolve import not_found_hint, not_found_hints, occurrences
 
 Found = dict[tuple[str, str], QuoteFacts]
+
+#: ``jobs`` for "as many as help": one process per core, up to ``MAX_AUTO_JOBS``, for a corpus of
+#: ``AUTO_JOBS_MB`` or more (below that, starting workers costs more than it shares out)
+AUTO, MAX_AUTO_JOBS, AUTO_JOBS_MB = 0, 4, 8
+
+
+def auto_jobs(corpus_bytes: int) -> int:
+    if corpus_bytes < AUTO_JOBS_MB * 1_000_000:
+        return 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cores, MAX_AUTO_JOBS))
 
 
 def index_document(doc: CorpusDoc, quotes: set[str], limit: int,
@@ -89,16 +101,18 @@ def load_indexed(root: Path, glob: str, max_chars: int, wanted: dict[str, set[st
                  jobs: int = 1) -> tuple[Corpus, Found]:
     """The corpus read as a map over its files — each read, chunked and its ``wanted`` quotes'
     facts found, then its text let go — in this process or in ``jobs`` worker processes (which
-    then read the files themselves: this process decodes none); the corpus, and (doc, quote) →
-    facts."""
+    then read the files themselves: this process decodes none; ``AUTO``: ``auto_jobs``); the
+    corpus, and (doc, quote) → facts."""
     found: Found = {}
 
     def read(doc_ids: list[str]) -> Iterator[CorpusDoc | BrokenDoc | None]:
         args = [(root, d, max_chars, wanted.get(d, set()), limit) for d in doc_ids]
-        if jobs > 1 and len(doc_ids) > 1:
+        sizes = [_size(root / d) for d in doc_ids]
+        n = auto_jobs(sum(sizes)) if jobs == AUTO else jobs
+        if n > 1 and len(doc_ids) > 1:
             # the largest first, so no worker is left with a big one at the end
-            order = sorted(range(len(args)), key=lambda i: -_size(root / doc_ids[i]))
-            with ProcessPoolExecutor(min(jobs, len(args))) as pool:
+            order = sorted(range(len(args)), key=lambda i: -sizes[i])
+            with ProcessPoolExecutor(min(n, len(args))) as pool:
                 futures = {i: pool.submit(_read_and_index, *args[i]) for i in order}
                 results = [futures[i].result() for i in range(len(args))]
         else:

@@ -271,3 +271,21 @@ def test_with_file_refuses_an_unreadable_file(tmp_path, monkeypatch):
     monkeypatch.setattr(Path, "read_bytes", denied)
     with pytest.raises(CorpusConfigError, match="cannot read corpus file .*a.md: Permission denied"):
         corpus.with_file(root / "a.md")
+
+
+def test_positions_counted_from_line_blocks_equal_those_from_every_line_start(monkeypatch):
+    import random
+
+    import golden_lsp.canon as canon_module
+
+    monkeypatch.setattr(canon_module, "_BLOCK", 7)  # many blocks in a short text
+    rng = random.Random(3)
+    for _ in range(1500):
+        raw = "".join(rng.choice(["a", "\n", "\r\n", "é", "e\u0301", "😀", "  ", "\ufeff"])
+                      for _ in range(rng.randint(0, 40)))
+        text = canon_module.canonicalize(raw)
+        lazy, full = canon_module.PositionMap(raw, text), canon_module.PositionMap(raw, text)
+        full._canonical_starts()
+        for offset in range(len(text) + 1):
+            assert lazy.canonical_position(offset) == full.canonical_position(offset), (raw, offset)
+            assert lazy.raw_position(offset) == full.raw_position(offset), (raw, offset)

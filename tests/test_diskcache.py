@@ -147,3 +147,15 @@ def test_jobs_build_the_reference_bytes(conformance, tmp_path, cli):
                 "--questions", conformance / "questions.jsonl", "--artifact", conformance / "golden-set.v1.jsonl",
                 "--manifest", conformance / "golden-set.v1.manifest.json"], cwd=tmp_path)
     assert "stale-artifact" not in proc.stdout, proc.stdout
+
+
+def test_jobs_auto_is_one_process_for_a_small_corpus_and_one_per_core_for_a_large_one(tmp_path, cli):
+    from golden_lsp.docindex import MAX_AUTO_JOBS, auto_jobs
+
+    assert auto_jobs(1_000_000) == 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert auto_jobs(10**9) == max(1, min(cores, MAX_AUTO_JOBS))
+    root = make_project(tmp_path / "p", lines=LINES)
+    assert check_json(cli, root, "--jobs", "auto") == check_json(cli, root, "--jobs", "1")
+    proc = cli(["check", "--jobs", "many"], cwd=root)
+    assert proc.returncode == 2 and "must be a number or 'auto'" in proc.stderr

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..config import Config
 from ..diagnostics import plural
+from ..docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
 from ..model import Analysis
 from .. import diskcache
 from ..project import GoldenSet
@@ -31,14 +32,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_speed_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", "-j", type=_positive, default=1, metavar="N",
-                   help="chunk and resolve documents in N processes (same output; default 1)")
+    p.add_argument("--jobs", "-j", type=_jobs, default=AUTO, metavar="N",
+                   help="read, chunk and resolve documents in N processes (same output; default auto: "
+                        f"one per core, up to {MAX_AUTO_JOBS}, for a corpus of {AUTO_JOBS_MB} MB or more)")
     p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the warm cache of chunks and quote occurrences")
+                   help="neither read nor write the warm cache of chunks and quote facts")
 
 
-def _positive(value: str) -> int:
-    n = int(value)
+def _jobs(value: str) -> int:
+    if value == "auto":
+        return AUTO
+    try:
+        n = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number or 'auto', not {value!r}") from None
     if n < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
     return n
