@@ -69,7 +69,7 @@ class GoldenServer(LanguageServer):
                          protocol_cls=BufferedProtocol)
         self.buffers: dict[str, Buffer] = {}
         #: the LSP form of each file's last diagnostics (a keystroke converts its line's only)
-        self.converted = Converted()
+        self.converted = Converted(self.protocol.encode)
         self.sets = GoldenSets()
         self.encoding: str = types.PositionEncodingKind.Utf16
         #: bumped whenever the corpus or config changes under the open documents
@@ -87,6 +87,9 @@ class GoldenServer(LanguageServer):
         #: the client pulls diagnostics (textDocument/diagnostic); else they are pushed
         self.pull_diagnostics = False
         self._tasks: set[asyncio.Future] = set()
+        #: open questions files analysed with changed spans since their last publish (the labels a
+        #: chapter shows changed: its code lenses are refreshed)
+        self._labels_changed: set[str] = set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         self.log_error(f"{type(error).__name__}: {error}")
@@ -120,6 +123,8 @@ class GoldenServer(LanguageServer):
         golden = self.sets.golden_set_for(path)
         view = View(uri, path, buf, golden, golden.check(buf.text, path))
         self._views[uri] = (buf.version, self.generation, view)
+        if view.analysis.spans_changed:
+            self._labels_changed.add(uri)
         return view
 
     def request_view(self, uri: str) -> View | None:
@@ -135,6 +140,7 @@ class GoldenServer(LanguageServer):
         self._views.pop(uri, None)
         self.converted.forget(uri)
         self.last_edited.pop(uri, None)
+        self._labels_changed.discard(uri)
 
     def disk_view(self, golden: GoldenSet, path: Path) -> View:
         """A questions file that is not open, analysed from its saved text (re-read when it changes)."""
@@ -241,13 +247,13 @@ class GoldenServer(LanguageServer):
         if self.watcher is not None:
             self.watcher.watch(self.sets.corpus_roots())
         if not self.pull_diagnostics:
-            diagnostics = self.converted.diagnostics(view)
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
+            self.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, self.converted.publish_params(view))
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
                                                    "corpus": str(view.golden.corpus.root)})
-        if any(self.path_of(u) in self.sets.corpus_buffers for u in self.buffers):
-            self.refresh(code_lens=True)  # the labels a chapter shows changed
+        if uri in self._labels_changed:
+            self._labels_changed.discard(uri)
+            if any(self.path_of(u) in self.sets.corpus_buffers for u in self.buffers):
+                self.refresh(code_lens=True)  # the labels a chapter shows changed
 
     @staticmethod
     def config_error_diagnostic(message: str) -> types.Diagnostic:

@@ -102,9 +102,23 @@ class Buffer:
     def apply(self, change: types.TextDocumentContentChangeEvent) -> None:
         if isinstance(change, types.TextDocumentContentChangePartial):
             start, end = self.offset(change.range.start), self.offset(change.range.end)
-            self._set(self.text[:start] + change.text + self.text[end:])
+            self._splice(start, end, change.text)
         else:
             self._set(change.text)
+
+    def _splice(self, start: int, end: int, new: str) -> None:
+        """Replace [start, end) with ``new``, looking for line starts only where they can change.
+
+        Whether offset p starts a line depends on the characters at p - 1 and p (a ``\r`` ends a
+        line unless a ``\n`` follows), so only the starts in [start, start + len(new)] are found
+        again; those before stay, those after move by the change in length, and 0 always starts.
+        """
+        text = self.text = self.text[:start] + new + self.text[end:]
+        starts, stop, shift = self._starts, start + len(new), len(new) - (end - start)
+        lo, hi = max(1, bisect.bisect_left(starts, start)), bisect.bisect_right(starts, end)
+        found = [m.end() for m in _LINE_BREAK.finditer(text, max(0, start - 1), stop + 2) if start <= m.end() <= stop]
+        after = [s + shift for s in starts[hi:]] if shift else starts[hi:]
+        self._starts = starts[:lo] + found + after
 
 
 def to_client_range(line_text, r, encoding: str) -> types.Range:

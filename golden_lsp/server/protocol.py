@@ -10,12 +10,15 @@ the process with status 0. This module replaces the loop and the first steps of 
 and a JSON string holds no raw line break — so it marks a real header wherever it appears), and
 ``StrictProtocol`` answers what cannot be handled with the JSON-RPC error the spec names: -32700
 for a body that is not JSON, -32600 for a message that is not a request or arrives after
-``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling.
+``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling, except
+one way out: ``notify_encoded`` sends a notification whose params the server already holds as
+JSON text (its cached diagnostics), skipping pygls' serialisation of the whole message.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -153,6 +156,23 @@ class StrictProtocol(LanguageServerProtocol):
 
     def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
         self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}})
+
+    def encode(self, value: Any) -> str:
+        """The JSON text of an LSP value as pygls sends it within a message."""
+        return json.dumps(self._converter.unstructure(value))
+
+    def notify_encoded(self, method: str, params: str) -> None:
+        """Send a notification whose params are JSON text already (parts the server keeps
+        encoded are sent as they are, never unstructured and serialised again)."""
+        body = f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}'.encode(self.CHARSET)
+        if self.writer is None:
+            return
+        if self._include_headers:
+            body = (f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}"
+                    "\r\n\r\n").encode("ascii") + body
+        written = self.writer.write(body)
+        if inspect.isawaitable(written):
+            asyncio.ensure_future(written)
 
 
 def serve_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
