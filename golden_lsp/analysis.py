@@ -133,7 +133,8 @@ class Analyzer:
         candidates = set().union(*(cache.by_doc.get(d, ()) for d in changed))
         return {line for line in candidates if not self._fresh(cache.results[line])}
 
-    def analyze(self, path: Path, text: str) -> Analysis:
+    def analyze(self, path: Path, text: str | list[str]) -> Analysis:
+        """The analysis of the questions file ``path`` holding ``text`` (or its ``split_lines``)."""
         # A cold analysis makes millions of objects that all live on: collections during it
         # only traverse them again and again, and after it they are frozen out of every later
         # full collection (which in the server would otherwise stall a keystroke ~0.5 s).
@@ -141,6 +142,9 @@ class Analyzer:
         gc.disable()
         try:
             analysis, analysed = self._analyze(path, text)
+        except BaseException:  # a cache left half-updated would corrupt every later analysis
+            self._files.pop(path, None)
+            raise
         finally:
             if collecting:
                 gc.enable()
@@ -148,10 +152,10 @@ class Analyzer:
             gc.freeze()
         return analysis
 
-    def _analyze(self, path: Path, text: str) -> tuple[Analysis, int]:
+    def _analyze(self, path: Path, text: str | list[str]) -> tuple[Analysis, int]:
         """The analysis, and how many lines were analysed afresh."""
         cache = self._files.setdefault(path, _FileCache())
-        texts = split_lines(text)
+        texts = list(text) if isinstance(text, list) else split_lines(text)
         first, old_end, new_end = changed_window(cache.texts, texts)
         shift = new_end - old_end
         self._found.clear()  # what a previous prefetch learnt may be of another corpus

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from core_support import FAQ, GUIDE, SAMPLE_LINES, loc, qline, write_docs
 from golden_lsp.analysis import Analyzer, changed_window
 from golden_lsp.corpus import load_corpus
+from golden_lsp.questions import split_lines
 from golden_lsp.rules import SetRules
 from golden_lsp.scoring import parse_hit_rule
 
@@ -101,8 +102,8 @@ def root(tmp_path):
 
 
 @EDITS
-@given(steps=st.lists(step, min_size=1, max_size=12), crlf=st.booleans())
-def test_random_edits_give_the_cold_analysis(root, steps, crlf):
+@given(steps=st.lists(step, min_size=1, max_size=12), crlf=st.booleans(), as_lines=st.booleans())
+def test_random_edits_give_the_cold_analysis(root, steps, crlf, as_lines):
     corpus = load_corpus(root / "corpus", "*.md", 1800)
     faq_path = corpus.docs["faq.md"].path
     rule = parse_hit_rule("any_overlap")
@@ -118,7 +119,9 @@ def test_random_edits_give_the_cold_analysis(root, steps, crlf):
         else:
             _apply(lines, kind, at, what)
         text = end.join(lines) + end
-        _same(warm.analyze(path, text), Analyzer(corpus, rule, RULES).analyze(path, text))
+        # an editor hands in its buffer's lines (``split_lines`` of the text), the CLI the text
+        cold = Analyzer(corpus, rule, RULES).analyze(path, text)
+        _same(warm.analyze(path, split_lines(text) if as_lines else text), cold)
 
 
 def test_an_edit_in_one_line_analyses_that_line_only(root, monkeypatch):
@@ -164,3 +167,24 @@ def test_changed_window(old, new, window):
     assert changed_window(old, new) == window
     first, old_end, new_end = window
     assert old[:first] + new[first:new_end] + old[old_end:] == new
+
+
+def test_an_analysis_that_fails_midway_leaves_no_half_updated_cache(root, monkeypatch):
+    import golden_lsp.rules as rules
+
+    corpus = load_corpus(root / "corpus", "*.md", 1800)
+    rule = parse_hit_rule("any_overlap")
+    analyzer = Analyzer(corpus, rule)
+    path = root / "questions.jsonl"
+    analyzer.analyze(path, "\n".join(SAMPLE_LINES) + "\n")
+    real = rules.SetTally.update
+
+    def fail(*args):
+        raise RuntimeError("a bug in the set-level counts")
+
+    monkeypatch.setattr(rules.SetTally, "update", fail)  # after the lines were spliced in
+    edited = "\n".join(SAMPLE_LINES[:3] + SAMPLE_LINES[4:]) + "\n"
+    with pytest.raises(RuntimeError):
+        analyzer.analyze(path, edited)
+    monkeypatch.setattr(rules.SetTally, "update", real)
+    _same(analyzer.analyze(path, edited), Analyzer(corpus, rule).analyze(path, edited))

@@ -36,8 +36,10 @@ from .workspace import GoldenSets, document_path
 
 #: seconds of quiet after a keystroke in a questions file before re-analysing it
 DEBOUNCE = 0.015
-#: the same for a corpus chapter: re-chunking a large chapter per keystroke would queue work
-CORPUS_DEBOUNCE = 0.05
+#: the same for a corpus chapter: long enough to take a burst of key repeats as one edit (the
+#: republish runs on the loop, so keys typed while it runs are applied together afterwards and
+#: work never queues up); every millisecond of it is latency of the republish
+CORPUS_DEBOUNCE = 0.02
 STATUS_NOTIFICATION = "golden-lsp/status"
 REPORT_COMMAND = "golden-lsp.report"
 WATCHED = ("**/*.md", "**/golden-lsp.toml", "**/pyproject.toml", "**/*.jsonl", "**/*.json")
@@ -121,7 +123,7 @@ class GoldenServer(LanguageServer):
         if cached and cached[0] == buf.version and cached[1] == self.generation:
             return cached[2]
         golden = self.sets.golden_set_for(path)
-        view = View(uri, path, buf, golden, golden.check(buf.text, path))
+        view = View(uri, path, buf, golden, golden.check(buf.lines, path))
         self._views[uri] = (buf.version, self.generation, view)
         if view.analysis.spans_changed:
             self._labels_changed.add(uri)

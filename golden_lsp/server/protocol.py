@@ -164,13 +164,12 @@ class StrictProtocol(LanguageServerProtocol):
     def notify_encoded(self, method: str, params: str) -> None:
         """Send a notification whose params are JSON text already (parts the server keeps
         encoded are sent as they are, never unstructured and serialised again)."""
-        body = f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}'.encode(self.CHARSET)
         if self.writer is None:
             return
-        if self._include_headers:
-            body = (f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}"
-                    "\r\n\r\n").encode("ascii") + body
-        written = self.writer.write(body)
+        body = f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}'.encode()
+        header = (f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                  if self._include_headers else "")
+        written = self.writer.write(header.encode() + body)
         if inspect.isawaitable(written):
             asyncio.ensure_future(written)
 

@@ -1,14 +1,16 @@
-"""A buffer's incremental edits: after any change, its text and line starts are those of the text
-made at once (line starts found again only around the edit, so CR, LF and CRLF pairs that an
-edit makes or breaks are the cases that matter). Seeded and bounded Hypothesis."""
+"""A buffer's incremental edits: after any change, its lines, text, line starts and positions are
+those of the text made at once (only the lines an edit touches are split again, so the CR, LF and
+CRLF pairs an edit makes or breaks are the cases that matter). Seeded and bounded Hypothesis."""
 
 from __future__ import annotations
+
+import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from golden_lsp.server.positions import Buffer, client_line_starts
+from golden_lsp.server.positions import Buffer
 
 PIECES = ["\n", "\r", "\r\n", "a", "é", "\U0001F600", "\u2028", "{}", ""]
 texts = st.lists(st.sampled_from(PIECES), max_size=12).map("".join)
@@ -34,4 +36,9 @@ def test_incremental_changes_keep_the_line_starts_of_the_whole_text(start, steps
         buf.apply(change)
         text = text[:a] + new + text[b:]
         assert buf.text == text
-        assert buf.core_starts == client_line_starts(text)
+        assert buf.lines == re.split(r"\r\n|\r|\n", text)
+        assert buf.core_starts == [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        fresh = Buffer(text, 1, encoding)
+        for offset in range(len(text) + 1):
+            pos = buf.position_at(offset)
+            assert pos == fresh.position_at(offset) and buf.core_location(pos) == fresh.core_location(pos)
