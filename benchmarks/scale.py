@@ -11,11 +11,11 @@ in the same process on the same machine, as a ratio:
 - chunking is reported in ms per MB of each document class, next to the floor's ms per MB of the
   same document.
 
-Rows: ``check`` (CLI subprocess; cold with ``--no-cache``, then warm), keystroke didChange →
-publishDiagnostics (p50/p95 over real JSON-RPC), cold open in the server (didOpen → first
-publish), the first "Lengthen" code action on the large document, a corpus edit → republish
+Rows: ``check`` (CLI subprocess; cold with ``--no-cache``, also with ``--jobs 2``, then warm),
+keystroke didChange → publishDiagnostics (p50/p95 over real JSON-RPC), opening the set in the
+server (didOpen → first publish; without the warm cache, and with it), the first "Lengthen" code action on the large document, a corpus edit → republish
 (the 2 MB document quoted by 4 % of the records), and peak memory of CLI and server as a
-multiple of the corpus's bytes on disk. Times are medians; nothing here asserts a time.
+multiple of the corpus's bytes on disk (cold and warm). Times are medians; nothing here asserts a time.
 
     python benchmarks/scale.py [--sizes 0.3,5,50] [--edits 200] [--data DIR]
 """
@@ -175,10 +175,12 @@ class _Session:
         return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))) * 1024
 
 
-async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
+async def _opened(root: Path, env: dict | None = None) -> tuple[_Session, str, str, float, list]:
+    """A server started on ``root`` with the questions file opened: (session, uri, text, ms from
+    didOpen to the first publish, its diagnostics)."""
     s = _Session()
     client = s.client
-    await client.start_io(*CLI, "--stdio")
+    await client.start_io(*CLI, "--stdio", env=env)
     await client.initialize_async(types.InitializeParams(
         capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root))))
     client.initialized(types.InitializedParams())
@@ -188,7 +190,27 @@ async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
     start = time.perf_counter()
     client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
     _, _, at, diagnostics = await s.next_publish(uri, 0, 1)
-    out = {"open": (at - start) * 1000}
+    return s, uri, text, (at - start) * 1000, diagnostics
+
+
+async def _stop(s: _Session) -> None:
+    await s.client.shutdown_async(None)
+    s.client.exit(None)
+    await s.client.stop()
+
+
+async def open_without_cache(root: Path) -> tuple[float, int]:
+    """(ms, peak RSS) of opening the set in a server that neither reads nor writes the warm cache."""
+    s, _, _, ms, _ = await _opened(root, {**os.environ, "GOLDEN_LSP_NO_CACHE": "1"})
+    rss = s.peak_rss()
+    await _stop(s)
+    return ms, rss
+
+
+async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
+    s, uri, text, ms, diagnostics = await _opened(root)
+    client = s.client
+    out = {"open": ms}
     latencies = []
     version = 1
     for version, (line, old, new) in enumerate(edits(text, n_edits), start=2):
@@ -228,9 +250,7 @@ async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
         times.append((at - sent) * 1000)
     out["corpus_edit"] = statistics.median(times)
     out["server_rss"] = s.peak_rss()
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+    await _stop(s)
     return out
 
 
@@ -265,9 +285,11 @@ def measure(root: Path, n_edits: int) -> dict:
     r["naive_lengthen"] = timed(lambda: [naive_lengthen(large, amb, at) for at in _first(large, amb, 20)]) \
         if amb else float("nan")
     r["check_cold"], r["cli_rss"], r["check_cold_cpu"] = cli_check(root, "--no-cache")
+    r["check_cold_jobs"], _, _ = cli_check(root, "--no-cache", "--jobs", "2")
     cli_check(root)  # fills the cache
-    r["check_warm"], _, r["check_warm_cpu"] = cli_check(root)
+    r["check_warm"], r["cli_warm_rss"], r["check_warm_cpu"] = cli_check(root)
     gc.collect()
+    r["open_cold"], r["server_cold_rss"] = asyncio.run(open_without_cache(root))
     r.update(asyncio.run(server_rows(root, n_edits)))
     r["chunking"] = chunking_rows(root)
     return r
@@ -280,26 +302,30 @@ def _ms(v: float) -> str:
 def report(size: str, r: dict) -> str:
     mb = r["bytes"] / 1e6
     lines = [f"## {size} MB corpus ({mb:.1f} MB on disk), {r['records']:,} questions",
-             f"{'row':<44} {'golden-lsp':>11} {'baseline':>22} {'ratio':>7}"]
+             f"{'row':<48} {'golden-lsp':>11} {'baseline':>22} {'ratio':>7}"]
 
     def row(name: str, value: float, base: float, base_name: str) -> None:
-        lines.append(f"{name:<44} {_ms(value):>11} {base_name + ' ' + _ms(base):>22} {value / base:>7.3f}")
+        lines.append(f"{name:<48} {_ms(value):>11} {base_name + ' ' + _ms(base):>22} {value / base:>7.3f}")
 
     row("check, cold (--no-cache)", r["check_cold"], r["naive"], "naive")
     row("check, cold, against the floor", r["check_cold"], r["floor"], "floor")
+    row("check, cold, --jobs 2, against the floor", r["check_cold_jobs"], r["floor"], "floor")
     row("check, warm cache", r["check_warm"], r["naive"], "naive")
     row("check, cold: CPU time (user + sys)", r["check_cold_cpu"], r["naive_cpu"], "naive CPU")
     row("check, warm: CPU time (user + sys)", r["check_warm_cpu"], r["naive_cpu"], "naive CPU")
     row("keystroke didChange → publish, p50", r["p50"], r["naive"], "naive")
     row("keystroke didChange → publish, p95", r["p95"], r["naive"], "naive")
-    row("cold open in the server (didOpen → publish)", r["open"], r["naive"], "naive")
+    row("open in the server, no cache (didOpen → publish)", r["open_cold"], r["naive"], "naive")
+    row("open in the server, warm cache", r["open"], r["naive"], "naive")
     if "lengthen" in r:
         row("Lengthen code action, first request", r["lengthen"], r["naive_lengthen"], "naive")
     row("corpus edit → republish (quoted.md)", r["corpus_edit"], r["naive_doc"], "naive")
-    lines.append(f"{'memory: CLI peak RSS / corpus bytes':<44} {r['cli_rss'] / r['bytes']:>10.1f}×")
-    lines.append(f"{'memory: server peak RSS / corpus bytes':<44} {r['server_rss'] / r['bytes']:>10.1f}×")
+    lines.append(f"{'memory: CLI peak RSS / corpus bytes, cold':<48} {r['cli_rss'] / r['bytes']:>11.1f}×")
+    lines.append(f"{'memory: CLI peak RSS / corpus bytes, warm':<48} {r['cli_warm_rss'] / r['bytes']:>11.1f}×")
+    lines.append(f"{'memory: server peak RSS / corpus bytes, cold':<48} {r['server_cold_rss'] / r['bytes']:>11.1f}×")
+    lines.append(f"{'memory: server peak RSS / corpus bytes, warm':<48} {r['server_rss'] / r['bytes']:>11.1f}×")
     for name, doc_mb, chunk, base in r["chunking"]:
-        lines.append(f"{'chunking ' + name + f' ({doc_mb:.1f} MB), per MB':<44} {_ms(chunk):>11} "
+        lines.append(f"{'chunking ' + name + f' ({doc_mb:.1f} MB), per MB':<48} {_ms(chunk):>11} "
                      f"{'floor ' + _ms(base):>22} {chunk / base:>7.3f}")
     return "\n".join(lines)
 

@@ -36,6 +36,22 @@ from .scoring import HitRule
 #: an analysis that analysed this many lines afresh freezes what it made (``gc.freeze``)
 FREEZE_AFTER = 1000
 _LINE = attrgetter("line")
+#: the occurrences of a quote found ahead of time: those a finding lists, and one more
+LIMIT = rules.MAX_LISTED_OCCURRENCES + 1
+
+
+def cold_quotes(lines: list[str], parsed: dict[str, tuple], docs=None) -> dict[str, set[str]]:
+    """Parse each line (into ``parsed``, so no line is parsed twice) and collect its well-formed
+    quotes by doc ID (only of ``docs`` when given): what a cold start looks for in each document."""
+    wanted: dict[str, set[str]] = {}
+    for line in lines:
+        if line not in parsed:
+            parsed[line] = parse_record(line)
+        record = parsed[line][0]
+        for loc in record.locators if record else ():
+            if loc.well_formed and loc.quote and (docs is None or loc.doc in docs):
+                wanted.setdefault(loc.doc, set()).add(loc.quote)
+    return wanted
 
 
 def _order(d: Diagnostic) -> tuple[int, int, str]:
@@ -104,8 +120,10 @@ class Analyzer:
         #: (one pass per document) and each cold line's parse, so no line is parsed twice
         self._found: rules.Found = {}
         self._parsed: dict[str, tuple] = {}
-        #: worker processes for the per-document work of a cold start (``--jobs``)
-        self.jobs = 1
+        #: let go of each document's text once its facts are known (a command-line check)
+        self.lean = False
+        #: what was learnt before the next analysis (``prime``), used by it instead of starting empty
+        self._primed: tuple[rules.Found, dict[str, tuple]] | None = None
 
     def set_corpus(self, corpus: Corpus) -> None:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
@@ -158,8 +176,9 @@ class Analyzer:
         texts = list(text) if isinstance(text, list) else split_lines(text)
         first, old_end, new_end = changed_window(cache.texts, texts)
         shift = new_end - old_end
-        self._found.clear()  # what a previous prefetch learnt may be of another corpus
-        self._parsed.clear()
+        # what a previous prefetch learnt may be of another corpus: start from what was primed
+        self._found, self._parsed = self._primed or ({}, {})
+        self._primed = None
         stale = self._stale(cache)
         window = texts[first:new_end]
         todo = [line for line in dict.fromkeys(window) if line not in cache.results and not is_skipped(line)]
@@ -222,16 +241,19 @@ class Analyzer:
                                          key=_order)
         return record
 
+    def prime(self, found: rules.Found, parsed: dict[str, tuple]) -> None:
+        """Facts and parses a cold start learnt before this analyzer existed (``cold_quotes`` and
+        ``docindex.load_indexed``: the corpus read as one map), for its next analysis to use."""
+        self._primed = found, parsed
+
     def _prefetch(self, cold: list[str]) -> None:
-        """Chunk the corpus and find the quotes of many lines to resolve, one document at a time
-        (a cold start: ``docindex``, in ``jobs`` processes, through the warm cache)."""
-        wanted: dict[str, set[str]] = {}
-        for line in cold:
-            record, diags = self._parsed[line] = parse_record(line)
-            for loc in record.locators if record else ():
-                if loc.well_formed and loc.quote and loc.doc in self.corpus.docs:
-                    wanted.setdefault(loc.doc, set()).add(loc.quote)
-        self._found.update(docindex.index_corpus(self.corpus, wanted, rules.MAX_LISTED_OCCURRENCES + 1, self.jobs))
+        """Chunk the corpus and find the facts of the quotes of many lines to resolve, one document
+        at a time (a cold start: ``docindex``, through the warm cache)."""
+        wanted = cold_quotes(cold, self._parsed, self.corpus.docs)
+        for doc_id, quotes in wanted.items():
+            quotes.difference_update(q for q in list(quotes) if (doc_id, q) in self._found)
+        if any(wanted.values()):
+            self._found.update(docindex.index_corpus(self.corpus, wanted, LIMIT, self.lean))
 
     def _analyze_line(self, line: str) -> LineResult:
         try:

@@ -13,6 +13,9 @@ from __future__ import annotations
 import bisect
 import re
 import unicodedata
+from array import array
+from functools import partial
+from itertools import accumulate
 
 CANONICAL_VERSION = "canon-v1"
 
@@ -52,14 +55,12 @@ def editor_text(raw: str) -> str:
     return raw[1:] if raw.startswith("\ufeff") else raw
 
 
-def line_starts(text: str) -> list[int]:
-    """Offsets at which each ``\\n``-separated line of ``text`` starts."""
-    starts = [0]
-    find = text.find
-    pos = find("\n")
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = find("\n", pos + 1)
+def line_starts(text: str, kind=list):
+    """Offsets at which each ``\\n``-separated line of ``text`` starts, as a list (or ``kind``,
+    e.g. ``partial(array, "q")``: a large document has hundreds of thousands of lines). The
+    split and the sums stay in C."""
+    starts = kind(accumulate(map((1).__add__, map(len, text.split("\n"))), initial=0))
+    starts.pop()  # the offset past the end
     return starts
 
 
@@ -68,28 +69,40 @@ class PositionMap:
 
     Columns are code points of the raw line; front ends convert them to their own unit
     (UTF-16 for LSP) with ``raw_line``. Built lazily: most documents are already canonical
-    apart from the final newline, and then the mapping is the identity on columns.
+    apart from the final newline, and then the mapping is the identity on columns and a raw line
+    is a slice of the canonical text. Line starts are kept as arrays, never as lists of lines.
     """
 
     def __init__(self, raw: str, canonical: str):
         self._raw = editor_text(raw)
         self._text = canonical
-        self._starts: list[int] | None = None
-        self._raw_lines: list[str] | None = None
-        self._identity = canonical in (self._raw, self._raw + "\n")
+        self._starts: array | None = None
+        self._raw_starts: array | None = None
+        raw = self._raw
+        self._identity = canonical == raw or (len(canonical) == len(raw) + 1 and canonical.startswith(raw))
 
-    def _canonical_starts(self) -> list[int]:
+    def _canonical_starts(self) -> array:
         if self._starts is None:
-            self._starts = line_starts(self._text)
+            self._starts = line_starts(self._text, partial(array, "q"))
         return self._starts
 
     def raw_line(self, line: int) -> str:
         """The raw text of ``line`` (without its line break), as the editor shows it."""
-        if self._raw_lines is None:
-            self._raw_lines = _RAW_LINE_BREAK.split(self._raw)
-        if 0 <= line < len(self._raw_lines):
-            return self._raw_lines[line]
-        return ""
+        if self._identity:
+            text, starts = self._text, self._canonical_starts()
+            if not 0 <= line < len(starts):
+                return ""
+            return text[starts[line]:starts[line + 1] - 1 if line + 1 < len(starts) else len(text)]
+        if self._raw_starts is None:
+            starts = array("q", [0])
+            starts.extend(m.end() for m in _RAW_LINE_BREAK.finditer(self._raw))
+            self._raw_starts = starts
+        starts = self._raw_starts
+        if not 0 <= line < len(starts):
+            return ""
+        if line + 1 < len(starts):
+            return self._raw[starts[line]:starts[line + 1]].rstrip("\r\n")
+        return self._raw[starts[line]:]
 
     def canonical_position(self, offset: int) -> tuple[int, int]:
         """(line, column) of ``offset`` in the canonical text, both 0-based."""

@@ -14,12 +14,13 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document
-from .files import display
+from .files import display, read_regular
 
 
 _RAW_BREAKS = re.compile(rb"\r\n|\r|\n")
@@ -31,24 +32,76 @@ class CorpusConfigError(Exception):
 
 @dataclass
 class CorpusDoc:
+    """One readable document: its raw text as the editor shows it and its canonical text.
+
+    A check from the command line lets go of each document's text once it has the document's
+    facts (``release``: the CLI holds one document at a time, not the corpus); asked for again,
+    the text is read back from disk and must hash to the same canonical text.
+    """
+
     doc_id: str
     path: Path
-    raw: str
-    text: str
+    _raw: str | None
+    _text: str | None
     max_chars: int
+    #: the sha256 of the file's bytes, when read from disk (what a text read again must match)
+    _data_sha: str | None = None
+    #: the canonical text is the raw text itself (no BOM, CR or decomposed character; final newline)
+    _same: bool = False
+
+    @property
+    def raw(self) -> str:
+        if self._raw is None:
+            self._reload()
+        return self._raw
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._reload()
+        return self._text
 
     @cached_property
     def sha256(self) -> str:
         return hashlib.sha256(self.text.encode("utf-8")).hexdigest()
 
-    @property
+    @cached_property
     def chars(self) -> int:
         return len(self.text)
 
     @cached_property
+    def raw_key(self) -> str:
+        """What the raw positions of this document depend on beyond its canonical text: nothing
+        ("canonical") when the raw text is the canonical one, else the raw text's own digest."""
+        raw, text = self.raw, self.text
+        if text == raw or (len(text) == len(raw) + 1 and text.startswith(raw)):
+            return "canonical"
+        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+
+    def release(self) -> None:
+        """Let go of the text (its digest, length and chunks stay); it is read again when asked for."""
+        for name in ("sha256", "chars", "raw_key"):
+            getattr(self, name)
+        self.__dict__.pop("positions", None)
+        self._raw = self._text = None
+
+    def _reload(self) -> None:
+        try:
+            data = read_regular(self.path)
+            if self._data_sha is not None and hashlib.sha256(data).hexdigest() != self._data_sha:
+                raise CorpusConfigError(f"corpus file {display(self.path)} changed while golden-lsp was reading it")
+            raw = decode_strict(data)
+        except (OSError, NotUtf8Error) as exc:
+            raise CorpusConfigError(f"cannot read corpus file {display(self.path)} again: {exc}") from None
+        text = raw if self._same else canonicalize(raw)
+        if self._data_sha is None and hashlib.sha256(text.encode("utf-8")).hexdigest() != self.sha256:
+            raise CorpusConfigError(f"corpus file {display(self.path)} changed while golden-lsp was reading it")
+        self._raw, self._text = raw, text
+
+    @cached_property
     def chunks(self) -> list[Chunk]:
         """Its chunks: from the warm cache when it holds them (``diskcache``), else chunked."""
-        chunks = diskcache.load_chunks(self.doc_id, self.sha256, len(self.text), self.max_chars)
+        chunks = diskcache.load_chunks(self.doc_id, self.sha256, self.chars, self.max_chars)
         if chunks is None:
             chunks = chunk_document(self.doc_id, self.text, self.max_chars)
             diskcache.store_chunks(self.doc_id, self.sha256, self.max_chars, chunks)
@@ -161,11 +214,13 @@ class Corpus:
         return Corpus(self.root, self.glob, self.max_chars, dict(sorted(docs.items())), broken)
 
 
-def read_document(root: Path, doc_id: str, max_chars: int) -> CorpusDoc | BrokenDoc | None:
+def read_document(root: Path, doc_id: str, max_chars: int, lean: bool = False) -> CorpusDoc | BrokenDoc | None:
     """The corpus file ``root/doc_id`` read as bytes and decoded as strict UTF-8 (SPEC §1).
 
     A file that is not UTF-8 is a ``BrokenDoc`` located at its first bad byte; None when there is
-    no regular file there; ``CorpusConfigError`` when it cannot be read.
+    no regular file there; ``CorpusConfigError`` when it cannot be read. ``lean``: when the warm
+    cache knows these very bytes the document is not even decoded (it comes released:
+    ``CorpusDoc.release``), else what it is goes into the cache.
     """
     path = root / doc_id
     try:
@@ -176,6 +231,11 @@ def read_document(root: Path, doc_id: str, max_chars: int) -> CorpusDoc | Broken
         return None
     except OSError as exc:
         raise CorpusConfigError(f"cannot read corpus file {display(path)}: {exc.strerror}") from None
+    data_sha = hashlib.sha256(data).hexdigest()
+    if lean and (known := diskcache.load_canonical(data_sha)) is not None:
+        doc = CorpusDoc(doc_id, path, None, None, max_chars, data_sha, known["same"])
+        doc.__dict__.update(sha256=known["sha256"], chars=known["chars"], raw_key=known["raw_key"])
+        return doc
     try:
         raw = decode_strict(data)
     except NotUtf8Error as exc:
@@ -183,7 +243,14 @@ def read_document(root: Path, doc_id: str, max_chars: int) -> CorpusDoc | Broken
         lines = _RAW_BREAKS.split(data[: exc.offset])
         column = len(lines[-1].decode("utf-8", "replace"))
         return BrokenDoc(doc_id, path, exc.offset, str(exc), len(lines) - 1, column)
-    return CorpusDoc(doc_id, path, raw, canonicalize(raw), max_chars)
+    text = canonicalize(raw)
+    doc = CorpusDoc(doc_id, path, raw, text, max_chars, data_sha, text is raw)
+    if text is raw:  # the bytes are the canonical text's UTF-8: no need to encode it again
+        doc.__dict__["sha256"] = data_sha
+    if lean:
+        diskcache.store_canonical(data_sha, {"sha256": doc.sha256, "chars": doc.chars, "raw_key": doc.raw_key,
+                                             "same": doc._same})
+    return doc
 
 
 def _file(doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken: dict[str, BrokenDoc]) -> None:
@@ -194,18 +261,20 @@ def _file(doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken:
         broken[doc.doc_id] = doc
 
 
-def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHARS) -> Corpus:
-    """Read every regular file matching ``glob`` under ``root`` (pathlib semantics)."""
+def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHARS,
+                read: Callable[[list[str]], Iterable[CorpusDoc | BrokenDoc | None]] | None = None) -> Corpus:
+    """Read every regular file matching ``glob`` under ``root`` (pathlib semantics); ``read``
+    reads the given doc IDs some other way (``docindex.load_indexed``: a map over the files)."""
     if not root.is_dir():
         raise CorpusConfigError(f"corpus folder not found: {display(root)}")
     docs: dict[str, CorpusDoc] = {}
     broken: dict[str, BrokenDoc] = {}
     try:
-        paths = list(root.glob(glob))
+        doc_ids = [path.relative_to(root).as_posix() for path in root.glob(glob)]
     except (NotImplementedError, ValueError) as exc:  # e.g. an absolute pattern
         raise CorpusConfigError(f"invalid glob {glob!r}: {exc}") from None
-    for path in paths:
-        _file(read_document(root, path.relative_to(root).as_posix(), max_chars), docs, broken)
+    for doc in (read or (lambda ids: (read_document(root, d, max_chars) for d in ids)))(doc_ids):
+        _file(doc, docs, broken)
     if not docs and not broken:
         raise CorpusConfigError(f"no document in {display(root)} matches {glob!r}")
     return Corpus(root, glob, max_chars, dict(sorted(docs.items())), broken)

@@ -1,63 +1,114 @@
-"""The per-document map of a cold start: chunks and quote occurrences, one document at a time.
+"""The per-document map of a cold start: chunks and quote facts, one document at a time.
 
-A cold check of a large set spends its time per document — chunking it, and finding all its
-quotes in one Aho–Corasick pass — and each document's answer depends on that document alone. So
-this is a map over documents: run in this process, or in ``jobs`` worker processes (``--jobs``)
-that each read and canonicalise their documents themselves, with the same function computing
-the same answer either way (the output is identical by construction, and the same map could run
-on a distributed engine). Both halves read and fill the warm cache (``diskcache``).
+A cold check of a large set spends its time per document — chunking it, finding all its quotes
+in one Aho–Corasick pass, and working out the facts the rules need of each quote (its block, why
+a missing one is missing, the positions a finding shows: ``facts.py``) — and each document's
+answer depends on that document alone. So this is a map over documents: run in this process, or
+in ``jobs`` worker processes (``--jobs``) that each read and canonicalise their documents
+themselves, with the same function computing the same answer either way (the output is
+identical by construction, and the same map could run on a distributed engine). Both halves read
+and fill the warm cache (``diskcache``), and with ``release`` a document's text is let go as soon
+as its facts are known, so a check holds one document's text at a time.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 from . import diskcache, quoteindex
 from .chunker import Chunk
-from .corpus import Corpus, CorpusDoc, read_document
-from .resolve import occurrences
+from .corpus import BrokenDoc, Corpus, CorpusDoc, load_corpus, read_document
+from .facts import QuoteFacts, quote_facts
+from .resolve import not_found_hint, occurrences
 
-Found = dict[tuple[str, str], list[int]]
+Found = dict[tuple[str, str], QuoteFacts]
 
 
-def index_document(doc: CorpusDoc, quotes: set[str], limit: int) -> tuple[list[Chunk], dict[str, list[int]]]:
-    """The document's chunks, and the first ``limit`` start offsets of each quote in it."""
-    known = diskcache.load_occurrences(doc.sha256, doc.text, limit) if quotes else {}
+def index_document(doc: CorpusDoc, quotes: set[str], limit: int,
+                   release: bool = False) -> tuple[list[Chunk], dict[str, QuoteFacts]]:
+    """The document's chunks, and the facts of each quote in it (``limit`` starts at most)."""
+    known = diskcache.load_facts(doc.sha256, doc.raw_key, limit) if quotes else {}
     missing = quotes - known.keys()
-    if len(missing) >= quoteindex.MIN_QUOTES:
-        batched = {q for q in missing if quoteindex.batchable(q)}
-        fresh = quoteindex.find_all(doc.text, batched, limit)
-        fresh.update((q, occurrences(doc.text, q, limit)) for q in missing - batched)
-    else:
-        fresh = {q: occurrences(doc.text, q, limit) for q in missing}
-    if fresh:
-        diskcache.store_occurrences(doc.sha256, limit, {**known, **fresh})
-    return doc.chunks, {q: known[q] if q in known else fresh[q] for q in quotes}
+    chunks = doc.chunks
+    if missing:
+        text = doc.text
+        if len(missing) >= quoteindex.MIN_QUOTES:
+            batched = {q for q in missing if quoteindex.batchable(q)}
+            starts = quoteindex.find_all(text, batched, limit)
+            starts.update((q, occurrences(text, q, limit)) for q in missing - batched)
+        else:
+            starts = {q: occurrences(text, q, limit) for q in missing}
+        hints = _hints(text, [q for q, s in starts.items() if not s])
+        position = doc.positions.raw_position
+        fresh = {q: quote_facts(text, position, q, limit, s, hints.get(q)) for q, s in starts.items()
+                 if s or q in hints}
+        diskcache.store_facts(doc.sha256, doc.raw_key, limit, {**known, **fresh})
+        known.update(fresh)
+    if release:
+        doc.release()
+    return chunks, {q: known[q] for q in quotes if q in known}
 
 
-def _in_worker(root, doc_id: str, max_chars: int, sha: str, quotes: set[str], limit: int):
-    doc = read_document(root, doc_id, max_chars)
-    if not isinstance(doc, CorpusDoc) or doc.sha256 != sha:
-        return None  # the file changed under us (or is an editor's buffer): the caller does it
-    return index_document(doc, quotes, limit)
+def _hints(text: str, quotes: list[str]) -> dict:
+    """The not-found hint of each quote; one whose hint fails is left out, so its own line
+    computes it again and costs only that line (``Analyzer._analyze_line``)."""
+    out = {}
+    for quote in quotes:
+        try:
+            out[quote] = not_found_hint(text, quote)
+        except Exception:  # a bug in a hint: the line that quotes it reports it
+            continue
+    return out
 
 
-def index_corpus(corpus: Corpus, wanted: dict[str, set[str]], limit: int, jobs: int = 1) -> Found:
-    """Chunk every document of ``corpus`` and find the ``wanted`` quotes of each; (doc, quote) →
-    starts. With ``jobs`` > 1 the documents are shared out over that many processes."""
-    docs = list(corpus.docs.values())
-    results: dict[str, tuple | None] = {}
-    if jobs > 1 and len(docs) > 1:
-        # the largest first, so no worker is left with a big one at the end
-        order = sorted(docs, key=lambda d: -len(d.text))
-        with ProcessPoolExecutor(min(jobs, len(docs))) as pool:
-            futures = {d.doc_id: pool.submit(_in_worker, corpus.root, d.doc_id, corpus.max_chars, d.sha256,
-                                             wanted.get(d.doc_id, set()), limit) for d in order}
-            results = {doc_id: f.result() for doc_id, f in futures.items()}
+def index_corpus(corpus: Corpus, wanted: dict[str, set[str]], limit: int, release: bool = False) -> Found:
+    """Chunk every document of ``corpus`` and find the facts of the ``wanted`` quotes of each;
+    (doc, quote) → facts. With ``release`` each document's text is let go once its facts are known."""
     found: Found = {}
-    for doc in docs:
-        result = results.get(doc.doc_id) or index_document(doc, wanted.get(doc.doc_id, set()), limit)
-        chunks, starts = result
-        doc.__dict__.setdefault("chunks", chunks)  # a worker's chunks, unless already computed here
-        found.update(((doc.doc_id, q), s) for q, s in starts.items())
+    for doc in corpus.docs.values():
+        _, facts = index_document(doc, wanted.get(doc.doc_id, set()), limit, release)
+        found.update(((doc.doc_id, q), f) for q, f in facts.items())
     return found
+
+
+def _read_and_index(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int):
+    """One document read, chunked and its quotes' facts found, its text let go: (doc, facts)."""
+    doc = read_document(root, doc_id, max_chars, lean=True)
+    if not isinstance(doc, CorpusDoc):
+        return doc, {}
+    return doc, index_document(doc, quotes, limit, release=True)[1]
+
+
+def load_indexed(root: Path, glob: str, max_chars: int, wanted: dict[str, set[str]], limit: int,
+                 jobs: int = 1) -> tuple[Corpus, Found]:
+    """The corpus read as a map over its files — each read, chunked and its ``wanted`` quotes'
+    facts found, then its text let go — in this process or in ``jobs`` worker processes (which
+    then read the files themselves: this process decodes none); the corpus, and (doc, quote) →
+    facts."""
+    found: Found = {}
+
+    def read(doc_ids: list[str]) -> Iterator[CorpusDoc | BrokenDoc | None]:
+        args = [(root, d, max_chars, wanted.get(d, set()), limit) for d in doc_ids]
+        if jobs > 1 and len(doc_ids) > 1:
+            # the largest first, so no worker is left with a big one at the end
+            order = sorted(range(len(args)), key=lambda i: -_size(root / doc_ids[i]))
+            with ProcessPoolExecutor(min(jobs, len(args))) as pool:
+                futures = {i: pool.submit(_read_and_index, *args[i]) for i in order}
+                results = [futures[i].result() for i in range(len(args))]
+        else:
+            results = (_read_and_index(*a) for a in args)
+        for doc, facts in results:
+            if doc is not None:
+                found.update(((doc.doc_id, q), f) for q, f in facts.items())
+            yield doc
+
+    return load_corpus(root, glob, max_chars, read=read), found
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0

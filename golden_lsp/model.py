@@ -40,8 +40,17 @@ class LineResult:
     record: QuestionRecord | None
     resolved: list[ResolvedLocator]
     diagnostics: list[Diagnostic]  # on line 0, moved into place by ``Analysis``
-    artifact_line: str | None
+    #: every locator resolved to a span borne by chunks, in a valid record: the line builds
+    buildable: bool
     deps: tuple[tuple[str, str | None], ...]
+
+    @cached_property
+    def artifact_line(self) -> str | None:
+        """The line's artifact line (None when it does not build), serialised when first asked
+        for: a check that compares no artifact never pays for it."""
+        from .artifact import artifact_line  # the artifact's format is its own module's business
+
+        return artifact_line(self.record, self.resolved) if self.buildable else None
 
     @cached_property
     def span_docs(self) -> list[str]:

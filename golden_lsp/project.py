@@ -12,27 +12,46 @@ import dataclasses
 import shlex
 from pathlib import Path, PurePosixPath
 
-from .analysis import Analysis, Analyzer
+from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
 from .artifact import (CommittedFiles, corpus_commit, finish_interrupted, manifest, manifest_text, staleness,
                        write_atomically)
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
+from .docindex import load_indexed
+from .questions import is_skipped, split_lines
 from .files import NotRegularFile, display, read_regular
 from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
 
 
 class GoldenSet:
-    def __init__(self, config: Config):
+    def __init__(self, config: Config, lean: bool = False, jobs: int = 1):
+        """``lean``: hold one corpus document's text at a time (a command-line check or build):
+        the saved questions file is parsed first, and the corpus is read as one map over its
+        files (in ``jobs`` processes) that finds every quote's facts and lets go of each text; a
+        text asked for later is read again (``CorpusDoc.release``)."""
         self.config = config
+        parsed: dict[str, tuple] = {}
+        found = {}
         try:
             self.hit_rule = parse_hit_rule(config.hit_rule)
-            self.corpus: Corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
+            if lean:
+                try:
+                    text = self.read_questions()
+                except ConfigError:  # reported by the check itself, after anything wrong with the corpus
+                    text = ""
+                lines = [line for line in split_lines(text) if not is_skipped(line)]
+                self.corpus, found = load_indexed(config.corpus_path(), config.glob, config.max_chars,
+                                                  cold_quotes(lines, parsed), LIMIT, jobs)
+            else:
+                self.corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
         self.analyzer = Analyzer(self.corpus, self.hit_rule,
                                  SetRules(config.query_types, config.required_query_types))
+        self.analyzer.lean = lean
+        self.analyzer.prime(found, parsed)
         self._committed = CommittedFiles()
         #: the last fresh manifest and what it was made of: (corpus, n_records, commit, manifest)
         self._manifest: tuple[Corpus, int, str, dict] | None = None
@@ -64,7 +83,11 @@ class GoldenSet:
 
     def analyze(self, text: str | list[str] | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
-        analysis = self.analyzer.analyze(path, self.read_questions(path) if text is None else text)
+        text = self.read_questions(path) if text is None else text
+        try:
+            analysis = self.analyzer.analyze(path, text)
+        except CorpusConfigError as exc:  # a released document could not be read back the same
+            raise ConfigError(str(exc)) from None
         if not self.config.severity:
             return analysis
         return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))

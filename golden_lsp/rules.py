@@ -18,12 +18,12 @@ from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Mapping
 
-from .artifact import artifact_line
-from .corpus import Corpus
+from .corpus import Corpus, CorpusDoc
 from .diagnostics import Diagnostic, Range, Related, Severity, plural
 from .model import Analysis, LineResult, RecordLine, ResolvedLocator
 from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
-from .resolve import not_found_hint, occurrences, span_at
+from .facts import QuoteFacts, quote_facts
+from .resolve import EXACT, Span
 from .scoring import HitRule, bearing_chunks, union_coverage
 
 MIN_SPAN_CHARS = 30
@@ -43,16 +43,18 @@ class SetRules:
     required_query_types: tuple[str, ...] = ()
 
 
-#: (doc_id, quote) → the first start offsets of the quote, found ahead of time for many quotes
-Found = dict[tuple[str, str], list[int]]
+#: (doc_id, quote) → the quote's facts in that document, found ahead of time for many quotes
+Found = dict[tuple[str, str], QuoteFacts]
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
     """A related location in a corpus file, positioned in the raw file the editor opens."""
     doc = corpus.docs[doc_id]
-    line, col = doc.positions.raw_position(start)
-    end_line, end_col = doc.positions.raw_position(end)
-    return Related(doc.path, Range(line, col, end_line, end_col), message, doc_id, (start, end))
+    return _related(doc, doc.positions.raw_position, start, end, message)
+
+
+def _related(doc, position, start: int, end: int, message: str) -> Related:
+    return Related(doc.path, Range(*position(start), *position(end)), message, doc.doc_id, (start, end))
 
 
 def short(text: str, limit: int = 60) -> str:
@@ -66,7 +68,7 @@ def line_result(corpus: Corpus, hit_rule: HitRule, record: QuestionRecord | None
                 found: Found, settings: SetRules = SetRules()) -> LineResult:
     """Everything one parsed line yields: its resolved locators, findings and artifact line."""
     if record is None:
-        return LineResult(None, [], diags, None, ())
+        return LineResult(None, [], diags, False, ())
     deps: dict[str, str | None] = {}
     resolved = []
     for locator in record.locators:
@@ -77,14 +79,13 @@ def line_result(corpus: Corpus, hit_rule: HitRule, record: QuestionRecord | None
     record_shape(record, resolved, diags)
     record_practice(record, resolved, diags, settings)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
-    artifact = artifact_line(record, resolved) if ok else None
-    return LineResult(record, resolved, diags, artifact, tuple(sorted(deps.items())))
+    return LineResult(record, resolved, diags, ok, tuple(sorted(deps.items())))
 
 
 def crashed_line(line: str, exc: Exception) -> LineResult:
     """A line whose analysis raised: it costs its own findings, never the whole file's."""
     message = f"cannot analyse this line ({type(exc).__name__}: {exc})"
-    return LineResult(None, [], [Diagnostic.at_columns("invalid-json", message, 0, len(line.rstrip()))], None, ())
+    return LineResult(None, [], [Diagnostic.at_columns("invalid-json", message, 0, len(line.rstrip()))], False, ())
 
 
 def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: list[Diagnostic],
@@ -107,17 +108,18 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         diags.append(Diagnostic.at_columns(
             "quote-multiline", "the quote spans lines: keep quotes on one line of the doc", *_cols(locator)))
     # counting stops after the listed ones: a one-letter quote occurs millions of times
-    starts = found.get((doc_id, quote))
-    if starts is None:
-        starts = occurrences(doc.text, quote, MAX_LISTED_OCCURRENCES + 1)
+    facts = found.get((doc_id, quote))
+    if facts is None:
+        facts = quote_facts(doc.text, doc.positions.raw_position, quote, MAX_LISTED_OCCURRENCES + 1)
+    starts = facts.starts
     if not starts:
-        diags.append(not_found(corpus, doc_id, doc.text, quote, locator.quote_node))
+        diags.append(not_found(doc, quote, facts, locator.quote_node))
         return out
     if len(starts) > 1:
         total = (str(len(starts)) if len(starts) <= MAX_LISTED_OCCURRENCES
                  else f"more than {MAX_LISTED_OCCURRENCES}")
-        out.ambiguous_at = starts
-        related = [corpus_location(corpus, doc_id, start, start + len(quote), f"occurrence {i + 1} of {total}")
+        out.ambiguous_at = list(starts)
+        related = [_related(doc, facts.position, start, start + len(quote), f"occurrence {i + 1} of {total}")
                    for i, start in enumerate(starts[:MAX_LISTED_OCCURRENCES])]
         where = ", ".join("{0.line}:{0.column}".format(r.range.one_based()) for r in related[:5])
         more = ", …" if len(starts) > 5 else ""
@@ -125,7 +127,12 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
             "quote-ambiguous", f"quote occurs {total} times in {doc_id} (at {where}{more}): "
             "lengthen it until it is unique", *_cols(locator), related, doc_id=doc_id))
         return out
-    span = span_at(doc_id, doc.text, starts[0], quote, locator.exact)
+    start, end = starts[0], starts[0] + len(quote)
+    if locator.exact:
+        span, chars = Span(doc_id, start, end, EXACT, start, end), facts.exact_chars
+    else:
+        lo, hi, rule = facts.block
+        span, chars = Span(doc_id, lo, hi, rule, start, end), facts.block_chars
     out.span = span
     out.chunks = bearing_chunks(hit_rule, doc.chunks_overlapping(span.start, span.end), span)
     out.coverage = union_coverage(out.chunks, span)
@@ -133,7 +140,7 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         diags.append(Diagnostic.at_columns(
             "no-bearing-chunk", f"no chunk bears the span {span.start}–{span.end} of {doc_id} under hit rule "
             f"{hit_rule} (headings are not part of any chunk body)", *_cols(locator)))
-    if len(doc.text[span.start:span.end].strip()) < MIN_SPAN_CHARS:
+    if chars < MIN_SPAN_CHARS:
         diags.append(Diagnostic.at_columns(
             "span-too-short", f"the resolved span ({span.rule}) is under {MIN_SPAN_CHARS} characters: "
             "the label is probably mis-anchored", *_cols(locator)))
@@ -153,12 +160,12 @@ HINT_WHY = {"line break": "the same words occur across a line break", "whitespac
         "text occurs", "case": "the same words occur with different capitalisation"}
 
 
-def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNode) -> Diagnostic:
+def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, qnode: JsonNode) -> Diagnostic:
     """quote-not-found, with where the author probably meant (a hint and a fix, never a relabel)."""
-    hint = not_found_hint(text, quote)
+    doc_id, hint = doc.doc_id, facts.hint
     if hint is None:
         return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}", qnode.start, qnode.end)
-    loc = corpus_location(corpus, doc_id, hint.start, hint.end, f"the text as it is in {doc_id}")
+    loc = _related(doc, facts.position, hint.start, hint.end, f"the text as it is in {doc_id}")
     where = loc.range.one_based()
     data = {"doc_id": doc_id, "hint": hint.kind}
     if hint.kind == "closest":
@@ -168,11 +175,12 @@ def not_found(corpus: Corpus, doc_id: str, text: str, quote: str, qnode: JsonNod
         message = f"quote not found in {doc_id}; {HINT_WHY[hint.kind]} at {where.line}:{where.column}: " \
                   f"{short(hint.corpus_text)!r}"
         # a fix never writes a quote spanning lines: for a line break, the parts on one line
-        choices = [text[a:b] for a, b in hint.parts] if hint.kind == "line break" else [hint.corpus_text]
+        choices = list(facts.part_texts) if hint.kind == "line break" else [hint.corpus_text]
         if choices:
             data["replacement"] = choices[0]
-            data["replacements"] = [[text[a:b], "{0.line}:{0.column}".format(
-                corpus_location(corpus, doc_id, a, b, "").range.one_based())] for a, b in hint.parts]
+            data["replacements"] = [[part, "{0.line}:{0.column}".format(
+                _related(doc, facts.position, a, b, "").range.one_based())]
+                for part, (a, b) in zip(facts.part_texts, hint.parts)]
     return Diagnostic.at_columns("quote-not-found", message, qnode.start, qnode.end, (loc,), **data)
 
 

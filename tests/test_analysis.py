@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 import json
 from dataclasses import fields
 
@@ -284,23 +286,28 @@ def test_unchanged_corpus_skips_the_document_check_and_placed_findings_are_reuse
     assert checks == []
 
 
-def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypatch):
-    import golden_lsp.rules as analysis_module
+@pytest.mark.parametrize("many", [False, True], ids=["line by line", "a cold start's batch"])
+def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypatch, many):
+    import golden_lsp.facts as facts_module
 
-    real = analysis_module.not_found_hint
+    real = facts_module.not_found_hint
 
     def broken_hint(text, quote):
         if quote == "trigger the bug":
             raise RuntimeError("a bug")
         return real(text, quote)
 
-    monkeypatch.setattr(analysis_module, "not_found_hint", broken_hint)
+    monkeypatch.setattr(facts_module, "not_found_hint", broken_hint)
+    monkeypatch.setattr("golden_lsp.docindex.not_found_hint", broken_hint)
     lines = [qline("q1", [loc("faq.md", "offsets break whenever")]),
              qline("q2", [loc("faq.md", "trigger the bug")]),
              qline("q3", [loc("faq.md", "not in the faq at all")])]
-    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    # enough more lines quoting the same document that a cold start finds them all in one batch
+    extra = [qline(f"x{i}", [loc("faq.md", "offsets break whenever")]) for i in range(10)] if many else []
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines + extra)
     errors = [(d.range.line, d.code) for d in analysis.diagnostics if d.severity.value == "error"]
-    assert errors == [(1, "invalid-json"), (2, "quote-not-found")]
+    assert errors[:2] == [(1, "invalid-json"), (2, "quote-not-found")]
+    assert {code for _, code in errors[2:]} <= {"duplicate-query"}
     bad = only(analysis, "invalid-json")
     assert bad.message == "cannot analyse this line (RuntimeError: a bug)"
     assert (bad.range.column, bad.range.end_column) == (0, len(lines[1]))

@@ -1,5 +1,5 @@
-"""The warm cache (chunks and quote occurrences on disk, by content) and ``--jobs``: the same
-output with or without either, and a damaged cache entry is never trusted."""
+"""The warm cache (what each file is, chunks and quote facts on disk, by content) and ``--jobs``:
+the same output with or without either, and a damaged cache entry is never trusted."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import pytest
 from core_support import SAMPLE_LINES, loc, make_project, qline
 from golden_lsp import diskcache, quoteindex
 from golden_lsp.config import load_config
+from golden_lsp.facts import quote_facts
 from golden_lsp.project import GoldenSet
 
 #: enough quotes into one document that a cold start batches them (and so caches them)
@@ -35,17 +36,26 @@ def check_json(cli, project: Path, *flags: str) -> tuple[int, list]:
     return proc.returncode, json.loads(proc.stdout)
 
 
-def test_a_warm_run_reads_chunks_and_occurrences_from_the_cache(tmp_path, monkeypatch):
-    root = make_project(tmp_path / "p", lines=LINES)
-    cold = GoldenSet(load_config(root / "golden-lsp.toml"))
+@pytest.mark.parametrize("lean", [False, True], ids=["server", "command-line"])
+def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch, lean):
+    root = make_project(tmp_path / "p", lines=LINES + [qline("amb", [loc("guide.md", "the")]),
+                                                      qline("typo", [loc("guide.md", "Retrieval  quality")])])
+    cold = GoldenSet(load_config(root / "golden-lsp.toml"), lean)
     first = cold.check()
-    assert len(entries(cache_root())) == 4  # chunks of both documents, occurrences of both
-    # a fresh process would chunk and search nothing: prove it by making both impossible
+    # chunks of both documents and facts of both (and, for a lean set, what each file is)
+    assert len(entries(cache_root())) == (6 if lean else 4)
+    assert {"quote-ambiguous", "quote-not-found"} <= {d.code for d in first.diagnostics}
+    # a fresh process would chunk, search and hint nothing: prove it by making all impossible;
+    # a command-line check would not even decode a document
     monkeypatch.setattr("golden_lsp.corpus.chunk_document", lambda *a: pytest.fail("chunked again"))
     monkeypatch.setattr(quoteindex, "find_all", lambda *a: pytest.fail("searched again"))
-    warm = GoldenSet(load_config(root / "golden-lsp.toml")).check()
-    assert [(d.code, d.range, d.message) for d in warm.diagnostics] == \
-        [(d.code, d.range, d.message) for d in first.diagnostics]
+    monkeypatch.setattr("golden_lsp.docindex.not_found_hint", lambda *a: pytest.fail("hinted again"))
+    monkeypatch.setattr("golden_lsp.docindex.occurrences", lambda *a: pytest.fail("searched again"))
+    if lean:
+        monkeypatch.setattr("golden_lsp.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))
+    warm = GoldenSet(load_config(root / "golden-lsp.toml"), lean).check()
+    assert [(d.code, d.range, d.message, d.related, d.data) for d in warm.diagnostics] == \
+        [(d.code, d.range, d.message, d.related, d.data) for d in first.diagnostics]
     assert warm.artifact_text() == first.artifact_text()
 
 
@@ -66,21 +76,23 @@ def test_a_corrupt_or_foreign_entry_is_ignored(tmp_path, cli, damage):
     expected = check_json(cli, root)
     files = entries(cache_root())
     for path in files if damage != "foreign" else ():
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
         if damage == "garbage":
             path.write_bytes(b"\xff\x00 not json")
         elif damage == "truncated":
-            path.write_text(text[: len(text) // 2], encoding="utf-8")
+            path.write_bytes(data[: len(data) // 2])
         elif damage == "payload":  # valid JSON, plausible numbers, not what was stored
-            entry = json.loads(text)
-            payload = entry["payload"]
+            head, _, body = data.partition(b"\n")
+            payload = json.loads(body)
             if "chunks" in payload:
                 for row in payload["chunks"]:
                     row[1] -= 1
+            elif "sha256" in payload:
+                payload["chars"] += 1
             else:
-                for starts in payload.values():
-                    starts[:] = [s + 1 for s in starts]
-            path.write_text(json.dumps(entry), encoding="utf-8")
+                for row in payload.values():
+                    row[0][:] = [s + 1 for s in row[0]]
+            path.write_bytes(head + b"\n" + json.dumps(payload).encode())
     if damage == "foreign":  # each key holds another document's (or kind's) sound entry
         for a, b in zip(files, files[1:] + files[:1]):
             shutil.copyfile(b, a.with_suffix(".tmp"))
@@ -90,11 +102,23 @@ def test_a_corrupt_or_foreign_entry_is_ignored(tmp_path, cli, damage):
     assert check_json(cli, root) == expected  # and the rewritten entries are sound again
 
 
-def test_a_loaded_entry_is_checked_against_the_text(tmp_path):
-    # occurrences that do not occur where stored are dropped, whatever the file says
-    text = "alpha beta alpha\n"
-    diskcache.store_occurrences("0" * 64, 21, {"alpha": [0, 11], "beta": [3]})
-    assert diskcache.load_occurrences("0" * 64, text, 21) == {"alpha": [0, 11]}
+def test_facts_of_a_shape_golden_lsp_never_writes_are_dropped(tmp_path):
+    text = "alpha beta alpha\n\ngamma delta\n"
+    sound = {"alpha": quote_facts(text, lambda o: (0, o), "alpha", 21),
+             "gamma": quote_facts(text, lambda o: (0, o), "gamma", 21),
+             "Gamma": quote_facts(text, lambda o: (0, o), "Gamma", 21)}
+    assert sound["Gamma"].hint is not None and sound["gamma"].block is not None
+    diskcache.store_facts("0" * 64, "canonical", 21, sound)
+    assert diskcache.load_facts("0" * 64, "canonical", 21) == sound
+    bad = {"unsorted": [[11, 0], None, 0, 0, None, [], [[0, 0, 0], [5, 0, 5], [11, 0, 11], [16, 0, 16]]],
+           "positions missing": [[0, 11], None, 0, 0, None, [], []],
+           "unknown hint": [[], None, 0, 0, [0, 5, "vibes", "alpha", [], 100.0], [], [[0, 0, 0], [5, 0, 5]]],
+           "a block for two": [[0, 11], [0, 17, "paragraph"], 5, 17, None, [], []],
+           "negative": [[-1], [0, 17, "paragraph"], 5, 17, None, [], []],
+           "short row": [[0]]}
+    rows = {q: diskcache._row(f) for q, f in sound.items()}
+    diskcache._write(diskcache._key("facts", "1" * 64, limit=21, raw="canonical"), {**rows, **bad})
+    assert diskcache.load_facts("1" * 64, "canonical", 21) == sound
 
 
 def test_jobs_give_identical_check_and_build_output(tmp_path, cli):

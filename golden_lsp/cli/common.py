@@ -70,8 +70,10 @@ def _severity(config: Config, select: list[str] | None, ignore: list[str] | None
     return table
 
 
-def golden_set(args: argparse.Namespace, target: Path | None) -> GoldenSet:
-    """The golden set a command addresses: config from --config or found from ``target``."""
+def golden_set(args: argparse.Namespace, target: Path | None, lean: bool = False, jobs: int = 1) -> GoldenSet:
+    """The golden set a command addresses: config from --config or found from ``target``
+    (``lean``: holding one document's text at a time, read in ``jobs`` processes, for a command
+    that only analyses)."""
     if target is not None and not target.exists():
         raise ConfigError(f"no such file or folder: {target}")
     config = config_for(target or (args.questions and args.questions.parent), args.config)
@@ -87,9 +89,7 @@ def golden_set(args: argparse.Namespace, target: Path | None) -> GoldenSet:
     severity = _severity(config, args.select, args.ignore)
     if severity is not None:
         config = config.with_overrides({"severity": severity}, Path.cwd())
-    return GoldenSet(config)
-
-
+    return GoldenSet(config, lean, jobs)
 
 
 @contextmanager

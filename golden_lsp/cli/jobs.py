@@ -48,9 +48,7 @@ def _golden_set(args: argparse.Namespace, target: Path | None):
     """The set, with the speed options applied (they change how fast, never what is found)."""
     if args.no_cache:
         diskcache.enabled = False
-    golden = _common_golden_set(args, target)
-    golden.analyzer.jobs = args.jobs
-    return golden
+    return _common_golden_set(args, target, lean=True, jobs=args.jobs)
 
 
 def _check(args: argparse.Namespace) -> int:
