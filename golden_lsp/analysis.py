@@ -100,6 +100,13 @@ def changed_window(old: list[str], new: list[str]) -> tuple[int, int, int]:
     return first, len(old) - same_end, len(new) - same_end
 
 
+def changed_docs(before: Corpus, now: Corpus) -> set[str]:
+    """The documents (readable or broken) that are not the same object in both corpora: edited,
+    added or removed (an unchanged document is carried over as the same object)."""
+    return {d for docs in ((before.docs, now.docs), (before.broken, now.broken))
+            for d in docs[0].keys() | docs[1].keys() if docs[0].get(d) is not docs[1].get(d)}
+
+
 def _has_spans(results: list[LineResult]) -> bool:
     return any(r.span is not None for result in results for r in result.resolved)
 
@@ -145,9 +152,7 @@ class Analyzer:
         before, now = cache.corpus, self.corpus
         if before is None or before is now:
             return set()
-        changed = {d for d in before.docs.keys() | now.docs.keys() if before.docs.get(d) is not now.docs.get(d)}
-        changed.update(d for d in before.broken.keys() | now.broken.keys()
-                       if before.broken.get(d) is not now.broken.get(d))
+        changed = changed_docs(before, now)
         candidates = set().union(*(cache.by_doc.get(d, ()) for d in changed))
         return {line for line in candidates if not self._fresh(cache.results[line])}
 

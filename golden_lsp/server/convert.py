@@ -14,6 +14,7 @@ from typing import Callable
 
 from lsprotocol import types
 
+from ..analysis import changed_docs
 from ..corpus import Corpus
 from ..model import Analysis
 from ..diagnostics import Diagnostic, Severity
@@ -61,7 +62,7 @@ class Converted:
         corpus, encoding = view.golden.corpus, view.buffer.encoding
         kept = self._files.get(view.uri)
         before = kept[2] if kept is not None and kept[1] == encoding else {}
-        changed = _changed_docs(kept[0], corpus) if kept is not None and kept[0] is not corpus else set()
+        changed = changed_docs(kept[0], corpus) if kept is not None and kept[0] is not corpus else set()
         now: dict[int, list] = {}
         out = []
         for d in view.analysis.diagnostics:
@@ -87,11 +88,6 @@ class Converted:
 
     def forget(self, uri: str) -> None:
         self._files.pop(uri, None)
-
-
-def _changed_docs(before: Corpus, now: Corpus) -> set[str]:
-    """The documents that are not the same object in both corpora (edited, added, removed)."""
-    return {d for d in before.docs.keys() | now.docs.keys() if before.docs.get(d) is not now.docs.get(d)}
 
 
 def editor_counts(analysis: Analysis) -> dict[str, int]:

@@ -153,16 +153,20 @@ async def test_code_lenses_are_refreshed_only_when_labels_change(client: Languag
     open_doc(client, golden_dir / "corpus" / CHAPTER)
     text = q.read_text(encoding="utf-8") + "// a note\n"
     uri = open_doc(client, q, text)
-    await published(client, uri, lambda p: p.version == 1)
 
-    async def lens_refreshes_after(version: int, new_text: str) -> int:
-        before = client.refreshes.count(types.WORKSPACE_CODE_LENS_REFRESH)
-        change_doc(client, uri, version, new_text)
-        await published(client, uri, lambda p: p.version == version)
-        # a request answered after the publish: any refresh sent with it has arrived
+    async def lens_refreshes() -> int:
+        # a request answered after the last publish: any refresh sent with it has arrived
         await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
                                                                  types.Position(0, 0)))
-        return client.refreshes.count(types.WORKSPACE_CODE_LENS_REFRESH) - before
+        return client.refreshes.count(types.WORKSPACE_CODE_LENS_REFRESH)
+
+    async def lens_refreshes_after(version: int, new_text: str) -> int:
+        before = await lens_refreshes()
+        change_doc(client, uri, version, new_text)
+        await published(client, uri, lambda p: p.version == version)
+        return await lens_refreshes() - before
+
+    await published(client, uri, lambda p: p.version == 1)
 
     assert await lens_refreshes_after(2, text.replace("// a note", "// a longer note")) == 0
     line, rec = records(q)["ex001"]
