@@ -29,7 +29,7 @@ from ..project import GoldenSet
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, Converted, editor_counts
 from .positions import Buffer
-from .protocol import StrictProtocol, serve_stdio
+from .protocol import Encoded, StrictProtocol, serve_stdio
 from .view import CorpusView, Source, View
 from .watch import CorpusWatcher
 from .workspace import GoldenSets, document_path
@@ -525,7 +525,7 @@ def on_workspace_symbol(ls: GoldenServer, params: types.WorkspaceSymbolParams) -
 @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
     inter_file_dependencies=True, workspace_diagnostics=False, identifier=SOURCE))
 @guarded
-def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport | Encoded:
     uri = params.text_document.uri
     # a client that pulls but cannot be told to pull again is pushed to: an empty pull report
     # keeps it from showing every finding twice, once stale
@@ -538,8 +538,7 @@ def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> t
     result_id = f"{ls.generation}:{view.buffer.version}:{id(view)}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id)
-    return types.RelatedFullDocumentDiagnosticReport(
-        ls.converted.diagnostics(view), result_id=result_id)
+    return Encoded(ls.converted.full_report(view, result_id))
 
 
 @server.command(labels.OPEN_RECORD_COMMAND)

@@ -49,8 +49,8 @@ class Converted:
     documents did not change, so on a keystroke only the findings of the edited lines (and the
     set-level ones that changed) are converted again; after a corpus edit, only the findings
     pointing into a changed document; a new position encoding converts everything. Each kept
-    diagnostic also keeps its JSON text (``encode``, made when first published), so a push sends
-    the cached parts as they are instead of serialising hundreds of diagnostics per keystroke.
+    diagnostic also keeps its JSON text (``encode``, made when first sent), so a push or a pull
+    sends the cached parts as they are instead of serialising hundreds of diagnostics per keystroke.
     """
 
     def __init__(self, encode: Callable[[types.Diagnostic], str]) -> None:
@@ -74,17 +74,22 @@ class Converted:
         self._files[view.uri] = (corpus, encoding, now)
         return out
 
-    def diagnostics(self, view: View) -> list[types.Diagnostic]:
-        return [entry[1] for entry in self._entries(view)]
-
-    def publish_params(self, view: View) -> str:
-        """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view``."""
+    def encoded(self, view: View) -> str:
+        """The JSON text of the list of ``view``'s LSP diagnostics."""
         entries = self._entries(view)
         for entry in entries:
             if entry[2] is None:
                 entry[2] = self._encode(entry[1])
+        return f'[{", ".join(e[2] for e in entries)}]'
+
+    def publish_params(self, view: View) -> str:
+        """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view``."""
         version = "" if view.buffer.version is None else f', "version": {view.buffer.version}'
-        return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": [{", ".join(e[2] for e in entries)}]{version}}}'
+        return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": {self.encoded(view)}{version}}}'
+
+    def full_report(self, view: View, result_id: str) -> str:
+        """The JSON text of the full ``textDocument/diagnostic`` report of ``view`` (a pull)."""
+        return f'{{"kind": "full", "resultId": {json.dumps(result_id)}, "items": {self.encoded(view)}}}'
 
     def forget(self, uri: str) -> None:
         self._files.pop(uri, None)

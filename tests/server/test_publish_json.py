@@ -1,6 +1,6 @@
-"""The pushed diagnostics are sent from cached JSON text (``Converted.publish_params`` through
-``StrictProtocol.notify_encoded``), not serialised by pygls: that text must be exactly what pygls
-would have sent for the same LSP objects, for every encoding, after edits and a corpus edit
+"""Diagnostics are sent from cached JSON text (pushed: ``Converted.publish_params`` through
+``StrictProtocol.notify_encoded``; pulled: ``Converted.full_report`` as an ``Encoded`` result), not
+serialised by pygls: that text must be exactly what pygls would have sent for the same LSP objects, for every encoding, after edits and a corpus edit
 (which re-converts the findings pointing into the edited document, even those the engine kept
 because the document's canonical text did not change)."""
 
@@ -19,14 +19,14 @@ from conftest import EXAMPLES
 from golden_lsp.config import config_for
 from golden_lsp.project import GoldenSet
 from golden_lsp.server.app import server
-from golden_lsp.server.convert import Converted
+from golden_lsp.server.convert import Converted, to_lsp
 from golden_lsp.server.positions import Buffer
 from golden_lsp.server.view import View
 
 
-def pygls_params(view: View, diagnostics: list[types.Diagnostic]) -> dict:
-    params = types.PublishDiagnosticsParams(view.uri, diagnostics, version=view.buffer.version)
-    return json.loads(json.dumps(server.protocol._converter.unstructure(params)))
+def pygls_json(value) -> dict:
+    """What pygls sends for an LSP value."""
+    return json.loads(json.dumps(server.protocol._converter.unstructure(value)))
 
 
 @pytest.mark.parametrize("encoding", [types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8,
@@ -53,7 +53,10 @@ def test_cached_json_is_what_pygls_would_send(tmp_path: Path, encoding: str):
         view = View(uri, q, buf, golden, golden.check(buf.lines, q))
         sent = json.loads(converted.publish_params(view))
         # against a conversion from scratch: what is kept must be what would be made now
-        assert sent == pygls_params(view, Converted(server.protocol.encode).diagnostics(view))
+        now = [to_lsp(view, d) for d in view.analysis.diagnostics]
+        assert sent == pygls_json(types.PublishDiagnosticsParams(uri, now, version=buf.version))
+        pulled = json.loads(converted.full_report(view, "7:1"))
+        assert pulled == pygls_json(types.RelatedFullDocumentDiagnosticReport(now, result_id="7:1"))
         return sent
 
     first = check()
