@@ -34,8 +34,9 @@ from .view import CorpusView, Source, View
 from .watch import CorpusWatcher
 from .workspace import GoldenSets, document_path
 
-#: seconds of quiet after a keystroke in a questions file before re-analysing it
-DEBOUNCE = 0.015
+#: seconds of quiet after a keystroke in a questions file before re-analysing it: changes sent
+#: together (a paste, several cursors) arrive within it; a keystroke's analysis costs a few ms
+DEBOUNCE = 0.005
 #: the same for a corpus chapter: long enough to take a burst of key repeats as one edit (the
 #: republish runs on the loop, so keys typed while it runs are applied together afterwards and
 #: work never queues up); every millisecond of it is latency of the republish
