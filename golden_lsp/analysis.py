@@ -123,8 +123,8 @@ class Analyzer:
         self.hit_rule = hit_rule
         self.settings = settings
         self._files: dict[Path, _FileCache] = {}
-        #: what ``_prefetch`` learnt for the analysis under way: each quote's first occurrences
-        #: (one pass per document) and each cold line's parse, so no line is parsed twice
+        #: what ``_prefetch`` learnt: each quote's facts (one pass per document; kept while the
+        #: document is) and, for the analysis under way, each cold line's parse (none twice)
         self._found: rules.Found = {}
         self._parsed: dict[str, tuple] = {}
         #: let go of each document's text once its facts are known (a command-line check)
@@ -136,6 +136,9 @@ class Analyzer:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
         if corpus.max_chars != self.corpus.max_chars:
             self._files.clear()
+        # the facts of a quote are its document's: they stay where the document object did
+        self._found = {key: f for key, f in self._found.items()
+                       if corpus.docs.get(key[0]) is self.corpus.docs.get(key[0]) is not None}
         self.corpus = corpus
 
     def _fresh(self, result: LineResult) -> bool:
@@ -181,9 +184,10 @@ class Analyzer:
         texts = list(text) if isinstance(text, list) else split_lines(text)
         first, old_end, new_end = changed_window(cache.texts, texts)
         shift = new_end - old_end
-        # what a previous prefetch learnt may be of another corpus: start from what was primed
-        self._found, self._parsed = self._primed or ({}, {})
-        self._primed = None
+        if self._primed is not None:  # what a cold start learnt before this analyzer existed
+            (self._found, self._parsed), self._primed = self._primed, None
+        else:  # facts stay while their documents do (``set_corpus``); parses are of one analysis
+            self._parsed = {}
         stale = self._stale(cache)
         window = texts[first:new_end]
         todo = [line for line in dict.fromkeys(window) if line not in cache.results and not is_skipped(line)]

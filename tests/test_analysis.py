@@ -332,3 +332,36 @@ def test_config_error_is_a_declared_error_code():
     assert CODES["config-error"] is Severity.ERROR
     assert set(Severity) == {Severity.ERROR, Severity.WARNING, Severity.INFO}  # info: a set's [severity]
     assert {f.name for f in fields(Analysis)} == {"path", "records", "diagnostics", "n_records", "spans_changed"}
+
+
+def test_a_cold_start_facts_serve_later_edits_until_their_document_changes(tmp_path, monkeypatch):
+    quotes = ["depends on the chunk boundaries", "the largest chunk the packer emits", "Retrieval quality",
+              "chunk boundaries", "indexing time", "second sentence", "keeps the block", "max_chars",
+              "any_overlap", "nested lists"]
+    lines = [qline(f"g{i}", [loc("guide.md", q)]) for i, q in enumerate(quotes)]
+    lines.append(qline("f0", [loc("faq.md", "offsets break whenever")]))
+    corpus, _ = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    path = tmp_path / "questions.jsonl"
+    cold = analyzer.analyze(path, "\n".join(lines) + "\n")
+    computed = []
+    import golden_lsp.docindex as docindex_module
+    import golden_lsp.rules as rules_module
+
+    real = rules_module.quote_facts
+    for where in (rules_module, docindex_module):
+        monkeypatch.setattr(where, "quote_facts", lambda text, pos, quote, *a: computed.append(quote)
+                            or real(text, pos, quote, *a))
+
+    def edited(i: int) -> str:  # line i with another query: re-analysed, its quote unchanged
+        return "\n".join(line.replace("What does", "So what does") if n == i else line
+                         for n, line in enumerate(lines)) + "\n"
+
+    again = analyzer.analyze(path, edited(0))
+    assert computed == []  # the cold start's facts of "depends on…" served the edited line
+    assert [d.code for d in again.diagnostics] == [d.code for d in cold.diagnostics]
+    faq = corpus.docs["faq.md"]
+    analyzer.set_corpus(corpus.with_document(faq.path, faq.raw + "\nMore text.\n"))
+    analyzer.analyze(path, edited(1))
+    # guide.md did not change: its facts stay; faq.md did: its quote is found again in the new text
+    assert computed == ["offsets break whenever"]
