@@ -4,17 +4,25 @@ This is the one function both front ends call: the CLI on a file from disk, the 
 buffer as typed. The findings themselves come from ``rules.py`` and the results are the plain
 values of ``model.py``; this module only decides what to recompute. Parsing and resolving are per
 line, and each line's result is cached per questions file by the line's text and the versions of
-the documents it quotes, so a keystroke re-parses and re-resolves only the lines whose text
-changed (and a corpus edit only the lines quoting the edited document). Every analysis still
-walks the whole file: it splits the text, looks each line up in the cache (checking its
-documents only when the corpus changed since), reuses the placed findings of lines whose number
-and result are unchanged, and reruns the set-level rules and the final sort over all records.
+the documents it quotes. An analysis compares the file's lines with those of its previous
+analysis (in C, from both ends) and works only on the window that changed: its lines are looked
+up or analysed, their records and placed findings are spliced in, the set-level counts
+(``rules.SetTally``) lose the old records and gain the new ones, and the records after the
+window are renumbered only when the number of lines changed. After a corpus change, the lines
+quoting a changed document are found through an index (document → line texts) and analysed
+again wherever they sit. So a keystroke costs the edited lines, not the file, and the result is
+always the cold analysis's.
 """
 
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass
+import heapq
+from bisect import bisect_left
+from collections import Counter
+from dataclasses import dataclass, field
+from itertools import compress, count
+from operator import attrgetter, ne
 from pathlib import Path
 
 from . import docindex, quoteindex, rules
@@ -27,6 +35,7 @@ from .scoring import HitRule
 
 #: an analysis that analysed this many lines afresh freezes what it made (``gc.freeze``)
 FREEZE_AFTER = 1000
+_LINE = attrgetter("line")
 #: the occurrences of a quote found ahead of time: those a finding lists, and one more
 LIMIT = rules.MAX_LISTED_OCCURRENCES + 1
 
@@ -45,22 +54,68 @@ def cold_quotes(lines: list[str], parsed: dict[str, tuple], docs=None) -> dict[s
     return wanted
 
 
+def _order(d: Diagnostic) -> tuple[int, int, str]:
+    """The order of an analysis's findings."""
+    return d.range.line, d.range.column, d.code
+
+
 @dataclass
 class _FileCache:
     """What the previous analysis of one questions file leaves for the next one."""
 
-    #: line text → its result, each checked against the corpus of ``generation``
-    lines: dict[str, LineResult]
-    #: line number → that line's record and its findings moved into place
-    placed: dict[int, tuple[RecordLine, list[Diagnostic]]]
-    generation: int
+    #: the file's lines
+    texts: list[str] = field(default_factory=list)
+    #: the record of every line that is not skipped, in line order (never changed in place: an
+    #: analysis handed out holds it)
+    records: list[RecordLine] = field(default_factory=list)
+    #: line number → that line's findings moved into place, in order (lines with findings only)
+    placed: dict[int, list[Diagnostic]] = field(default_factory=dict)
+    #: text of a record line → its result, checked against ``corpus``, and how many lines have it
+    results: dict[str, LineResult] = field(default_factory=dict)
+    uses: Counter = field(default_factory=Counter)
+    #: doc id → the texts in ``results`` whose result depends on that document
+    by_doc: dict[str, set[str]] = field(default_factory=dict)
+    tally: rules.SetTally = field(default_factory=rules.SetTally)
+    corpus: Corpus | None = None
+
+    def keep(self, line: str, result: LineResult) -> None:
+        """Cache ``result`` for the text ``line`` (replacing its previous result)."""
+        self.forget(line)
+        self.results[line] = result
+        for doc_id, _ in result.deps:
+            self.by_doc.setdefault(doc_id, set()).add(line)
+
+    def forget(self, line: str) -> None:
+        old = self.results.pop(line, None)
+        for doc_id, _ in old.deps if old is not None else ():
+            self.by_doc[doc_id].discard(line)
+
+
+def changed_window(old: list[str], new: list[str]) -> tuple[int, int, int]:
+    """(first, old_end, new_end): ``old[first:old_end]`` became ``new[first:new_end]``, the lines
+    before and after being the same (compared in C, stopping at the first difference)."""
+    n = min(len(old), len(new))
+    first = next(compress(count(), map(ne, old, new)), n)
+    same_end = min(next(compress(count(), map(ne, reversed(old), reversed(new))), n), n - first)
+    return first, len(old) - same_end, len(new) - same_end
+
+
+def changed_docs(before: Corpus, now: Corpus) -> set[str]:
+    """The documents (readable or broken) that are not the same object in both corpora: edited,
+    added or removed (an unchanged document is carried over as the same object)."""
+    return {d for docs in ((before.docs, now.docs), (before.broken, now.broken))
+            for d in docs[0].keys() | docs[1].keys() if docs[0].get(d) is not docs[1].get(d)}
+
+
+def _has_spans(results: list[LineResult]) -> bool:
+    return any(r.span is not None for result in results for r in result.resolved)
 
 
 class Analyzer:
     """Analyses questions files against one corpus, reusing per-line results across calls.
 
-    Each questions file (by path) keeps its own cache of the lines of its previous analysis, so
-    several files of one set never evict each other's results.
+    Each questions file (by path) keeps its own cache of its previous analysis, so several files
+    of one set never evict each other's results.
     """
 
     def __init__(self, corpus: Corpus, hit_rule: HitRule, settings: rules.SetRules = rules.SetRules()):
@@ -72,8 +127,6 @@ class Analyzer:
         #: document is) and, for the analysis under way, each cold line's parse (none twice)
         self._found: rules.Found = {}
         self._parsed: dict[str, tuple] = {}
-        #: bumped by every ``set_corpus``: cached lines of an older generation are rechecked
-        self._generation = 0
         #: let go of each document's text once its facts are known (a command-line check)
         self.lean = False
         #: what was learnt before the next analysis (``prime``), used by it instead of starting empty
@@ -87,7 +140,6 @@ class Analyzer:
         self._found = {key: f for key, f in self._found.items()
                        if corpus.docs.get(key[0]) is self.corpus.docs.get(key[0]) is not None}
         self.corpus = corpus
-        self._generation += 1
 
     def _fresh(self, result: LineResult) -> bool:
         docs = self.corpus.docs
@@ -97,7 +149,18 @@ class Analyzer:
                 return False
         return True
 
-    def analyze(self, path: Path, text: str) -> Analysis:
+    def _stale(self, cache: _FileCache) -> set[str]:
+        """The cached lines whose documents changed since the file's previous analysis (found
+        through ``by_doc``: the lines quoting other documents are not looked at)."""
+        before, now = cache.corpus, self.corpus
+        if before is None or before is now:
+            return set()
+        changed = changed_docs(before, now)
+        candidates = set().union(*(cache.by_doc.get(d, ()) for d in changed))
+        return {line for line in candidates if not self._fresh(cache.results[line])}
+
+    def analyze(self, path: Path, text: str | list[str]) -> Analysis:
+        """The analysis of the questions file ``path`` holding ``text`` (or its ``split_lines``)."""
         # A cold analysis makes millions of objects that all live on: collections during it
         # only traverse them again and again, and after it they are frozen out of every later
         # full collection (which in the server would otherwise stall a keystroke ~0.5 s).
@@ -105,6 +168,9 @@ class Analyzer:
         gc.disable()
         try:
             analysis, analysed = self._analyze(path, text)
+        except BaseException:  # a cache left half-updated would corrupt every later analysis
+            self._files.pop(path, None)
+            raise
         finally:
             if collecting:
                 gc.enable()
@@ -112,47 +178,77 @@ class Analyzer:
             gc.freeze()
         return analysis
 
-    def _analyze(self, path: Path, text: str) -> tuple[Analysis, int]:
+    def _analyze(self, path: Path, text: str | list[str]) -> tuple[Analysis, int]:
         """The analysis, and how many lines were analysed afresh."""
-        analysed = 0
-        previous = self._files.get(path) or _FileCache({}, {}, -1)
-        # every line cached by the previous analysis was checked against the corpus of its
-        # generation: after a corpus change, each is checked once against its documents
-        checked = previous.generation == self._generation
-        lines: dict[str, LineResult] = {}
-        placed: dict[int, tuple[RecordLine, list[Diagnostic]]] = {}
-        records: list[RecordLine] = []
-        diagnostics: list[Diagnostic] = []
+        cache = self._files.setdefault(path, _FileCache())
+        texts = list(text) if isinstance(text, list) else split_lines(text)
+        first, old_end, new_end = changed_window(cache.texts, texts)
+        shift = new_end - old_end
         if self._primed is not None:  # what a cold start learnt before this analyzer existed
             (self._found, self._parsed), self._primed = self._primed, None
         else:  # facts stay while their documents do (``set_corpus``); parses are of one analysis
             self._parsed = {}
-        all_lines = split_lines(text)
-        stale = set() if checked else {line for line, r in previous.lines.items() if not self._fresh(r)}
-        if stale or len(all_lines) - len(previous.lines) >= quoteindex.MIN_QUOTES:  # many to resolve
-            self._prefetch([line for line in all_lines if (line not in previous.lines or line in stale)
-                            and not is_skipped(line)])
-        previous_lines, previous_placed = previous.lines, previous.placed
-        for no, line in enumerate(all_lines):
-            result = lines.get(line)
-            if result is None:
-                result = previous_lines.get(line)  # only records are cached: a hit is no comment
-                if result is None or line in stale:
-                    if is_skipped(line):
-                        continue
-                    result = self._analyze_line(line)
-                    analysed += 1
-                lines[line] = result
-            entry = previous_placed.get(no)
-            if entry is None or entry[0].result is not result:
-                entry = RecordLine(no, result), [d.moved_to(no, path) for d in result.diagnostics]
-            placed[no] = entry
-            records.append(entry[0])
-            diagnostics.extend(entry[1])
-        self._files[path] = _FileCache(lines, placed, self._generation)
-        diagnostics.extend(rules.set_rules(self.corpus, path, text, records, self.settings))
-        diagnostics.sort(key=lambda d: (d.range.line, d.range.column, d.code))
-        return Analysis(path, records, diagnostics), analysed
+        stale = self._stale(cache)
+        window = texts[first:new_end]
+        todo = [line for line in dict.fromkeys(window) if line not in cache.results and not is_skipped(line)]
+        todo += stale
+        if stale or len(todo) >= quoteindex.MIN_QUOTES:  # many to resolve
+            self._prefetch(todo)
+        fresh = {line: self._analyze_line(line) for line in todo}
+
+        # the window: its old records and findings out, its new ones in, the lines after moved
+        records, placed = cache.records, cache.placed
+        lo, hi = bisect_left(records, first, key=_LINE), bisect_left(records, old_end, key=_LINE)
+        removed = [r.result for r in records[lo:hi]]
+        for no in range(first, old_end):
+            placed.pop(no, None)
+        tail = records[hi:]
+        if shift:
+            after = [no for no in placed if no >= old_end]
+            placed.update({no + shift: [d.moved_to(no + shift, path) for d in placed.pop(no)] for no in after})
+            tail = [RecordLine(r.line + shift, r.result) for r in tail]
+        middle = []
+        for no, line in enumerate(window, first):
+            result = fresh.get(line) or cache.results.get(line)
+            if result is not None:
+                middle.append(self._place(path, RecordLine(no, result), placed))
+        records = records[:lo] + middle + tail
+        added = [r.result for r in middle]
+        if stale:  # lines outside the window whose documents changed
+            before = {id(cache.results[line]): fresh[line] for line in stale}
+            for i, r in enumerate(records):
+                result = before.get(id(r.result))
+                if result is not None:
+                    removed.append(r.result)
+                    added.append(result)
+                    placed.pop(r.line, None)
+                    records[i] = self._place(path, RecordLine(r.line, result), placed)
+
+        # the cache follows: texts in use, their results and the documents they depend on
+        for line, result in fresh.items():
+            cache.keep(line, result)
+        cache.uses.update(line for line in window if line in cache.results)
+        cache.uses.subtract(line for line in cache.texts[first:old_end] if line in cache.results)
+        for line in {line for line in cache.texts[first:old_end]} | fresh.keys():
+            if cache.uses[line] <= 0:
+                cache.uses.pop(line, None)
+                cache.forget(line)
+        spans_changed = cache.corpus is None or bool(shift and tail) or _has_spans(removed) or _has_spans(added)
+        cache.texts, cache.records, cache.corpus = texts, records, self.corpus
+
+        cache.tally.update(removed, added, bool(shift))
+        found = rules.set_rules(self.corpus, path, texts[0], records, cache.tally, self.settings)
+        line_findings = [d for no in sorted(placed) for d in placed[no]]
+        diagnostics = list(heapq.merge(line_findings, sorted(found, key=_order), key=_order))
+        return Analysis(path, records, diagnostics, cache.tally.n_records, spans_changed), len(fresh)
+
+    @staticmethod
+    def _place(path: Path, record: RecordLine, placed: dict[int, list[Diagnostic]]) -> RecordLine:
+        """``record`` with its findings moved to its line (into ``placed``)."""
+        if record.result.diagnostics:
+            placed[record.line] = sorted((d.moved_to(record.line, path) for d in record.result.diagnostics),
+                                         key=_order)
+        return record
 
     def prime(self, found: rules.Found, parsed: dict[str, tuple]) -> None:
         """Facts and parses a cold start learnt before this analyzer existed (``cold_quotes`` and

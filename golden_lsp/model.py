@@ -83,6 +83,11 @@ class Analysis:
     path: Path
     records: list[RecordLine]
     diagnostics: list[Diagnostic]
+    #: how many records parsed (the engine counts them as it goes; None: counted when asked)
+    n_records: int | None = None
+    #: False when the engine knows that no span and no labelled record moved since the previous
+    #: analysis of this file (what the corpus side shows is unchanged)
+    spans_changed: bool = True
 
     @property
     def has_errors(self) -> bool:
@@ -104,7 +109,8 @@ class Analysis:
     @cached_property
     def _counts(self) -> dict[str, int]:
         by = Counter(d.severity for d in self.diagnostics)
-        return {"records": sum(1 for r in self.records if r.result.record is not None),
+        n = self.n_records
+        return {"records": sum(1 for r in self.records if r.result.record is not None) if n is None else n,
                 "errors": by[Severity.ERROR], "warnings": by[Severity.WARNING]}
 
     def counts(self) -> dict[str, int]:

@@ -81,7 +81,7 @@ class GoldenSet:
         except NotUtf8Error as exc:
             raise ConfigError(f"questions file {display(path)} is {exc}") from None
 
-    def analyze(self, text: str | None = None, path: Path | None = None) -> Analysis:
+    def analyze(self, text: str | list[str] | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
         text = self.read_questions(path) if text is None else text
         try:
@@ -140,9 +140,10 @@ class GoldenSet:
             raise ConfigError(f"cannot finish an interrupted build: {display(exc.filename or '')}: "
                               f"{exc.strerror or exc}") from None
 
-    def check(self, text: str | None = None, path: Path | None = None) -> Analysis:
-        """Every finding for a questions file; for the configured one, staleness of the derived files
-        (after finishing an interrupted build, the first time)."""
+    def check(self, text: str | list[str] | None = None, path: Path | None = None) -> Analysis:
+        """Every finding for a questions file (its text, or its lines: an editor buffer's); for the
+        configured one, staleness of the derived files (after finishing an interrupted build, the
+        first time)."""
         analysis = self.analyze(text, path)
         if analysis.path.resolve() != self.questions_path.resolve():
             return analysis

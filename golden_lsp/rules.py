@@ -1,19 +1,19 @@
 """The rules: every finding golden-lsp makes about a locator, a record and the whole set.
 
 A rule reads a parsed record (``questions.py``) and the corpus, and returns plain model values
-(``model.py``) and ``Diagnostic``s; it keeps no state and knows nothing of caching, which is the
-engine's business (``analysis.py``). So each rule can be read, tested and changed on its own, and
-a new finding is added here and in ``diagnostics.CODES`` and nowhere else. Per-line findings are
-placed on line 0 of no file (``Diagnostic.at_columns``); the engine moves them into place.
+(``model.py``) and ``Diagnostic``s; it knows nothing of caching, which is the engine's business
+(``analysis.py``). So each rule can be read, tested and changed on its own, and a new finding is
+added here and in ``diagnostics.CODES`` and nowhere else. Per-line findings are placed on line 0
+of no file (``Diagnostic.at_columns``); the engine moves them into place. The set-level rules read
+counts over the records (``SetTally``) that the engine updates with the records that changed, so
+a keystroke costs the changed records, not the whole set.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import Counter
 from dataclasses import dataclass
-from itertools import chain
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
 from typing import Mapping
@@ -33,8 +33,6 @@ MAX_DOC_SHARE = 0.6
 #: occurrences of an ambiguous quote listed as related locations and counted (beyond: "more than 20")
 MAX_LISTED_OCCURRENCES = 20
 
-#: the first line of a questions file, where set-level findings sit (lines end at \n, \r\n or \r)
-_FIRST_LINE = re.compile(r"[^\r\n]*")
 
 
 @dataclass(frozen=True)
@@ -264,47 +262,114 @@ def with_severities(diags: list[Diagnostic], table: Mapping[str, str]) -> list[D
 
 # --- the whole set ----------------------------------------------------------------------------
 
-def set_rules(corpus: Corpus, path: Path, text: str, records: list[RecordLine],
+#: the record values whose repeats are findings (duplicate-id, duplicate-query), in finding order
+_UNIQUE = ("id", "query")
+#: the splits whose records must not share queries or spans (split-leak)
+_LEAKING = ("dev", "test")
+
+
+class SetTally:
+    """What the set-level rules count over one file's records, kept from one analysis to the next.
+
+    These rules run on every keystroke over every record, so the engine hands in only the
+    records that changed (``update``: the results removed and added) and the counts follow; the
+    findings that name records (duplicates, split leaks) are kept and found again only when a
+    changed record takes part in them or records moved to other lines. The tally is the rules'
+    own memo and holds nothing the engine reads.
+    """
+
+    def __init__(self) -> None:
+        self.n_records = 0
+        self.values: dict[str, Counter] = {name: Counter() for name in _UNIQUE}
+        #: per name, the values held by more than one record
+        self.repeated: dict[str, set] = {name: set() for name in _UNIQUE}
+        self.spans: Counter = Counter()  # doc → spans in it (one per locator)
+        self.query_types: Counter = Counter()
+        self.splits: Counter = Counter()
+        #: the duplicate and split-leak findings of the current records (None: to be found again)
+        self.duplicates: list[Diagnostic] | None = None
+        self.leaks: list[Diagnostic] | None = None
+
+    def update(self, removed: list[LineResult], added: list[LineResult], moved: bool) -> None:
+        """Records ``removed`` left the file and ``added`` came (``moved``: later lines shifted)."""
+        stale_duplicates = stale_leaks = moved
+        for results, sign in ((removed, -1), (added, 1)):
+            for result in results:
+                record = result.record
+                if record is None:
+                    continue
+                self.n_records += sign
+                for name in _UNIQUE:
+                    value = getattr(record, name)
+                    if value is None:
+                        continue
+                    counter = self.values[name]
+                    before = counter[value]
+                    after = counter[value] = before + sign
+                    if after == 0:
+                        del counter[value]
+                    if max(before, after) > 1:
+                        stale_duplicates = True
+                        (self.repeated[name].add if after > 1 else self.repeated[name].discard)(value)
+                for doc in result.span_docs:
+                    self.spans[doc] += sign
+                self.query_types[record.query_type] += sign
+                self.splits[record.split] += sign
+                stale_leaks = stale_leaks or record.split in _LEAKING
+        if stale_duplicates:
+            self.duplicates = None
+        if stale_leaks:
+            self.leaks = None
+
+
+def set_rules(corpus: Corpus, path: Path, first_line: str, records: list[RecordLine], tally: SetTally,
               settings: SetRules = SetRules()) -> list[Diagnostic]:
+    """The set-level findings of a file whose first line is ``first_line`` and whose records are
+    ``records``, counted in ``tally``."""
     out: list[Diagnostic] = []
-    top = Range.on_line(0, 0, _FIRST_LINE.match(text).end())
-    # This runs on every keystroke over every record: count with C-level Counters, and walk
-    # the records again only for the rare values that repeat.
-    recs = [r for r in records if r.result.record is not None]
-    n_records = len(recs)
-    for name in ("id", "query"):
-        values = [getattr(r.result.record, name) for r in recs]
-        repeated = {v for v, n in Counter(values).items() if n > 1 and v is not None}
-        first: dict[str, RecordLine] = {}
-        for r, value in zip(recs, values) if repeated else ():
-            if value in repeated and first.setdefault(value, r) is not r:
-                out.append(duplicate(path, name, value, first[value], r))
-    spans = Counter(chain.from_iterable(r.result.span_docs for r in recs))
-    for doc_id in [d for d in spans if d not in corpus.docs]:
-        del spans[doc_id]
+    top = Range.on_line(0, 0, len(first_line))
+    if tally.duplicates is None:
+        tally.duplicates = duplicates(path, records, tally.repeated)
+    out.extend(tally.duplicates)
+    spans = {doc_id: n for doc_id, n in tally.spans.items() if n > 0 and doc_id in corpus.docs}
+    n_records = tally.n_records
     if n_records < MIN_RECORDS:
         out.append(Diagnostic("too-few-records", f"{plural(n_records, 'record')}: a golden set needs at least "
                               f"{MIN_RECORDS} to measure anything", path, top))
     total = sum(spans.values())
-    for doc_id, n in spans.items():
+    for doc_id, n in spans.items():  # at most one document holds more than half the spans
         if total and n / total > MAX_DOC_SHARE:
             out.append(Diagnostic("doc-dominates", f"{doc_id} holds {n} of {total} spans "
                                   f"({n / total:.0%} > {MAX_DOC_SHARE:.0%}): the set is lopsided", path, top))
     for doc_id, doc in corpus.docs.items():
-        if spans[doc_id] == 0 and n_records:
+        if doc_id not in spans and n_records:
             related = Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
             out.append(Diagnostic("doc-unlabelled", f"no question points into {doc_id}", path, top, (related,)))
-    if settings.required_query_types:
-        present = set(map(_QUERY_TYPE, recs)) if may_hold(text, "query_type") else set()
-        for qt in settings.required_query_types:
-            if qt not in present:
-                out.append(Diagnostic("query-type-missing", f"no record has query_type {qt!r} "
-                                      "(required_query_types)", path, top))
-    if may_hold(text, "split"):
-        out.extend(split_leaks(path, recs))
+    for qt in settings.required_query_types:
+        if tally.query_types[qt] <= 0:
+            out.append(Diagnostic("query-type-missing", f"no record has query_type {qt!r} "
+                                  "(required_query_types)", path, top))
+    if all(tally.splits[s] > 0 for s in _LEAKING):
+        if tally.leaks is None:
+            tally.leaks = split_leaks(path, [r for r in records if r.result.record is not None])
+        out.extend(tally.leaks)
     for broken in corpus.broken.values():
         out.append(Diagnostic("corpus-error", f"{broken.doc_id}: {broken.message}", broken.path,
                               Range.on_line(broken.line, broken.column, broken.column + 1)))
+    return out
+
+
+def duplicates(path: Path, records: list[RecordLine], repeated: dict[str, set]) -> list[Diagnostic]:
+    """duplicate-id and duplicate-query: each record holding a value an earlier record holds
+    (``repeated``: the values held more than once; the records are walked only when there are any)."""
+    out = []
+    for name in _UNIQUE:
+        values = repeated[name]
+        first: dict[str, RecordLine] = {}
+        for r in records if values else ():
+            value = getattr(r.result.record, name, None)
+            if value in values and first.setdefault(value, r) is not r:
+                out.append(duplicate(path, name, value, first[value], r))
     return out
 
 
@@ -317,13 +382,7 @@ def duplicate(path: Path, name: str, value: str, first: RecordLine, again: Recor
                       path, Range.on_line(again.line, s, e), (related,))
 
 
-def may_hold(text: str, key: str) -> bool:
-    """Could any record of ``text`` have ``key``? A key is written literally or with an escape,
-    so one C-level search rules it out for a set that does not use it (on every keystroke)."""
-    return f'"{key}"' in text or "\\" in text
-
-
-_SPLIT, _QUERY_TYPE = attrgetter("result.record.split"), attrgetter("result.record.query_type")
+_SPLIT = attrgetter("result.record.split")
 
 
 def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:

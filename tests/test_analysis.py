@@ -275,10 +275,12 @@ def test_unchanged_corpus_skips_the_document_check_and_placed_findings_are_reuse
     moved = only(shifted, "quote-not-found")
     assert moved is not before and moved.range == before.range.moved_to(before.range.line + 1)
     assert checks == []
-    # after a corpus change every kept line is checked against the documents it quotes once
+    # after a corpus change, exactly the kept lines quoting the changed document are checked, once
     analyzer.set_corpus(corpus.with_document(corpus.docs["faq.md"].path, FAQ + "\nMore text.\n"))
     analyzer.analyze(path, text)
-    assert len(checks) == len(set(SAMPLE_LINES) - {"", SAMPLE_LINES[0]}) + 1
+    quoting = {line for line in lines if '"faq.md"' in line}
+    assert len(checks) == len(quoting) and 0 < len(quoting) < len(set(lines) - {"", lines[0]})
+    assert all("faq.md" in dict(result.deps) for result in checks)
     checks.clear()
     analyzer.analyze(path, text)
     assert checks == []
@@ -331,7 +333,7 @@ def test_ambiguous_count_stops_after_the_listed_occurrences(tmp_path):
 def test_config_error_is_a_declared_error_code():
     assert CODES["config-error"] is Severity.ERROR
     assert set(Severity) == {Severity.ERROR, Severity.WARNING, Severity.INFO}  # info: a set's [severity]
-    assert {f.name for f in fields(Analysis)} == {"path", "records", "diagnostics"}
+    assert {f.name for f in fields(Analysis)} == {"path", "records", "diagnostics", "n_records", "spans_changed"}
 
 
 def test_a_cold_start_facts_serve_later_edits_until_their_document_changes(tmp_path, monkeypatch):

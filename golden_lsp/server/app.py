@@ -29,15 +29,18 @@ from ..project import GoldenSet
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, Converted, editor_counts
 from .positions import Buffer
-from .protocol import StrictProtocol, serve_stdio
+from .protocol import Encoded, StrictProtocol, serve_stdio
 from .view import CorpusView, Source, View
 from .watch import CorpusWatcher
 from .workspace import GoldenSets, document_path
 
-#: seconds of quiet after a keystroke in a questions file before re-analysing it
-DEBOUNCE = 0.015
-#: the same for a corpus chapter: re-chunking a large chapter per keystroke would queue work
-CORPUS_DEBOUNCE = 0.05
+#: seconds of quiet after a keystroke in a questions file before re-analysing it: changes sent
+#: together (a paste, several cursors) arrive within it; a keystroke's analysis costs a few ms
+DEBOUNCE = 0.005
+#: the same for a corpus chapter: long enough to take a burst of key repeats as one edit (the
+#: republish runs on the loop, so keys typed while it runs are applied together afterwards and
+#: work never queues up); every millisecond of it is latency of the republish
+CORPUS_DEBOUNCE = 0.02
 STATUS_NOTIFICATION = "golden-lsp/status"
 REPORT_COMMAND = "golden-lsp.report"
 WATCHED = ("**/*.md", "**/golden-lsp.toml", "**/pyproject.toml", "**/*.jsonl", "**/*.json")
@@ -69,7 +72,7 @@ class GoldenServer(LanguageServer):
                          protocol_cls=BufferedProtocol)
         self.buffers: dict[str, Buffer] = {}
         #: the LSP form of each file's last diagnostics (a keystroke converts its line's only)
-        self.converted = Converted()
+        self.converted = Converted(self.protocol.encode)
         self.sets = GoldenSets()
         self.encoding: str = types.PositionEncodingKind.Utf16
         #: bumped whenever the corpus or config changes under the open documents
@@ -87,6 +90,9 @@ class GoldenServer(LanguageServer):
         #: the client pulls diagnostics (textDocument/diagnostic); else they are pushed
         self.pull_diagnostics = False
         self._tasks: set[asyncio.Future] = set()
+        #: open questions files analysed with changed spans since their last publish (the labels a
+        #: chapter shows changed: its code lenses are refreshed)
+        self._labels_changed: set[str] = set()
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         self.log_error(f"{type(error).__name__}: {error}")
@@ -118,8 +124,10 @@ class GoldenServer(LanguageServer):
         if cached and cached[0] == buf.version and cached[1] == self.generation:
             return cached[2]
         golden = self.sets.golden_set_for(path)
-        view = View(uri, path, buf, golden, golden.check(buf.text, path))
+        view = View(uri, path, buf, golden, golden.check(buf.lines, path))
         self._views[uri] = (buf.version, self.generation, view)
+        if view.analysis.spans_changed:
+            self._labels_changed.add(uri)
         return view
 
     def request_view(self, uri: str) -> View | None:
@@ -135,6 +143,7 @@ class GoldenServer(LanguageServer):
         self._views.pop(uri, None)
         self.converted.forget(uri)
         self.last_edited.pop(uri, None)
+        self._labels_changed.discard(uri)
 
     def disk_view(self, golden: GoldenSet, path: Path) -> View:
         """A questions file that is not open, analysed from its saved text (re-read when it changes)."""
@@ -241,13 +250,13 @@ class GoldenServer(LanguageServer):
         if self.watcher is not None:
             self.watcher.watch(self.sets.corpus_roots())
         if not self.pull_diagnostics:
-            diagnostics = self.converted.diagnostics(view)
-            self.text_document_publish_diagnostics(
-                types.PublishDiagnosticsParams(uri, diagnostics, version=view.buffer.version))
+            self.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, self.converted.publish_params(view))
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
                                                    "corpus": str(view.golden.corpus.root)})
-        if any(self.path_of(u) in self.sets.corpus_buffers for u in self.buffers):
-            self.refresh(code_lens=True)  # the labels a chapter shows changed
+        if uri in self._labels_changed:
+            self._labels_changed.discard(uri)
+            if any(self.path_of(u) in self.sets.corpus_buffers for u in self.buffers):
+                self.refresh(code_lens=True)  # the labels a chapter shows changed
 
     @staticmethod
     def config_error_diagnostic(message: str) -> types.Diagnostic:
@@ -517,7 +526,7 @@ def on_workspace_symbol(ls: GoldenServer, params: types.WorkspaceSymbolParams) -
 @server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
     inter_file_dependencies=True, workspace_diagnostics=False, identifier=SOURCE))
 @guarded
-def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport:
+def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport | Encoded:
     uri = params.text_document.uri
     # a client that pulls but cannot be told to pull again is pushed to: an empty pull report
     # keeps it from showing every finding twice, once stale
@@ -530,8 +539,7 @@ def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> t
     result_id = f"{ls.generation}:{view.buffer.version}:{id(view)}"
     if params.previous_result_id == result_id:
         return types.RelatedUnchangedDocumentDiagnosticReport(result_id)
-    return types.RelatedFullDocumentDiagnosticReport(
-        ls.converted.diagnostics(view), result_id=result_id)
+    return Encoded(ls.converted.full_report(view, result_id))
 
 
 @server.command(labels.OPEN_RECORD_COMMAND)

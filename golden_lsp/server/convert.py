@@ -2,13 +2,20 @@
 
 Codes, messages and severities are the CLI's own, with one editor-specific choice: a stale
 artifact or manifest is a hint in the editor (with the build as its fix), because it is the
-expected state while the author is still editing and only CI must refuse it.
+expected state while the author is still editing and only CI must refuse it. What was converted
+is kept per file (``Converted``), as LSP objects and as JSON text, so a keystroke converts and
+serialises only the findings that changed.
 """
 
 from __future__ import annotations
 
+import json
+from typing import Callable
+
 from lsprotocol import types
 
+from ..analysis import changed_docs
+from ..corpus import Corpus
 from ..model import Analysis
 from ..diagnostics import Diagnostic, Severity
 from .view import View
@@ -39,27 +46,50 @@ class Converted:
     """Each questions file's last LSP diagnostics, kept with the core findings they came from.
 
     The engine hands back the very same ``Diagnostic`` object for a line whose text, number and
-    documents did not change, so on a keystroke only the findings of the edited line (and the
-    set-level ones) are converted again; a new corpus or position encoding converts everything.
+    documents did not change, so on a keystroke only the findings of the edited lines (and the
+    set-level ones that changed) are converted again; after a corpus edit, only the findings
+    pointing into a changed document; a new position encoding converts everything. Each kept
+    diagnostic also keeps its JSON text (``encode``, made when first sent), so a push or a pull
+    sends the cached parts as they are instead of serialising hundreds of diagnostics per keystroke.
     """
 
-    def __init__(self) -> None:
-        self._files: dict[str, tuple[object, str, dict[int, tuple[Diagnostic, types.Diagnostic]]]] = {}
+    def __init__(self, encode: Callable[[types.Diagnostic], str]) -> None:
+        self._encode = encode
+        #: uri → (corpus, encoding, id(core finding) → [finding, LSP diagnostic, JSON text or None])
+        self._files: dict[str, tuple[Corpus, str, dict[int, list]]] = {}
 
-    def diagnostics(self, view: View) -> list[types.Diagnostic]:
+    def _entries(self, view: View) -> list[list]:
         corpus, encoding = view.golden.corpus, view.buffer.encoding
         kept = self._files.get(view.uri)
-        before = kept[2] if kept is not None and kept[0] is corpus and kept[1] == encoding else {}
-        now: dict[int, tuple[Diagnostic, types.Diagnostic]] = {}
+        before = kept[2] if kept is not None and kept[1] == encoding else {}
+        changed = changed_docs(kept[0], corpus) if kept is not None and kept[0] is not corpus else set()
+        now: dict[int, list] = {}
         out = []
         for d in view.analysis.diagnostics:
             entry = before.get(id(d))
-            if entry is None or entry[0] is not d:
-                entry = d, to_lsp(view, d)
+            if entry is None or entry[0] is not d or changed and any(r.doc_id in changed for r in d.related):
+                entry = [d, to_lsp(view, d), None]
             now[id(d)] = entry
-            out.append(entry[1])
+            out.append(entry)
         self._files[view.uri] = (corpus, encoding, now)
         return out
+
+    def encoded(self, view: View) -> str:
+        """The JSON text of the list of ``view``'s LSP diagnostics."""
+        entries = self._entries(view)
+        for entry in entries:
+            if entry[2] is None:
+                entry[2] = self._encode(entry[1])
+        return f'[{", ".join(e[2] for e in entries)}]'
+
+    def publish_params(self, view: View) -> str:
+        """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view``."""
+        version = "" if view.buffer.version is None else f', "version": {view.buffer.version}'
+        return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": {self.encoded(view)}{version}}}'
+
+    def full_report(self, view: View, result_id: str) -> str:
+        """The JSON text of the full ``textDocument/diagnostic`` report of ``view`` (a pull)."""
+        return f'{{"kind": "full", "resultId": {json.dumps(result_id)}, "items": {self.encoded(view)}}}'
 
     def forget(self, uri: str) -> None:
         self._files.pop(uri, None)

@@ -10,12 +10,16 @@ the process with status 0. This module replaces the loop and the first steps of 
 and a JSON string holds no raw line break — so it marks a real header wherever it appears), and
 ``StrictProtocol`` answers what cannot be handled with the JSON-RPC error the spec names: -32700
 for a body that is not JSON, -32600 for a message that is not a request or arrives after
-``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling.
+``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling, except
+one way out: a notification (``notify_encoded``) or a request's result (``Encoded``) that the
+server already holds as JSON text (its cached diagnostics) is sent as it is, skipping pygls'
+serialisation of the whole message.
 """
 
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import os
 import re
@@ -153,6 +157,37 @@ class StrictProtocol(LanguageServerProtocol):
 
     def send_error(self, msg_id: int | str | None, code: int, message: str) -> None:
         self._send_data({"jsonrpc": self.VERSION, "id": msg_id, "error": {"code": code, "message": message}})
+
+    def encode(self, value: Any) -> str:
+        """The JSON text of an LSP value as pygls sends it within a message."""
+        return json.dumps(self._converter.unstructure(value))
+
+    def notify_encoded(self, method: str, params: str) -> None:
+        """Send a notification whose params are JSON text already (parts the server keeps
+        encoded are sent as they are, never unstructured and serialised again)."""
+        self._write(f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}')
+
+    def _send_response(self, msg_id, result=None, error=None) -> None:
+        if error is None and isinstance(result, Encoded):  # a handler's result that is JSON text already
+            self._result_types.pop(msg_id, None)
+            self._write(f'{{"jsonrpc": "{self.VERSION}", "id": {json.dumps(msg_id)}, "result": {result}}}')
+        else:
+            super()._send_response(msg_id, result, error)
+
+    def _write(self, body: str) -> None:
+        """Frame and write one message body, as pygls does."""
+        if self.writer is None:
+            return
+        data = body.encode()
+        header = (f"Content-Length: {len(data)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+                  if self._include_headers else "")
+        written = self.writer.write(header.encode() + data)
+        if inspect.isawaitable(written):
+            asyncio.ensure_future(written)
+
+
+class Encoded(str):
+    """The JSON text of a request's result, which the handler made itself (sent as it is)."""
 
 
 def serve_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:

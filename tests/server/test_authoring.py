@@ -148,6 +148,33 @@ async def test_code_lens_above_each_labelled_block_opens_the_record(client: Lang
     assert await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
 
 
+async def test_code_lenses_are_refreshed_only_when_labels_change(client: LanguageClient, golden_dir: Path):
+    q = golden_dir / "questions.jsonl"
+    open_doc(client, golden_dir / "corpus" / CHAPTER)
+    text = q.read_text(encoding="utf-8") + "// a note\n"
+    uri = open_doc(client, q, text)
+
+    async def lens_refreshes() -> int:
+        # a request answered after the last publish: any refresh sent with it has arrived
+        await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
+                                                                 types.Position(0, 0)))
+        return client.refreshes.count(types.WORKSPACE_CODE_LENS_REFRESH)
+
+    async def lens_refreshes_after(version: int, new_text: str) -> int:
+        before = await lens_refreshes()
+        change_doc(client, uri, version, new_text)
+        await published(client, uri, lambda p: p.version == version)
+        return await lens_refreshes() - before
+
+    await published(client, uri, lambda p: p.version == 1)
+
+    assert await lens_refreshes_after(2, text.replace("// a note", "// a longer note")) == 0
+    line, rec = records(q)["ex001"]
+    lines = text.split("\n")
+    lines[line] = json.dumps({**rec, "id": "ex001-renamed"})  # a record with spans changed
+    assert await lens_refreshes_after(3, "\n".join(lines)) == 1
+
+
 async def test_hover_and_references_on_a_block_labelled_twice(client: LanguageClient, golden_dir: Path):
     q = golden_dir / "questions.jsonl"
     path = golden_dir / "corpus" / CHAPTER

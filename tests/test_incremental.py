@@ -1,0 +1,190 @@
+"""The incremental engine gives the cold analysis: random edits to a set, analysed on one Analyzer
+(which splices the changed window, keeps the set-level counts and re-resolves after a corpus edit
+only the lines quoting the edited document) and on a fresh one, must give equal records, equal
+findings with equal data, in the same order, and the same counts. Seeded and bounded, like the
+core fuzzing (``test_fuzz_core.py``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from core_support import FAQ, GUIDE, SAMPLE_LINES, loc, qline, write_docs
+from golden_lsp.analysis import Analyzer, changed_window
+from golden_lsp.corpus import load_corpus
+from golden_lsp.questions import split_lines
+from golden_lsp.rules import SetRules
+from golden_lsp.scoring import parse_hit_rule
+
+EDITS = settings(derandomize=True, max_examples=60, deadline=None, database=None,
+                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
+                                        HealthCheck.function_scoped_fixture])
+RULES = SetRules(required_query_types=("procedural",))
+
+
+def _record(id: str, locators: list[dict], **extra) -> str:
+    rec = json.loads(qline(id, locators))
+    rec.update(extra)
+    return json.dumps(rec, ensure_ascii=False)
+
+
+#: lines an author might write: good, broken, duplicated, split into dev and test, skipped
+POOL = SAMPLE_LINES + [
+    qline("q1", [loc("faq.md", "offsets break whenever")]),  # a duplicate id
+    qline("q9", [loc("guide.md", "depends on the chunk boundaries")], query="What does question q1 ask about "
+          "the corpus?"),  # a duplicate query
+    qline("q10", [loc("faq.md", "not in the faq at all")]),
+    qline("q11", [loc("guide.md", "the")]),  # ambiguous
+    qline("q12", [loc("nowhere.md", "anything")]),
+    _record("d1", [loc("faq.md", "offsets break whenever")], split="dev"),
+    _record("t1", [loc("faq.md", "offsets break whenever")], split="test"),
+    _record("t2", [loc("guide.md", "A nested item about nested lists")], split="test", query_type="procedural"),
+    _record("e1", [loc("faq.md", "Added later to the faq")]),  # found only after a corpus edit
+    '{"id": "broken", "query": ',
+    "// a comment",
+    "",
+    "   ",
+]
+FAQ_EDITS = [FAQ, FAQ + "\nAdded later to the faq, with words.\n", FAQ.replace("offsets break whenever", "offsets go")]
+
+step = st.one_of(
+    st.tuples(st.just("replace"), st.integers(0, 40), st.sampled_from(POOL)),
+    st.tuples(st.just("insert"), st.integers(0, 40), st.sampled_from(POOL)),
+    st.tuples(st.just("delete"), st.integers(0, 40), st.just("")),
+    st.tuples(st.just("type"), st.integers(0, 40), st.sampled_from(["x", "\"", "}", "é", "\U0001F600", ""])),
+    st.tuples(st.just("swap"), st.integers(0, 40), st.just("")),
+    st.tuples(st.just("corpus"), st.integers(0, len(FAQ_EDITS) - 1), st.just("")),
+)
+
+
+def _apply(lines: list[str], kind: str, at: int, what: str) -> None:
+    i = at % (len(lines) + (kind == "insert")) if lines or kind == "insert" else 0
+    if kind == "insert":
+        lines.insert(i, what)
+    elif not lines:
+        return
+    elif kind == "replace":
+        lines[i] = what
+    elif kind == "delete":
+        del lines[i]
+    elif kind == "type":  # a keystroke in the middle of a line (or a deletion of one character)
+        line = lines[i]
+        mid = len(line) // 2
+        lines[i] = line[:mid] + what + line[mid + (not what):]
+    elif kind == "swap" and i + 1 < len(lines):
+        lines[i], lines[i + 1] = lines[i + 1], lines[i]
+
+
+def _record_view(r) -> tuple:
+    """A record line by value (a parsed record compares by identity)."""
+    res, rec = r.result, r.result.record
+    return (r.line, rec and (rec.text, rec.value, rec.span, rec.valid), res.diagnostics, res.artifact_line, res.deps,
+            [(x.locator.doc, x.locator.quote, x.span, x.chunks, x.coverage, x.ambiguous_at) for x in res.resolved])
+
+
+def _same(warm, cold) -> None:
+    assert list(map(_record_view, warm.records)) == list(map(_record_view, cold.records))
+    assert warm.diagnostics == cold.diagnostics
+    assert [(d.message, d.data, d.related) for d in warm.diagnostics] == \
+        [(d.message, d.data, d.related) for d in cold.diagnostics]
+    assert warm.counts() == cold.counts()
+    assert warm.artifact_text() == cold.artifact_text()
+
+
+@pytest.fixture
+def root(tmp_path):
+    write_docs(tmp_path / "corpus", {"guide.md": GUIDE, "faq.md": FAQ})
+    return tmp_path
+
+
+@EDITS
+@given(steps=st.lists(step, min_size=1, max_size=12), crlf=st.booleans(), as_lines=st.booleans())
+def test_random_edits_give_the_cold_analysis(root, steps, crlf, as_lines):
+    corpus = load_corpus(root / "corpus", "*.md", 1800)
+    faq_path = corpus.docs["faq.md"].path
+    rule = parse_hit_rule("any_overlap")
+    warm = Analyzer(corpus, rule, RULES)
+    path = root / "questions.jsonl"
+    lines = list(SAMPLE_LINES)
+    end = "\r\n" if crlf else "\n"
+    warm.analyze(path, end.join(lines) + end)
+    for kind, at, what in steps:
+        if kind == "corpus":
+            corpus = corpus.with_document(faq_path, FAQ_EDITS[at])
+            warm.set_corpus(corpus)
+        else:
+            _apply(lines, kind, at, what)
+        text = end.join(lines) + end
+        # an editor hands in its buffer's lines (``split_lines`` of the text), the CLI the text
+        cold = Analyzer(corpus, rule, RULES).analyze(path, text)
+        _same(warm.analyze(path, split_lines(text) if as_lines else text), cold)
+
+
+def test_an_edit_in_one_line_analyses_that_line_only(root, monkeypatch):
+    corpus = load_corpus(root / "corpus", "*.md", 1800)
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    path = root / "questions.jsonl"
+    lines = [qline(f"q{i}", [loc("faq.md", "offsets break whenever")], query=f"Question {i}?") for i in range(60)]
+    first = analyzer.analyze(path, "\n".join(lines) + "\n")
+    analysed = []
+    real = Analyzer._analyze_line
+    monkeypatch.setattr(Analyzer, "_analyze_line", lambda self, line: analysed.append(line) or real(self, line))
+    lines[30] = qline("q30", [loc("faq.md", "offsets break whenever")], query="Question thirty?")
+    second = analyzer.analyze(path, "\n".join(lines) + "\n")
+    assert analysed == [lines[30]]
+    assert all(a is b for a, b in zip(first.records[:30], second.records[:30]))
+    assert all(a is b for a, b in zip(first.records[31:], second.records[31:]))
+    assert second.records[30] is not first.records[30] and first.records[30].line == 30
+
+
+def test_spans_changed_only_when_a_labelled_line_changes_or_moves(root):
+    corpus = load_corpus(root / "corpus", "*.md", 1800)
+    analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
+    path = root / "questions.jsonl"
+    lines = SAMPLE_LINES + ["// notes"]
+    assert analyzer.analyze(path, "\n".join(lines) + "\n").spans_changed  # the first analysis
+    lines[-1] = "// notes, longer"
+    assert not analyzer.analyze(path, "\n".join(lines) + "\n").spans_changed
+    lines[1] = qline("q1", [loc("guide.md", "the largest chunk the packer emits")])
+    assert analyzer.analyze(path, "\n".join(lines) + "\n").spans_changed  # a span moved
+    lines.insert(0, "")
+    assert analyzer.analyze(path, "\n".join(lines) + "\n").spans_changed  # labelled records moved
+
+
+@pytest.mark.parametrize("old, new, window", [
+    ([], ["a", "b"], (0, 0, 2)),
+    (["a", "b", "c"], ["a", "x", "c"], (1, 2, 2)),
+    (["a", "b", "c"], ["a", "c"], (1, 2, 1)),
+    (["a", "a", "a"], ["a", "a"], (2, 3, 2)),
+    (["a", "b"], ["a", "b"], (2, 2, 2)),
+    (["a", "b"], ["x", "a", "b"], (0, 0, 1)),
+])
+def test_changed_window(old, new, window):
+    assert changed_window(old, new) == window
+    first, old_end, new_end = window
+    assert old[:first] + new[first:new_end] + old[old_end:] == new
+
+
+def test_an_analysis_that_fails_midway_leaves_no_half_updated_cache(root, monkeypatch):
+    import golden_lsp.rules as rules
+
+    corpus = load_corpus(root / "corpus", "*.md", 1800)
+    rule = parse_hit_rule("any_overlap")
+    analyzer = Analyzer(corpus, rule)
+    path = root / "questions.jsonl"
+    analyzer.analyze(path, "\n".join(SAMPLE_LINES) + "\n")
+    real = rules.SetTally.update
+
+    def fail(*args):
+        raise RuntimeError("a bug in the set-level counts")
+
+    monkeypatch.setattr(rules.SetTally, "update", fail)  # after the lines were spliced in
+    edited = "\n".join(SAMPLE_LINES[:3] + SAMPLE_LINES[4:]) + "\n"
+    with pytest.raises(RuntimeError):
+        analyzer.analyze(path, edited)
+    monkeypatch.setattr(rules.SetTally, "update", real)
+    _same(analyzer.analyze(path, edited), Analyzer(corpus, rule).analyze(path, edited))
