@@ -258,9 +258,7 @@ def read_document(root: Path, doc_id: str, max_chars: int, lean: bool = False) -
     except OSError as exc:
         raise CorpusConfigError(f"cannot read corpus file {display(path)}: {exc.strerror}") from None
     data_sha = hashlib.sha256(data).hexdigest()
-    if lean and (known := diskcache.load_canonical(data_sha)) is not None:
-        doc = CorpusDoc(doc_id, path, None, None, max_chars, data_sha, known["same"])
-        doc.__dict__.update(sha256=known["sha256"], chars=known["chars"], raw_key=known["raw_key"])
+    if lean and (doc := _known(root, doc_id, max_chars, data_sha)) is not None:
         return doc
     try:
         raw = decode_strict(data)
@@ -276,6 +274,25 @@ def read_document(root: Path, doc_id: str, max_chars: int, lean: bool = False) -
     if lean:
         diskcache.store_canonical(data_sha, {"sha256": doc.sha256, "chars": doc.chars, "raw_key": doc.raw_key,
                                              "same": doc._same})
+    return doc
+
+
+def known_document(root: Path, doc_id: str, max_chars: int) -> CorpusDoc | None:
+    """The file ``root/doc_id`` as a released document when the warm cache knows its very bytes
+    (read and hashed, never decoded); None otherwise (``read_document`` tells why)."""
+    try:
+        data = read_regular(root / doc_id)
+    except OSError:
+        return None
+    return _known(root, doc_id, max_chars, hashlib.sha256(data).hexdigest())
+
+
+def _known(root: Path, doc_id: str, max_chars: int, data_sha: str) -> CorpusDoc | None:
+    known = diskcache.load_canonical(data_sha)
+    if known is None:
+        return None
+    doc = CorpusDoc(doc_id, root / doc_id, None, None, max_chars, data_sha, known["same"])
+    doc.__dict__.update(sha256=known["sha256"], chars=known["chars"], raw_key=known["raw_key"])
     return doc
 
 

@@ -20,7 +20,7 @@ from pathlib import Path
 
 from . import diskcache, quoteindex
 from .chunker import Chunk
-from .corpus import BrokenDoc, Corpus, CorpusDoc, load_corpus, read_document
+from .corpus import BrokenDoc, Corpus, CorpusDoc, known_document, load_corpus, read_document
 from .facts import QuoteFacts, quote_facts
 from .resolve import not_found_hint, not_found_hints, occurrences
 
@@ -97,6 +97,20 @@ def _read_and_index(root: Path, doc_id: str, max_chars: int, quotes: set[str], l
     return doc, index_document(doc, quotes, limit, release=True)[1]
 
 
+def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int):
+    """(doc, facts) when the warm cache holds all of it — what the file is, its chunks, every
+    quote's facts — read without decoding the file; else None."""
+    doc = known_document(root, doc_id, max_chars)
+    if doc is None:
+        return None
+    chunks = diskcache.load_chunks(doc_id, doc.sha256, doc.chars, max_chars)
+    known = diskcache.load_facts(doc.sha256, doc.raw_key, limit) if quotes else {}
+    if chunks is None or not quotes <= known.keys():
+        return None
+    doc.__dict__["chunks"] = chunks
+    return doc, {q: known[q] for q in quotes}
+
+
 def load_indexed(root: Path, glob: str, max_chars: int, wanted: dict[str, set[str]], limit: int,
                  jobs: int = 1) -> tuple[Corpus, Found]:
     """The corpus read as a map over its files — each read, chunked and its ``wanted`` quotes'
@@ -109,12 +123,18 @@ def load_indexed(root: Path, glob: str, max_chars: int, wanted: dict[str, set[st
         args = [(root, d, max_chars, wanted.get(d, set()), limit) for d in doc_ids]
         sizes = [_size(root / d) for d in doc_ids]
         n = auto_jobs(sum(sizes)) if jobs == AUTO else jobs
+        results: list = [None] * len(args)
         if n > 1 and len(doc_ids) > 1:
-            # the largest first, so no worker is left with a big one at the end
-            order = sorted(range(len(args)), key=lambda i: -sizes[i])
-            with ProcessPoolExecutor(min(n, len(args))) as pool:
-                futures = {i: pool.submit(_read_and_index, *args[i]) for i in order}
-                results = [futures[i].result() for i in range(len(args))]
+            # what the warm cache holds whole is read here (no decoding, nothing to share out);
+            # the rest goes to the workers, the largest first so none is left with a big one at the end
+            for i, a in enumerate(args):
+                results[i] = _from_cache(*a)
+            order = sorted((i for i in range(len(args)) if results[i] is None), key=lambda i: -sizes[i])
+            if order:
+                with ProcessPoolExecutor(min(n, len(order))) as pool:
+                    futures = {i: pool.submit(_read_and_index, *args[i]) for i in order}
+                    for i, future in futures.items():
+                        results[i] = future.result()
         else:
             results = (_read_and_index(*a) for a in args)
         for doc, facts in results:

@@ -601,6 +601,17 @@ def not_found_hint(text: str, quote: str) -> Hint | None:
     return _hint(text, plan, search)
 
 
+def prepare_hints(text: str) -> None:
+    """Build now what a not-found hint in ``text`` needs (its case index, kept like
+    ``longest_line``), so the first keystroke that breaks a quote there does not pay for it: the
+    language server calls this in idle time, a document at a time."""
+    _case_index(text)
+
+
+#: how many documents ``prepare_hints`` may keep prepared at once
+PREPARED_TEXTS = _case_index.texts
+
+
 def not_found_hints(text: str, quotes: Iterable[str]) -> dict[str, Hint | None]:
     """``not_found_hint`` of each quote of one document, with one pass over the document for all
     of them (a cold check of many not-found quotes)."""

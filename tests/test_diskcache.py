@@ -157,5 +157,12 @@ def test_jobs_auto_is_one_process_for_a_small_corpus_and_one_per_core_for_a_larg
     assert auto_jobs(10**9) == max(1, min(cores, MAX_AUTO_JOBS))
     root = make_project(tmp_path / "p", lines=LINES)
     assert check_json(cli, root, "--jobs", "auto") == check_json(cli, root, "--jobs", "1")
+    # with workers, what the warm cache holds whole is read without them, the rest by them
+    shutil.rmtree(cache_root())
+    cold = check_json(cli, root, "--jobs", "3")
+    (root / "corpus" / "faq.md").write_text((root / "corpus" / "faq.md").read_text(encoding="utf-8") + "\nMore.\n",
+                                           encoding="utf-8")
+    half = check_json(cli, root, "--jobs", "3")  # guide.md from the cache, faq.md by a worker
+    assert half == check_json(cli, root, "--jobs", "1", "--no-cache") and cold[1] != [] 
     proc = cli(["check", "--jobs", "many"], cwd=root)
     assert proc.returncode == 2 and "must be a number or 'auto'" in proc.stderr

@@ -234,3 +234,16 @@ def test_cased_characters_beyond_the_bmp_lie_in_one_range():
     assert lo <= min(cased) and max(cased) <= hi
     text = "x \U00010400 y\n"
     assert resolve._case_index(text) is None and not_found_hint(text, "X \U00010428") is not None
+
+
+def test_a_prepared_document_hints_without_building_anything(monkeypatch):
+    import golden_lsp.resolve as resolve_module
+
+    text = "# Doc\n\nThe Quick brown Fox jumps over the lazy dog.\n\n" * 50 + "Élan Vital is here.\n"
+    expected = resolve_module.not_found_hint(text, "élan vital is here")
+    resolve_module._case_index.cache_clear()
+    resolve_module.prepare_hints(text)
+    assert text in resolve_module._case_index.values
+    monkeypatch.setattr(resolve_module._case_index, "fn", lambda t: pytest.fail("built again"))
+    assert resolve_module.not_found_hint(text, "élan vital is here") == expected
+    assert expected is not None and expected.kind == "case"

@@ -26,6 +26,7 @@ from .. import __version__
 from ..config import ConfigError
 from ..diagnostics import plural
 from ..project import GoldenSet
+from ..resolve import PREPARED_TEXTS, prepare_hints as prepare_document_hints
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, Converted, editor_counts
 from .positions import Buffer
@@ -40,6 +41,8 @@ DEBOUNCE = 0.005
 #: the same for a corpus chapter: long enough to take a burst of key repeats as one edit (the
 #: republish runs on the loop, so keys typed while it runs are applied together afterwards and
 #: work never queues up); every millisecond of it is latency of the republish
+#: the pause before each document ``prepare_hints`` prepares (requests go first)
+HINTS_IDLE = 0.005
 CORPUS_DEBOUNCE = 0.02
 STATUS_NOTIFICATION = "golden-lsp/status"
 REPORT_COMMAND = "golden-lsp.report"
@@ -278,8 +281,26 @@ class GoldenServer(LanguageServer):
 
         try:
             await progress.with_progress(self, "golden-lsp", f"indexing the corpus of {path.name}", work)
+            self.prepare_hints(self.sets.golden_set_for(path))
         except Exception:
             self.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
+
+    def prepare_hints(self, golden: GoldenSet) -> None:
+        """In idle time after a set's first analysis, one document per turn of the event loop (a
+        request waits for one document at most), build what a keystroke's not-found hint needs
+        (``resolve.prepare_hints``): the largest documents first, as many as are kept."""
+        docs = sorted(golden.corpus.docs.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]
+
+        def step() -> None:
+            while docs:
+                doc = docs.pop(0)
+                if golden.corpus.docs.get(doc.doc_id) is doc:  # not replaced by an edit since
+                    prepare_document_hints(doc.text)
+                    break
+            if docs:
+                self.later(("prepare", id(golden)), HINTS_IDLE, step)
+
+        self.later(("prepare", id(golden)), HINTS_IDLE, step)
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
