@@ -274,14 +274,14 @@ class GoldenServer(LanguageServer):
         def work() -> str | None:
             self.publish(uri)
             try:
-                corpus = self.sets.golden_set_for(path).corpus
-            except ConfigError:
+                golden = self.sets.golden_set_for(path)
+            except ConfigError:  # published as the file's config-error
                 return None
-            return f"{len(corpus.docs)} documents, {corpus.n_chunks} chunks"
+            self.prepare_hints(golden)
+            return f"{len(golden.corpus.docs)} documents, {golden.corpus.n_chunks} chunks"
 
         try:
             await progress.with_progress(self, "golden-lsp", f"indexing the corpus of {path.name}", work)
-            self.prepare_hints(self.sets.golden_set_for(path))
         except Exception:
             self.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
