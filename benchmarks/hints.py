@@ -21,7 +21,6 @@ import json
 import re
 import sys
 import time
-import unicodedata
 from itertools import islice
 from pathlib import Path
 

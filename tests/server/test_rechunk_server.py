@@ -16,7 +16,7 @@ from pytest_lsp import LanguageClient
 from golden_lsp.config import load_config
 from golden_lsp.project import GoldenSet
 
-from test_server import CHAPTER, first_record_in, quote_columns, utf16
+from test_server import CHAPTER, opened_chapter_record, quote_columns, utf16
 
 ROW = re.compile(r"^\| `([0-9a-f]{12})` \| .* \| (\d+)–(\d+) \|$", re.M)
 
@@ -47,12 +47,7 @@ async def hover_rows(client: LanguageClient, uri: str, position: types.Position,
 
 async def test_edits_of_a_corpus_buffer_give_the_chunks_and_diagnostics_of_a_cold_start(
         client: LanguageClient, golden_dir: Path, tmp_path: Path):
-    q = golden_dir / "questions.jsonl"
-    text = q.read_text(encoding="utf-8")
-    uri = open_doc(client, q, text)
-    await published(client, uri)
-    n = first_record_in(text, CHAPTER)
-    line = text.split("\n")[n]
+    uri, text, n, line = await opened_chapter_record(client, golden_dir)
     record_id, quote = json.loads(line)["id"], json.loads(line)["locators"][0]["quote"]
     position = types.Position(n, utf16(line[:quote_columns(line)[0] + 3]))
     chapter = golden_dir / "corpus" / CHAPTER

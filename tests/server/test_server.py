@@ -60,6 +60,17 @@ def first_record_in(text: str, doc: str) -> int:
     return next(i for i in record_lines(text) if json.loads(lines[i])["locators"][0]["doc"] == doc)
 
 
+async def opened_chapter_record(client: LanguageClient, golden_dir: Path) -> tuple[str, str, int, str]:
+    """The example questions file opened and analysed: its URI and text, and the number and text
+    of its first line with a record into CHAPTER."""
+    q = golden_dir / "questions.jsonl"
+    text = q.read_text(encoding="utf-8")
+    uri = open_doc(client, q, text)
+    await published(client, uri)
+    n = first_record_in(text, CHAPTER)
+    return uri, text, n, text.split("\n")[n]
+
+
 def client_lines(text: str) -> list[str]:
     """Lines as an LSP client counts them, each with its line break."""
     return re.findall(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$", text)
@@ -150,12 +161,7 @@ async def test_diagnostics_match_the_cli(client: LanguageClient, ambiguous_set, 
 
 
 async def test_hover_on_quote_id_and_doc(client: LanguageClient, golden_dir: Path):
-    q = golden_dir / "questions.jsonl"
-    text = q.read_text(encoding="utf-8")
-    uri = open_doc(client, q, text)
-    await published(client, uri)
-    n = first_record_in(text, CHAPTER)
-    line = text.split("\n")[n]
+    uri, text, n, line = await opened_chapter_record(client, golden_dir)
     start, end = quote_columns(line)
     hover = await client.text_document_hover_async(types.HoverParams(
         types.TextDocumentIdentifier(uri), types.Position(n, utf16(line[:start + 3]))))
@@ -268,12 +274,8 @@ async def test_definition_opens_the_resolved_span(client: LanguageClient, golden
 
 
 async def test_corpus_edit_breaks_a_quote_immediately(client: LanguageClient, golden_dir: Path):
-    q = golden_dir / "questions.jsonl"
-    text = q.read_text(encoding="utf-8")
-    uri = open_doc(client, q, text)
-    await published(client, uri)
-    n = first_record_in(text, CHAPTER)
-    quote = json.loads(text.split("\n")[n])["locators"][0]["quote"]
+    uri, text, n, line = await opened_chapter_record(client, golden_dir)
+    quote = json.loads(line)["locators"][0]["quote"]
     chapter = golden_dir / "corpus" / CHAPTER
     corpus_uri = open_doc(client, chapter)
     broken = chapter.read_text(encoding="utf-8").replace(quote, quote.upper() + " (edited)")
