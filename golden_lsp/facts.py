@@ -45,6 +45,10 @@ class QuoteFacts:
         return self.positions[offset]
 
 
+#: (doc_id, quote) → the quote's facts in that document, found ahead of time for many quotes
+Found = dict[tuple[str, str], QuoteFacts]
+
+
 def quote_facts(text: str, raw_position, quote: str, limit: int, starts: list[int] | None = None,
                 hint: Hint | None | object = _UNSET) -> QuoteFacts:
     """The facts of ``quote`` in the canonical ``text`` (``raw_position``: the document's

@@ -22,7 +22,7 @@ from .corpus import Corpus, CorpusDoc
 from .diagnostics import Diagnostic, Range, Related, Severity, plural
 from .model import Analysis, LineResult, RecordLine, ResolvedLocator
 from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
-from .facts import QuoteFacts, quote_facts
+from .facts import Found, QuoteFacts, quote_facts
 from .resolve import EXACT, Span
 from .scoring import HitRule, bearing_chunks, union_coverage
 
@@ -43,8 +43,6 @@ class SetRules:
     required_query_types: tuple[str, ...] = ()
 
 
-#: (doc_id, quote) → the quote's facts in that document, found ahead of time for many quotes
-Found = dict[tuple[str, str], QuoteFacts]
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
