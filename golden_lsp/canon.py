@@ -49,6 +49,12 @@ def canonicalize(raw: str) -> str:
     return text
 
 
+def is_canonical(raw: str, canonical: str) -> bool:
+    """Whether ``canonical`` is ``raw`` itself, but for the final newline ``canonicalize`` adds:
+    then every canonical position is the raw one (without copying either text to compare)."""
+    return canonical == raw or (len(canonical) == len(raw) + 1 and canonical.startswith(raw))
+
+
 def editor_text(raw: str) -> str:
     """A file's text as editors show it: VS Code, Neovim and Emacs keep one leading BOM out of the
     buffer, so the columns a client counts on line 0 start after it (a further BOM is a character)."""
@@ -83,8 +89,7 @@ class PositionMap:
         self._starts: array | None = None
         self._raw_starts: array | None = None
         self._blocks: array | None = None
-        raw = self._raw
-        self._identity = canonical == raw or (len(canonical) == len(raw) + 1 and canonical.startswith(raw))
+        self._identity = is_canonical(self._raw, canonical)
 
     def _canonical_starts(self) -> array:
         if self._starts is None:

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import diskcache
-from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict
+from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, editor_text, is_canonical
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document, rechunk, sections
 from .files import display, read_regular
 from .resolve import forget_text
@@ -77,11 +77,11 @@ class CorpusDoc:
     @cached_property
     def raw_key(self) -> str:
         """What the raw positions of this document depend on beyond its canonical text: nothing
-        ("canonical") when the raw text is the canonical one, else the raw text's own digest."""
-        raw, text = self.raw, self.text
-        if text == raw or (len(text) == len(raw) + 1 and text.startswith(raw)):
+        ("canonical") when the raw text as editors show it is the canonical one, else the raw
+        text's own digest."""
+        if is_canonical(editor_text(self.raw), self.text):
             return "canonical"
-        return hashlib.sha256(raw.encode("utf-8")).hexdigest()
+        return hashlib.sha256(self.raw.encode("utf-8")).hexdigest()
 
     def release(self) -> None:
         """Let go of the text (its digest, length and chunks stay); it is read again when asked for."""

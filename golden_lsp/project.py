@@ -32,6 +32,8 @@ class GoldenSet:
         files (in ``jobs`` processes) that finds every quote's facts and lets go of each text; a
         text asked for later is read again (``CorpusDoc.release``)."""
         self.config = config
+        #: the questions file a lean set read to parse first, for its first analysis
+        self._read: str | None = None
         parsed: dict[str, tuple] = {}
         found = {}
         try:
@@ -41,6 +43,7 @@ class GoldenSet:
                     text = self.read_questions()
                 except ConfigError:  # reported by the check itself, after anything wrong with the corpus
                     text = ""
+                self._read = text  # what the first analysis reads (the same saved file, read once)
                 lines = [line for line in split_lines(text) if not is_skipped(line)]
                 self.corpus, found = load_indexed(config.corpus_path(), config.glob, config.max_chars,
                                                   cold_quotes(lines, parsed), LIMIT, jobs)
@@ -83,7 +86,9 @@ class GoldenSet:
 
     def analyze(self, text: str | list[str] | None = None, path: Path | None = None) -> Analysis:
         path = path or self.questions_path
-        text = self.read_questions(path) if text is None else text
+        if text is None:
+            text = self._read if self._read and path == self.questions_path else self.read_questions(path)
+            self._read = None
         try:
             analysis = self.analyzer.analyze(path, text)
         except CorpusConfigError as exc:  # a released document could not be read back the same
