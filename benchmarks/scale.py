@@ -46,7 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import SIZES, generate  # noqa: E402
 from keystroke_latency import edits, utf16  # noqa: E402
 
-from golden_lsp.chunker import chunk_document  # noqa: E402
+from golden_lsp.core.chunker import chunk_document  # noqa: E402
 
 CLI = [sys.executable, "-m", "golden_lsp"]
 

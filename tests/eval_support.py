@@ -6,8 +6,8 @@ import random
 
 import numpy as np
 
-from golden_lsp.metrics import Judged, per_query
-from golden_lsp.runs import trec_order
+from golden_lsp.evaluate.metrics import Judged, per_query
+from golden_lsp.evaluate.runs import trec_order
 
 KS = (1, 3, 5, 10, 20)
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, loc, make_project, qline, write_questions
-from golden_lsp.artifact import artifact_line, corpus_commit, write_atomically
-from golden_lsp.canon import canonicalize
-from golden_lsp.chunker import chunk_document
-from golden_lsp.config import ConfigError, load_config
-from golden_lsp.project import GoldenSet
+from golden_lsp.core.artifact import artifact_line, corpus_commit, write_atomically
+from golden_lsp.core.canon import canonicalize
+from golden_lsp.core.chunker import chunk_document
+from golden_lsp.core.config import ConfigError, load_config
+from golden_lsp.core.project import GoldenSet
 
 
 @pytest.fixture(autouse=True)
@@ -260,7 +260,7 @@ def test_check_writes_nothing(project):
 
 
 def test_committed_files_are_read_again_only_when_they_change(project, monkeypatch):
-    import golden_lsp.artifact as artifact_module
+    import golden_lsp.core.artifact as artifact_module
 
     golden(project).build()
     reads = []
@@ -278,7 +278,7 @@ def test_committed_files_are_read_again_only_when_they_change(project, monkeypat
 
 
 def test_fresh_manifest_is_made_once_per_corpus_and_record_count(project, monkeypatch):
-    import golden_lsp.project as project_module
+    import golden_lsp.core.project as project_module
 
     made = []
     real_manifest = project_module.manifest

@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golden_lsp.canon import PositionMap, canonicalize
-from golden_lsp.ids import next_free_id
+from golden_lsp.core.canon import PositionMap, canonicalize
+from golden_lsp.core.ids import next_free_id
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -51,7 +51,7 @@ def test_id_reused_is_a_warning_in_the_cli(tmp_path: Path, cli):
 
 
 def test_cursor_context_on_every_prefix_of_every_example_line():
-    from golden_lsp.cursor import context_at
+    from golden_lsp.assist.cursor import context_at
 
     lines = [line for line in (EXAMPLES / "questions.jsonl").read_text(encoding="utf-8").split("\n")
              if line.startswith("{")]
@@ -72,15 +72,15 @@ def test_cursor_context_on_every_prefix_of_every_example_line():
 @settings(max_examples=300, deadline=None)
 @given(st.text(alphabet='{}[]":, \\abcqu0\u00e9\U0001f600', max_size=40), st.integers(0, 45))
 def test_cursor_context_never_raises(line, col):
-    from golden_lsp.cursor import context_at
+    from golden_lsp.assist.cursor import context_at
 
     ctx = context_at(line, min(col, len(line)))
     assert ctx.kind in ("key", "value", "none")
 
 
 def test_continuations_put_unique_quotes_first_with_exact_counts():
-    from golden_lsp.continuations import MAX_COUNT, continuations
-    from golden_lsp.resolve import occurrences
+    from golden_lsp.assist.continuations import MAX_COUNT, continuations
+    from golden_lsp.core.resolve import occurrences
 
     text = canonicalize((EXAMPLES / "corpus" / "01-planning-a-hut-tour.md").read_text(encoding="utf-8"))
     found = continuations(text, "the hut")

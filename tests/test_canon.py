@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from core_support import analyze_lines, loc, only, qline
-from golden_lsp.canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, line_starts
-from golden_lsp.corpus import CorpusConfigError, load_corpus
+from golden_lsp.core.canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, line_starts
+from golden_lsp.core.corpus import CorpusConfigError, load_corpus
 
 
 # --- canonicalize ---------------------------------------------------------------------------
@@ -276,7 +276,7 @@ def test_with_file_refuses_an_unreadable_file(tmp_path, monkeypatch):
 def test_positions_counted_from_line_blocks_equal_those_from_every_line_start(monkeypatch):
     import random
 
-    import golden_lsp.canon as canon_module
+    import golden_lsp.core.canon as canon_module
 
     monkeypatch.setattr(canon_module, "_BLOCK", 7)  # many blocks in a short text
     rng = random.Random(3)

@@ -6,8 +6,8 @@ import hashlib
 
 import pytest
 
-from golden_lsp import chunker
-from golden_lsp.chunker import CHUNKER_VERSION, chunk_document, chunk_id
+from golden_lsp.core import chunker
+from golden_lsp.core.chunker import CHUNKER_VERSION, chunk_document, chunk_id
 
 
 def bodies(doc_id: str, text: str, max_chars: int = 1800) -> list[str]:

@@ -13,9 +13,9 @@ from collections import Counter
 import pytest
 
 from core_support import run_cli
-from golden_lsp.artifact import manifest_text
-from golden_lsp.config import Config
-from golden_lsp.project import GoldenSet
+from golden_lsp.core.artifact import manifest_text
+from golden_lsp.core.config import Config
+from golden_lsp.core.project import GoldenSet
 
 
 @pytest.fixture(scope="module")

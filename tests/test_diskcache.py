@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from core_support import SAMPLE_LINES, loc, make_project, qline
-from golden_lsp import diskcache, quoteindex
-from golden_lsp.config import load_config
-from golden_lsp.facts import quote_facts
-from golden_lsp.project import GoldenSet
+from golden_lsp.core import diskcache, quoteindex
+from golden_lsp.core.config import load_config
+from golden_lsp.core.facts import quote_facts
+from golden_lsp.core.project import GoldenSet
 
 #: enough quotes into one document that a cold start batches them (and so caches them)
 LINES = SAMPLE_LINES + [qline(f"x{i}", [loc("guide.md", q)]) for i, q in enumerate(
@@ -47,13 +47,13 @@ def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch,
     assert {"quote-ambiguous", "quote-not-found"} <= {d.code for d in first.diagnostics}
     # a fresh process would chunk, search and hint nothing: prove it by making all impossible;
     # a command-line check would not even decode a document
-    monkeypatch.setattr("golden_lsp.corpus.chunk_document", lambda *a: pytest.fail("chunked again"))
+    monkeypatch.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked again"))
     monkeypatch.setattr(quoteindex, "find_all", lambda *a: pytest.fail("searched again"))
-    monkeypatch.setattr("golden_lsp.docindex.not_found_hint", lambda *a: pytest.fail("hinted again"))
-    monkeypatch.setattr("golden_lsp.docindex.not_found_hints", lambda *a: pytest.fail("hinted again"))
-    monkeypatch.setattr("golden_lsp.docindex.occurrences", lambda *a: pytest.fail("searched again"))
+    monkeypatch.setattr("golden_lsp.core.docindex.not_found_hint", lambda *a: pytest.fail("hinted again"))
+    monkeypatch.setattr("golden_lsp.core.docindex.not_found_hints", lambda *a: pytest.fail("hinted again"))
+    monkeypatch.setattr("golden_lsp.core.docindex.occurrences", lambda *a: pytest.fail("searched again"))
     if lean:
-        monkeypatch.setattr("golden_lsp.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))
+        monkeypatch.setattr("golden_lsp.core.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))
     warm = GoldenSet(load_config(root / "golden-lsp.toml"), lean).check()
     assert [(d.code, d.range, d.message, d.related, d.data) for d in warm.diagnostics] == \
         [(d.code, d.range, d.message, d.related, d.data) for d in first.diagnostics]
@@ -150,7 +150,7 @@ def test_jobs_build_the_reference_bytes(conformance, tmp_path, cli):
 
 
 def test_jobs_auto_is_one_process_for_a_small_corpus_and_one_per_core_for_a_large_one(tmp_path, cli):
-    from golden_lsp.docindex import MAX_AUTO_JOBS, auto_jobs
+    from golden_lsp.core.docindex import MAX_AUTO_JOBS, auto_jobs
 
     assert auto_jobs(1_000_000) == 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()

@@ -11,8 +11,8 @@ import pytest
 
 from core_support import SAMPLE_LINES, make_project
 
-from golden_lsp.config import Config
-from golden_lsp.project import GoldenSet
+from golden_lsp.core.config import Config
+from golden_lsp.core.project import GoldenSet
 
 duckdb = pytest.importorskip("duckdb")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from core_support import run_cli
-from golden_lsp.canon import canonicalize
-from golden_lsp.chunker import chunk_id
+from golden_lsp.core.canon import canonicalize
+from golden_lsp.core.chunker import chunk_id
 from interchange_support import (UNANSWERABLE_QUERY, artifact, example_set, expected_chunk_ids,
                                  expected_queries, expected_spans, n_unanswerable)
 

@@ -18,10 +18,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_support import SAMPLE_DOCS, write_docs
-from golden_lsp.analysis import Analyzer
-from golden_lsp.corpus import load_corpus
-from golden_lsp.questions import parse_record, split_lines
-from golden_lsp.scoring import parse_hit_rule
+from golden_lsp.core.analysis import Analyzer
+from golden_lsp.core.corpus import load_corpus
+from golden_lsp.core.questions import parse_record, split_lines
+from golden_lsp.core.scoring import parse_hit_rule
 
 FUZZ = settings(derandomize=True, max_examples=150, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from golden_lsp import resolve
-from golden_lsp.resolve import _find_any_case, _loose, _Search, longest_line, not_found_hint, not_found_hints, \
+from golden_lsp.core import resolve
+from golden_lsp.core.resolve import _find_any_case, _loose, _Search, longest_line, not_found_hint, not_found_hints, \
     occurrences
 
 
@@ -237,7 +237,7 @@ def test_cased_characters_beyond_the_bmp_lie_in_one_range():
 
 
 def test_a_prepared_document_hints_without_building_anything(monkeypatch):
-    import golden_lsp.resolve as resolve_module
+    import golden_lsp.core.resolve as resolve_module
 
     text = "# Doc\n\nThe Quick brown Fox jumps over the lazy dog.\n\n" * 50 + "Élan Vital is here.\n"
     expected = resolve_module.not_found_hint(text, "élan vital is here")

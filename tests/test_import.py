@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from core_support import run_cli
-from golden_lsp.canon import canonicalize
+from golden_lsp.core.canon import canonicalize
 from interchange_support import UNANSWERABLE_QUERY, example_set, expected_chunk_ids, expected_spans
 
 

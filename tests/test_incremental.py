@@ -14,11 +14,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_support import FAQ, GUIDE, SAMPLE_LINES, loc, qline, write_docs
-from golden_lsp.analysis import Analyzer, changed_window
-from golden_lsp.corpus import load_corpus
-from golden_lsp.questions import split_lines
-from golden_lsp.rules import SetRules
-from golden_lsp.scoring import parse_hit_rule
+from golden_lsp.core.analysis import Analyzer, changed_window
+from golden_lsp.core.corpus import load_corpus
+from golden_lsp.core.questions import split_lines
+from golden_lsp.core.rules import SetRules
+from golden_lsp.core.scoring import parse_hit_rule
 
 EDITS = settings(derandomize=True, max_examples=60, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
@@ -170,7 +170,7 @@ def test_changed_window(old, new, window):
 
 
 def test_an_analysis_that_fails_midway_leaves_no_half_updated_cache(root, monkeypatch):
-    import golden_lsp.rules as rules
+    import golden_lsp.core.rules as rules
 
     corpus = load_corpus(root / "corpus", "*.md", 1800)
     rule = parse_hit_rule("any_overlap")

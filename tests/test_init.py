@@ -6,7 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from golden_lsp.skeleton import HELP
+from golden_lsp.practice.skeleton import HELP
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

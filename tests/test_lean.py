@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from core_support import SAMPLE_LINES, loc, make_project, qline
-from golden_lsp import diskcache
-from golden_lsp.config import load_config
-from golden_lsp.corpus import CorpusConfigError
-from golden_lsp.project import GoldenSet
+from golden_lsp.core import diskcache
+from golden_lsp.core.config import load_config
+from golden_lsp.core.corpus import CorpusConfigError
+from golden_lsp.core.project import GoldenSet
 
 #: enough quotes for a cold start's batch, an ambiguous one and a missing one with a hint
 LINES = SAMPLE_LINES + [qline(f"x{i}", [loc("guide.md", q)]) for i, q in enumerate(

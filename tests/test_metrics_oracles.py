@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from eval_support import KS, ours, random_case
-from golden_lsp.metrics import interval_union, iou
-from golden_lsp.runs import trec_order
+from golden_lsp.evaluate.metrics import interval_union, iou
+from golden_lsp.evaluate.runs import trec_order
 
 ir_measures = pytest.importorskip("ir_measures")
 from ir_measures import RR, P, R, Success, nDCG  # noqa: E402

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from core_support import GUIDE, FAQ, analyze_lines, codes, loc, qline
-from golden_lsp.questions import parse_record
+from golden_lsp.core.questions import parse_record
 
 DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
 
@@ -155,8 +155,8 @@ def project_with(root, lines, config=""):
 
 
 def test_vocabulary_and_required_types_come_from_the_config(tmp_path):
-    from golden_lsp.config import load_config
-    from golden_lsp.project import GoldenSet
+    from golden_lsp.core.config import load_config
+    from golden_lsp.core.project import GoldenSet
     lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
              with_fields(qline("q2", [loc("faq.md", "How are answers graded?")]), query_type="factual")]
     root = project_with(tmp_path / "p", lines, 'query_types = ["factoid", "why"]\nrequired_query_types = ["why"]\n')
@@ -240,8 +240,8 @@ def test_split_leak_sees_keys_written_with_escapes(tmp_path):
 
 def test_pyproject_severity_table_and_vocabulary(tmp_path):
     from core_support import make_project
-    from golden_lsp.config import config_for
-    from golden_lsp.project import GoldenSet
+    from golden_lsp.core.config import config_for
+    from golden_lsp.core.project import GoldenSet
     root = make_project(tmp_path / "p", lines=SMALL, config=None)
     (root / "pyproject.toml").write_text('[tool.golden-lsp]\ncorpus = "corpus"\nquery_types = ["factoid"]\n'
                                          '[tool.golden-lsp.severity]\ntoo-few-records = "off"\n'

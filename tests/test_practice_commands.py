@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from core_support import make_project, qline, loc
-from golden_lsp.agreement import Counts, cohen_kappa
+from golden_lsp.practice.agreement import Counts, cohen_kappa
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

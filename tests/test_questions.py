@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from core_support import FAQ, GUIDE, analyze_lines, codes, loc, only, qline
-from golden_lsp.config import load_config
-from golden_lsp.diagnostics import Diagnostic, Range
-from golden_lsp.project import GoldenSet
-from golden_lsp.questions import MAX_DEPTH, is_skipped, parse_json_line, parse_record, split_lines
+from golden_lsp.core.config import load_config
+from golden_lsp.core.diagnostics import Diagnostic, Range
+from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.questions import MAX_DEPTH, is_skipped, parse_json_line, parse_record, split_lines
 
 DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
 

@@ -7,10 +7,10 @@ import random
 
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, make_project, qline
 
-from golden_lsp import diskcache, quoteindex
-from golden_lsp.analysis import Analyzer
-from golden_lsp.resolve import occurrences
-from golden_lsp.scoring import parse_hit_rule
+from golden_lsp.core import diskcache, quoteindex
+from golden_lsp.core.analysis import Analyzer
+from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.scoring import parse_hit_rule
 
 
 def test_find_all_equals_occurrences_including_overlaps_and_the_limit():

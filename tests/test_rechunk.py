@@ -14,12 +14,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_support import GUIDE, SAMPLE_DOCS, make_project
-from golden_lsp import diskcache
-from golden_lsp.canon import canonicalize
-from golden_lsp.chunker import chunk_document, rechunk, sections
-from golden_lsp.config import load_config
-from golden_lsp.corpus import load_corpus
-from golden_lsp.project import GoldenSet
+from golden_lsp.core import diskcache
+from golden_lsp.core.canon import canonicalize
+from golden_lsp.core.chunker import chunk_document, rechunk, sections
+from golden_lsp.core.config import load_config
+from golden_lsp.core.corpus import load_corpus
+from golden_lsp.core.project import GoldenSet
 from test_chunker_spec import MARKDOWN
 
 #: what an edit inserts: text, line breaks, and the lines that shape sections and blocks
@@ -99,7 +99,7 @@ def test_an_edit_keeps_the_other_sections_chunks_and_neither_reads_nor_writes_th
     doc = corpus.with_document(path, edited).docs["ch.md"]
     # a wrong entry under the edited text's key: the edit does not read it
     diskcache.store_chunks("ch.md", doc.sha256, 1800, old)
-    monkeypatch.setattr("golden_lsp.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document"))
+    monkeypatch.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document"))
     new = doc.chunks
     assert as_tuples(new) == as_tuples(chunk_document("ch.md", doc.text))
     assert new[0] is old[0]  # the section before the edit keeps its very chunks
@@ -132,7 +132,7 @@ def test_a_golden_sets_analysis_after_a_buffer_edit_is_that_of_a_cold_start(tmp_
     golden.check()  # chunks every document
     edited = GUIDE.replace(edit_at, insert + edit_at)
     golden.set_corpus(golden.corpus.with_document(project / "corpus" / "guide.md", edited))
-    monkeypatch.setattr("golden_lsp.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document"))
+    monkeypatch.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document"))
     live = golden.check()
     monkeypatch.undo()
     cold = GoldenSet(load_config(make_project(tmp_path / "cold", docs={**SAMPLE_DOCS, "guide.md": edited})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core_support import analyze_lines, loc, only, qline
-from golden_lsp.resolve import (EXACT, LIST_ITEM, PARAGRAPH, TABLE_ROW, enclosing_block, lengthen,
+from golden_lsp.core.resolve import (EXACT, LIST_ITEM, PARAGRAPH, TABLE_ROW, enclosing_block, lengthen,
                                 not_found_hint, occurrences, span_at)
 
 DOC = (
@@ -320,7 +320,7 @@ def test_lengthen_crosses_lines_when_the_line_cannot_be_unique():
 
 
 def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
-    import golden_lsp.resolve as resolve_module
+    import golden_lsp.core.resolve as resolve_module
 
     text = "alpha the cat\nbeta the cat\n"
     searches = []

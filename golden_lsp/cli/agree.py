@@ -1,5 +1,5 @@
 """``golden-lsp agree A B``: two annotators' questions files over one corpus and config, compared
-(``golden_lsp.agreement``)."""
+(``golden_lsp.practice.agreement``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from ..agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_of
-from ..config import ConfigError
-from ..diagnostics import plural
-from ..rules import short
-from ..files import display
+from ..practice.agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_of
+from ..core.config import ConfigError
+from ..core.diagnostics import plural
+from ..core.rules import short
+from ..core.files import display
 from .common import add_set_options, golden_set
 
 

@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Iterator
 
-from ..canon import NotUtf8Error, decode_strict
-from ..config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
-from ..diagnostics import BLOCKING, CODES
-from ..files import display, read_regular
-from ..project import GoldenSet
+from ..core.canon import NotUtf8Error, decode_strict
+from ..core.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
+from ..core.diagnostics import BLOCKING, CODES
+from ..core.files import display, read_regular
+from ..core.project import GoldenSet
 
 USAGE_ERROR = 2
 #: seconds of work before a progress line appears on a terminal (an env var, so tests can say 0)

@@ -6,14 +6,14 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..artifact import write_atomically
-from ..chunkings import load_chunking
-from ..config import ConfigError
-from ..project import GoldenSet
+from ..core.artifact import write_atomically
+from ..evaluate.chunkings import load_chunking
+from ..core.config import ConfigError
+from ..core.project import GoldenSet
 from .common import golden_set
 
 if TYPE_CHECKING:
-    from ..evaluation import Targets
+    from ..evaluate.evaluation import Targets
 
 
 def add_chunks_option(p: argparse.ArgumentParser) -> None:
@@ -23,7 +23,7 @@ def add_chunks_option(p: argparse.ArgumentParser) -> None:
 
 
 def load_targets(args: argparse.Namespace) -> tuple[GoldenSet, Targets]:
-    from ..evaluation import targets  # numpy: the eval extra
+    from ..evaluate.evaluation import targets  # numpy: the eval extra
 
     golden = golden_set(args, args.path)
     chunking = load_chunking(args.chunks, golden.corpus) if args.chunks is not None else None

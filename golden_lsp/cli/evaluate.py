@@ -14,16 +14,16 @@ from pathlib import Path
 
 from typing import TYPE_CHECKING
 
-from ..config import ConfigError
-from ..diagnostics import plural
-from ..evalspec import DEFAULT_KS, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
-from ..runs import read_run
+from ..core.config import ConfigError
+from ..core.diagnostics import plural
+from ..evaluate.evalspec import DEFAULT_KS, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
+from ..evaluate.runs import read_run
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
 
 if TYPE_CHECKING:  # numpy and the evaluation core load only when eval runs
-    from ..evaluation import Comparison, Evaluation, Scored, Settings
+    from ..evaluate.evaluation import Comparison, Evaluation, Scored, Settings
 
 BAR = 24
 
@@ -65,7 +65,7 @@ def _ks(spec: str) -> tuple[int, ...]:
 
 
 def _floors(specs: list[str], ks: tuple[int, ...]) -> list[tuple[str, int, float]]:
-    from ..evaluation import parse_metric_at
+    from ..evaluate.evaluation import parse_metric_at
 
     out = []
     for spec in specs:
@@ -85,17 +85,17 @@ def _other(ref: str, args, tg, settings: Settings, fingerprint: str) -> Scored:
     if ref.startswith("db:"):
         if args.db is None:
             raise ConfigError(f"{ref}: name the database with --db results.duckdb")
-        from ..resultsdb import load
+        from ..evaluate.resultsdb import load
 
         return load(args.db, ref[3:], fingerprint)
-    from ..evaluation import evaluate
+    from ..evaluate.evaluation import evaluate
 
     return evaluate(tg, read_run(Path(ref), args.run_format), settings).scored()
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from ..evaluation import Settings, compare, evaluate, gate_failed, parse_metric_at, sanity, signals
-    from ..retrieval import run_of
+    from ..evaluate.evaluation import Settings, compare, evaluate, gate_failed, parse_metric_at, sanity, signals
+    from ..evaluate.retrieval import run_of
 
     if args.gate and args.baseline is None:
         raise ConfigError("--gate needs --baseline RUN (or db:latest with --db)")
@@ -113,7 +113,7 @@ def _eval(args: argparse.Namespace) -> int:
                                               args.allow_different_sets)))
     run_id = None
     if args.db is not None:
-        from ..resultsdb import store
+        from ..evaluate.resultsdb import store
 
         run_id = store(args.db, ev)
     notes = sanity(ev) + signals(ev)

@@ -6,12 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..artifact import write_atomically
-from ..config import ConfigError
-from ..diagnostics import Severity, plural
-from ..export import FOLDER_FORMATS, FORMATS, export
-from ..questions import SPLITS
-from ..files import display
+from ..core.artifact import write_atomically
+from ..core.config import ConfigError
+from ..core.diagnostics import Severity, plural
+from ..practice.export import FOLDER_FORMATS, FORMATS, export
+from ..core.questions import SPLITS
+from ..core.files import display
 from .common import USAGE_ERROR, add_set_options, golden_set
 from .formats import format_text
 

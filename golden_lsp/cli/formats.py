@@ -19,9 +19,9 @@ from pathlib import Path, PurePath
 from typing import Callable, Sequence
 
 from .. import __version__
-from ..diagnostics import CODES, DESCRIPTIONS, Diagnostic, Severity
-from ..files import display as _display
-from ..model import Analysis, RecordLine
+from ..core.diagnostics import CODES, DESCRIPTIONS, Diagnostic, Severity
+from ..core.files import display as _display
+from ..core.model import Analysis, RecordLine
 
 #: GitHub shows at most this many annotations of each kind per step (actions/toolkit,
 #: docs/problem-matchers.md: 10 error, 10 warning and 10 notice annotations per step)

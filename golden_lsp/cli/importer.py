@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..artifact import write_atomically
-from ..config import ConfigError
-from ..importer import READERS, import_samples
-from ..files import display
+from ..core.artifact import write_atomically
+from ..core.config import ConfigError
+from ..practice.importer import READERS, import_samples
+from ..core.files import display
 from .common import add_set_options, golden_set, read_input
 from .formats import format_text
 

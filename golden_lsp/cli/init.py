@@ -1,4 +1,4 @@
-"""``init``: write a working skeleton golden set (``golden_lsp.skeleton``) and say what it wrote."""
+"""``init``: write a working skeleton golden set (``golden_lsp.practice.skeleton``) and say what it wrote."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..skeleton import init
-from ..files import display
+from ..practice.skeleton import init
+from ..core.files import display
 
 
 def register(sub: argparse._SubParsersAction) -> None:

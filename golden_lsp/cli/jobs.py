@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..config import Config
-from ..diagnostics import plural
-from ..docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
-from ..model import Analysis
-from .. import diskcache
-from ..project import GoldenSet
-from ..files import display as _display
+from ..core.config import Config
+from ..core.diagnostics import plural
+from ..core.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
+from ..core.model import Analysis
+from ..core import diskcache
+from ..core.project import GoldenSet
+from ..core.files import display as _display
 from .common import add_set_options, golden_set as _common_golden_set, progress
 from .formats import FORMATS, format_text
 

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..chunkings import qrels_text
-from ..config import ConfigError
-from ..files import display
+from ..evaluate.chunkings import qrels_text
+from ..core.config import ConfigError
+from ..core.files import display
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output
 

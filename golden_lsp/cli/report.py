@@ -7,8 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..config import ConfigError
-from ..files import display
+from ..core.config import ConfigError
+from ..core.files import display
 from .common import add_set_options, golden_set
 
 DEFAULT_OUT = "report.html"
@@ -27,7 +27,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _report(args: argparse.Namespace) -> int:
     golden = golden_set(args, args.path)
-    from ..report import write_report  # the report extra is imported only to report
+    from ..practice.report import write_report  # the report extra is imported only to report
 
     try:
         out = write_report(golden, args.out.resolve(), args.run_file, args.retriever)

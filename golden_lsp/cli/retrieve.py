@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..runs import run_text
-from ..files import display
+from ..evaluate.runs import run_text
+from ..core.files import display
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output
 
@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _retrieve(args: argparse.Namespace) -> int:
-    from ..retrieval import retrieve
+    from ..evaluate.retrieval import retrieve
 
     golden, tg = load_targets(args)
     spec = args.retriever or "bm25"

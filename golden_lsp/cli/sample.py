@@ -1,5 +1,5 @@
 """``golden-lsp sample LOG --n N --strategy random|stratified|hard-cases``: skeleton records drawn
-from a query log (``golden_lsp.sampling``), on stdout or into a new file."""
+from a query log (``golden_lsp.practice.sampling``), on stdout or into a new file."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from .. import sampling
-from ..artifact import write_atomically
-from ..config import ConfigError
-from ..diagnostics import plural
-from ..files import display
+from ..practice import sampling
+from ..core.artifact import write_atomically
+from ..core.config import ConfigError
+from ..core.diagnostics import plural
+from ..core.files import display
 from .common import add_set_options, golden_set, read_input
 
 

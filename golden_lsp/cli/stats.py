@@ -1,4 +1,4 @@
-"""``golden-lsp stats [PATH]``: the set's figures as text, JSON or Markdown (``golden_lsp.stats``)."""
+"""``golden-lsp stats [PATH]``: the set's figures as text, JSON or Markdown (``golden_lsp.practice.stats``)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from .. import stats
-from ..diagnostics import plural
+from ..practice import stats
+from ..core.diagnostics import plural
 from .common import add_set_options, golden_set
 
 

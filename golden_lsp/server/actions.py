@@ -12,9 +12,9 @@ import json
 
 from lsprotocol import types
 
-from ..rules import MAX_LISTED_OCCURRENCES, short
-from ..diagnostics import Range
-from ..resolve import lengthen
+from ..core.rules import MAX_LISTED_OCCURRENCES, short
+from ..core.diagnostics import Range
+from ..core.resolve import lengthen
 from .convert import EDITOR_HINTS, to_lsp
 from .view import View
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..anchor import add_locator_edits, new_record_line, quote_at
-from ..diagnostics import Range
-from ..ids import next_free_id
+from ..assist.anchor import add_locator_edits, new_record_line, quote_at
+from ..core.diagnostics import Range
+from ..core.ids import next_free_id
 from .view import CorpusView, View
 
 NEW_TITLE = "New golden question anchored here"

@@ -23,10 +23,10 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.uris import from_fs_path, to_fs_path
 
 from .. import __version__
-from ..config import ConfigError
-from ..diagnostics import plural
-from ..project import GoldenSet
-from ..resolve import PREPARED_TEXTS, prepare_hints as prepare_document_hints
+from ..core.config import ConfigError
+from ..core.diagnostics import plural
+from ..core.project import GoldenSet
+from ..core.resolve import PREPARED_TEXTS, prepare_hints as prepare_document_hints
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, Converted, editor_counts
 from .positions import Buffer
@@ -664,7 +664,7 @@ async def report(ls: GoldenServer, *args: Any) -> dict:
     _, path = _questions_target(ls, args)
     if path is None:
         return {"ok": False, "message": "no questions file to report on"}
-    from ..report import report_path, write_report
+    from ..practice.report import report_path, write_report
 
     try:
         golden = ls.sets.golden_set_for(path)

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..anchor import add_locator_edits
-from ..candidates import CandidateIndex
-from ..rules import short
-from ..search import SearchUnavailable
+from ..assist.anchor import add_locator_edits
+from ..assist.candidates import CandidateIndex
+from ..core.rules import short
+from ..core.search import SearchUnavailable
 from .anchor import line_edits
 from .view import View
 

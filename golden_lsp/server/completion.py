@@ -14,10 +14,10 @@ import json
 
 from lsprotocol import types
 
-from ..continuations import MAX_COUNT, continuations
-from ..diagnostics import Range
-from ..ids import next_free_id
-from ..questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS, SPLITS
+from ..assist.continuations import MAX_COUNT, continuations
+from ..core.diagnostics import Range
+from ..core.ids import next_free_id
+from ..core.questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS, SPLITS
 from .view import View
 
 TRIGGERS = ['"', ":", " "]

@@ -14,10 +14,10 @@ from typing import Callable
 
 from lsprotocol import types
 
-from ..analysis import changed_docs
-from ..corpus import Corpus
-from ..model import Analysis
-from ..diagnostics import Diagnostic, Severity
+from ..core.analysis import changed_docs
+from ..core.corpus import Corpus
+from ..core.model import Analysis
+from ..core.diagnostics import Diagnostic, Severity
 from .view import View
 
 SOURCE = "golden-lsp"

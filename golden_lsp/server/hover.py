@@ -12,9 +12,9 @@ import re
 
 from lsprotocol import types
 
-from ..model import RecordLine, ResolvedLocator
-from ..diagnostics import Range, plural
-from ..questions import QuestionRecord
+from ..core.model import RecordLine, ResolvedLocator
+from ..core.diagnostics import Range, plural
+from ..core.questions import QuestionRecord
 from .view import Target, View
 
 SPAN_PREVIEW_CHARS = 400

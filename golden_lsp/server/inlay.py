@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..model import ResolvedLocator
-from ..rules import MAX_LISTED_OCCURRENCES
+from ..core.model import ResolvedLocator
+from ..core.rules import MAX_LISTED_OCCURRENCES
 from .view import View
 
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..model import LabelledSpan
-from ..resolve import enclosing_block
+from ..core.model import LabelledSpan
+from ..core.resolve import enclosing_block
 from .view import CorpusView, View
 
 OPEN_RECORD_COMMAND = "golden-lsp.openRecord"

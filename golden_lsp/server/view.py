@@ -17,11 +17,11 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..corpus import CorpusDoc
-from ..cursor import CursorContext, context_at
-from ..model import Analysis, LabelledSpan, RecordLine, ResolvedLocator
-from ..diagnostics import Range, Related
-from ..project import GoldenSet
+from ..core.corpus import CorpusDoc
+from ..assist.cursor import CursorContext, context_at
+from ..core.model import Analysis, LabelledSpan, RecordLine, ResolvedLocator
+from ..core.diagnostics import Range, Related
+from ..core.project import GoldenSet
 from .positions import Buffer, column_from_units, to_client_range
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..config import Config, ConfigError, config_for
-from ..project import GoldenSet
+from ..core.config import Config, ConfigError, config_for
+from ..core.project import GoldenSet
 
 QUESTIONS_NAME = "questions.jsonl"
 QUESTIONS_SUFFIX = ".questions.jsonl"

@@ -14,8 +14,8 @@ from pathlib import Path
 
 from editor_support import EXAMPLES, editor_deps, free_port, run
 
-from golden_lsp.chunker import chunk_document
-from golden_lsp.corpus import load_corpus
+from golden_lsp.core.chunker import chunk_document
+from golden_lsp.core.corpus import load_corpus
 
 DRIVER = Path(__file__).resolve().parents[1] / "report" / "cdp_report.mjs"
 

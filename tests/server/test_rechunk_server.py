@@ -13,8 +13,8 @@ from conftest import change_doc, open_doc, published
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from golden_lsp.config import load_config
-from golden_lsp.project import GoldenSet
+from golden_lsp.core.config import load_config
+from golden_lsp.core.project import GoldenSet
 
 from test_server import CHAPTER, opened_chapter_record, quote_columns, utf16
 

@@ -17,10 +17,10 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
-from .corpus import CorpusConfigError, load_corpus
-from .resolve import span_at, unique_quote_at
-from .rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
+from ..core.config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
+from ..core.corpus import CorpusConfigError, load_corpus
+from ..core.resolve import span_at, unique_quote_at
+from ..core.rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
 
 CHAPTER_NAME = "01-writing-a-golden-set.md"
 CHAPTER = """\

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 
-from .questions import QuestionRecord
-from .resolve import enclosing_block, span_at, unique_quote_at
+from ..core.questions import QuestionRecord
+from ..core.resolve import enclosing_block, span_at, unique_quote_at
 
 
 def quote_at(doc_id: str, text: str, start: int, end: int | None = None) -> str | None:

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from . import __version__
-from .config import ConfigError
+from .. import __version__
+from ..core.config import ConfigError
 from .evaluation import Evaluation, Scored, Settings
 from .evalspec import METRICS
 

@@ -19,15 +19,15 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Callable
 
-from .canon import CANONICAL_VERSION
-from .chunker import CHUNKER_VERSION
-from .chunkings import qrels_text
-from .config import ConfigError
-from .corpus import Corpus
-from .diagnostics import plural
-from .model import Analysis, ResolvedLocator
-from .project import GoldenSet
-from .questions import QuestionRecord
+from ..core.canon import CANONICAL_VERSION
+from ..core.chunker import CHUNKER_VERSION
+from ..evaluate.chunkings import qrels_text
+from ..core.config import ConfigError
+from ..core.corpus import Corpus
+from ..core.diagnostics import plural
+from ..core.model import Analysis, ResolvedLocator
+from ..core.project import GoldenSet
+from ..core.questions import QuestionRecord
 
 FORMAT_VERSION = "golden-set.v1"
 

@@ -15,7 +15,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .config import ConfigError
+from ..core.config import ConfigError
 
 
 @dataclass(frozen=True)

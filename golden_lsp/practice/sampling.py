@@ -16,9 +16,9 @@ import random
 from dataclasses import dataclass
 from typing import Any, Iterable
 
-from .config import ConfigError
-from .ids import next_free_id
-from .rules import folded
+from ..core.config import ConfigError
+from ..core.ids import next_free_id
+from ..core.rules import folded
 
 STRATEGIES = ("random", "stratified", "hard-cases")
 #: (name, the largest word count, share of N); the last stratum takes what the others leave

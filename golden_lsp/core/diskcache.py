@@ -25,7 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from . import __version__
+from .. import __version__
 from .chunker import CHUNKER_VERSION, Chunk
 from .facts import HINT_KINDS, QuoteFacts
 from .resolve import LIST_ITEM, PARAGRAPH, TABLE_ROW, Hint

@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .anchor import quote_at
-from .corpus import Corpus
-from .resolve import enclosing_block
-from .search import Bm25
+from ..core.corpus import Corpus
+from ..core.resolve import enclosing_block
+from ..core.search import Bm25
 
 #: blocks ranked before the first ``k`` with a usable quote are kept
 SEARCH_DEPTH = 20

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .config import ConfigError
-from .corpus import Corpus
-from .model import Analysis
+from ..core.config import ConfigError
+from ..core.corpus import Corpus
+from ..core.model import Analysis
 
 #: how many unlabelled sections the "where the set is blind" list shows
 BLIND_SECTIONS = 12
@@ -201,7 +201,7 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
     alt, jinja2, _ = _libraries()
     docs = coverage(golden.corpus, analysis)
     spans = [r.span.end - r.span.start for rec in analysis.records for r in rec.result.resolved if r.span]
-    env = jinja2.Environment(loader=jinja2.PackageLoader("golden_lsp", "templates"),
+    env = jinja2.Environment(loader=jinja2.PackageLoader("golden_lsp.practice", "templates"),
                              autoescape=jinja2.select_autoescape(["html", "j2"]),
                              trim_blocks=True, lstrip_blocks=True)
     questions = analysis.path
@@ -250,9 +250,9 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
     them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
     if run_file is None and retriever is None:
         return None
-    from .evaluation import Settings, evaluate, sanity, signals, targets
-    from .evalspec import DEFAULT_KS, METRICS
-    from .retrieval import run_of
+    from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
+    from ..evaluate.evalspec import DEFAULT_KS, METRICS
+    from ..evaluate.retrieval import run_of
 
     settings = Settings(DEFAULT_KS, "any", 2000, 0)
     tg = targets(golden)

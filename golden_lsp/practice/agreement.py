@@ -17,9 +17,9 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from .corpus import Corpus
-from .model import Analysis, RecordLine
-from .resolve import Span
+from ..core.corpus import Corpus
+from ..core.model import Analysis, RecordLine
+from ..core.resolve import Span
 
 #: resamples of the bootstrap interval of kappa (over records; a fixed seed keeps it reproducible)
 BOOTSTRAP_RESAMPLES = 1000

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
-from .canon import canonicalize, line_starts
-from .chunker import Chunk
-from .config import ConfigError
-from .corpus import Corpus, CorpusDoc
-from .diagnostics import Diagnostic, Range, Related
-from .questions import parse_json_line
-from .resolve import Span, not_found_hint, occurrences, span_at, unique_quote_at
-from .rules import HINT_WHY, corpus_location, short
+from ..core.canon import canonicalize, line_starts
+from ..core.chunker import Chunk
+from ..core.config import ConfigError
+from ..core.corpus import Corpus, CorpusDoc
+from ..core.diagnostics import Diagnostic, Range, Related
+from ..core.questions import parse_json_line
+from ..core.resolve import Span, not_found_hint, occurrences, span_at, unique_quote_at
+from ..core.rules import HINT_WHY, corpus_location, short
 
 #: occurrences of an ambiguous context listed in its finding
 MAX_LISTED = 5

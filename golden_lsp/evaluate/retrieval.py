@@ -15,11 +15,11 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .chunkings import Chunking
-from .config import ConfigError
-from .corpus import Corpus
+from ..core.config import ConfigError
+from ..core.corpus import Corpus
 from .evaluation import Target, Targets
 from .runs import Run, in_memory_run, read_run
-from .search import Bm25, SearchUnavailable
+from ..core.search import Bm25, SearchUnavailable
 
 Rankings = tuple[dict[str, list[str]], dict[str, list[float]]]
 

@@ -19,16 +19,16 @@ from functools import cached_property
 
 import numpy as np
 
-from .chunker import Chunk
+from ..core.chunker import Chunk
 from .chunkings import Chunking, corpus_chunking
-from .config import ConfigError
-from .diagnostics import Severity
+from ..core.config import ConfigError
+from ..core.diagnostics import Severity
 from .evalspec import METRICS, MISSES, MULTI_RULES
 from .metrics import Judged, bootstrap, iou, per_query, randomization_p
-from .project import GoldenSet
-from .resolve import Span
+from ..core.project import GoldenSet
+from ..core.resolve import Span
 from .runs import Run
-from .scoring import HitRule, union_coverage
+from ..core.scoring import HitRule, union_coverage
 
 #: record findings that do not stop a record from being scored (bearing chunks are re-derived)
 _SCORABLE = {"no-bearing-chunk"}

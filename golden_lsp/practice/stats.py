@@ -13,10 +13,10 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from .corpus import Corpus
-from .diagnostics import plural
-from .model import Analysis
-from .scoring import HitRule
+from ..core.corpus import Corpus
+from ..core.diagnostics import plural
+from ..core.model import Analysis
+from ..core.scoring import HitRule
 
 #: the findings about a set's shape that stats lists beside its figures
 SHAPE_CODES = ("hop-mismatch", "span-too-short", "answer-too-thin", "too-few-records", "doc-dominates",

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .canon import canonicalize
-from .chunker import CHUNKER_VERSION, Chunk
-from .config import ConfigError
-from .corpus import Corpus
-from .resolve import Span, occurrences
-from .scoring import HitRule, bearing_chunks
+from ..core.canon import canonicalize
+from ..core.chunker import CHUNKER_VERSION, Chunk
+from ..core.config import ConfigError
+from ..core.corpus import Corpus
+from ..core.resolve import Span, occurrences
+from ..core.scoring import HitRule, bearing_chunks
 
 
 @dataclass(frozen=True)
