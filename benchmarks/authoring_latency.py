@@ -26,7 +26,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from keystroke_latency import started_server, synthetic_workspace, utf16, wait_for  # noqa: E402
+from keystroke_latency import started_server, synthetic_workspace, utf16, wait_for
 
 
 async def measure(questions: Path, n: int) -> dict[str, list[float]]:
@@ -38,26 +38,44 @@ async def measure(questions: Path, n: int) -> dict[str, list[float]]:
     half = '{"id": "new", "locators": [{"doc": "' + doc + '", "quote": "' + " ".join(quote.split()[:2])
     text = text + half
     uri = from_fs_path(str(questions))
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text))
+    )
     await wait_for(published, arrived, 1, timeout=600)
     chapter = questions.parent / "corpus" / doc
     curi = from_fs_path(str(chapter))
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(curi, "markdown", 1, chapter.read_text(encoding="utf-8"))))
-    at_quote = types.Position(0, utf16(lines[0][:lines[0].index('"quote": "') + 12]))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(curi, "markdown", 1, chapter.read_text(encoding="utf-8"))
+        )
+    )
+    at_quote = types.Position(0, utf16(lines[0][: lines[0].index('"quote": "') + 12]))
     mid = len(lines) // 2
     requests = {
-        "hover (baseline)": lambda: client.text_document_hover_async(types.HoverParams(
-            types.TextDocumentIdentifier(uri), at_quote)),
-        "inlay hints, 60 lines": lambda: client.text_document_inlay_hint_async(types.InlayHintParams(
-            types.TextDocumentIdentifier(uri), types.Range(types.Position(mid, 0), types.Position(mid + 60, 0)))),
-        "code lenses, one chapter": lambda: client.text_document_code_lens_async(types.CodeLensParams(
-            types.TextDocumentIdentifier(curi))),
-        "completion in a quote": lambda: client.text_document_completion_async(types.CompletionParams(
-            types.TextDocumentIdentifier(uri), types.Position(len(lines) - 1, utf16(half)))),
-        "references on a quote": lambda: client.text_document_references_async(types.ReferenceParams(
-            context=types.ReferenceContext(include_declaration=True),
-            text_document=types.TextDocumentIdentifier(uri), position=at_quote)),
+        "hover (baseline)": lambda: client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), at_quote)
+        ),
+        "inlay hints, 60 lines": lambda: client.text_document_inlay_hint_async(
+            types.InlayHintParams(
+                types.TextDocumentIdentifier(uri),
+                types.Range(types.Position(mid, 0), types.Position(mid + 60, 0)),
+            )
+        ),
+        "code lenses, one chapter": lambda: client.text_document_code_lens_async(
+            types.CodeLensParams(types.TextDocumentIdentifier(curi))
+        ),
+        "completion in a quote": lambda: client.text_document_completion_async(
+            types.CompletionParams(
+                types.TextDocumentIdentifier(uri), types.Position(len(lines) - 1, utf16(half))
+            )
+        ),
+        "references on a quote": lambda: client.text_document_references_async(
+            types.ReferenceParams(
+                context=types.ReferenceContext(include_declaration=True),
+                text_document=types.TextDocumentIdentifier(uri),
+                position=at_quote,
+            )
+        ),
     }
     for send in requests.values():  # warm: the first code lens indexes the chapter's spans
         await send()

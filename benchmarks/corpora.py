@@ -27,8 +27,33 @@ from pathlib import Path
 
 SIZES = {"0.3": (0.3, 300), "5": (5.0, 2000), "50": (50.0, 10_000)}
 
-_SYLLABLES = ["ka", "lo", "mi", "ne", "ru", "sa", "to", "vi", "zé", "dü", "gra", "fjö", "ñu", "ça", "pl",
-              "øst", "ber", "an", "el", "is", "or", "um", "tr", "qué", "hä"]
+_SYLLABLES = [
+    "ka",
+    "lo",
+    "mi",
+    "ne",
+    "ru",
+    "sa",
+    "to",
+    "vi",
+    "zé",
+    "dü",
+    "gra",
+    "fjö",
+    "ñu",
+    "ça",
+    "pl",
+    "øst",
+    "ber",
+    "an",
+    "el",
+    "is",
+    "or",
+    "um",
+    "tr",
+    "qué",
+    "hä",
+]
 _EMOJI = ["🙂", "🚀", "📎", "🧭", "🍮", "✅"]
 BOILERPLATE = [
     "See the table below for the details that apply here",
@@ -41,8 +66,9 @@ BOILERPLATE = [
 class _Writer:
     def __init__(self, rng: random.Random):
         self.rng = rng
-        self.vocab = sorted({"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3)))
-                             for _ in range(6000)})
+        self.vocab = sorted(
+            {"".join(rng.choice(_SYLLABLES) for _ in range(rng.randint(1, 3))) for _ in range(6000)}
+        )
         #: (doc, quote) of every unique phrase written: the quotes records are drawn from
         self.phrases: list[tuple[str, str]] = []
 
@@ -58,7 +84,7 @@ class _Writer:
         words = self.words(n)
         k = self.rng.randint(5, 9)
         i = self.rng.randrange(1, max(2, n - k))  # never the capitalised first word
-        self.phrases.append((doc, " ".join(words[i:i + k])))
+        self.phrases.append((doc, " ".join(words[i : i + k])))
         text = " ".join(words)
         if self.rng.random() < 0.15:
             text += ". " + self.rng.choice(BOILERPLATE) + "."
@@ -82,12 +108,16 @@ class _Writer:
             elif kind < 0.9:
                 rows = ["| name | value | note |\n", "|---|---|---|\n"]
                 for _ in range(rng.randint(2, 8)):
-                    rows.append(f"| {' '.join(self.words(2))} | {rng.randint(1, 9999)} | "
-                                f"{self.sentence_line(doc, rng.randint(6, 12))} |\n")
+                    rows.append(
+                        f"| {' '.join(self.words(2))} | {rng.randint(1, 9999)} | "
+                        f"{self.sentence_line(doc, rng.randint(6, 12))} |\n"
+                    )
                 block = "".join(rows) + "\n"
             else:
-                code = "".join(f"    {' '.join(self.words(rng.randint(2, 6)))} = {rng.randint(0, 99)}\n"
-                               for _ in range(rng.randint(2, 8)))
+                code = "".join(
+                    f"    {' '.join(self.words(rng.randint(2, 6)))} = {rng.randint(0, 99)}\n"
+                    for _ in range(rng.randint(2, 8))
+                )
                 block = f"```python\n# {' '.join(self.words(3))}\n{code}```\n\n"
             parts.append(block)
             size += len(block)
@@ -144,16 +174,21 @@ def generate(out: Path, megabytes: float, n_questions: int, seed: int = 14) -> P
                 quote = rng.choice(BOILERPLATE)
             elif roll < 0.02:  # not found: one letter changed
                 j = rng.randrange(len(quote))
-                quote = quote[:j] + ("x" if quote[j] != "x" else "y") + quote[j + 1:]
+                quote = quote[:j] + ("x" if quote[j] != "x" else "y") + quote[j + 1 :]
             locators = [{"doc": doc, "quote": quote}]
             hop = "single"
             if rng.random() < 0.03:
                 other = rng.choice(pool)
                 locators.append({"doc": other[0], "quote": other[1]})
                 hop = "multi"
-            record = {"id": f"q{i:05}", "query": f"What does the corpus say about {' '.join(writer.words(4))}?",
-                      "expected_answer": f"It says that {quote}, as the passage explains.",
-                      "locators": locators, "hop": hop, "tags": rng.sample(["table", "list", "para", "code"], 1)}
+            record = {
+                "id": f"q{i:05}",
+                "query": f"What does the corpus say about {' '.join(writer.words(4))}?",
+                "expected_answer": f"It says that {quote}, as the passage explains.",
+                "locators": locators,
+                "hop": hop,
+                "tags": rng.sample(["table", "list", "para", "code"], 1),
+            }
             f.write(json.dumps(record, ensure_ascii=False) + "\n")
     return questions
 

@@ -25,9 +25,9 @@ from itertools import islice
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scale import _documents  # noqa: E402
+from scale import _documents
 
-from golden_lsp import resolve  # noqa: E402
+from golden_lsp import resolve
 
 
 def plain_hint(text: str, quote: str) -> resolve.Hint | None:
@@ -39,9 +39,12 @@ def plain_hint(text: str, quote: str) -> resolve.Hint | None:
     if len(found) == 1:
         m = found[0]
         if "\n" in m.group():
-            return resolve.Hint(m.start(), m.end(), "line break", m.group(),
-                                resolve._line_parts(text, m.start(), m.end()))
-        return resolve.Hint(m.start(), m.end(), "whitespace" if m.group().split() == words else "typography", m.group())
+            return resolve.Hint(
+                m.start(), m.end(), "line break", m.group(), resolve._line_parts(text, m.start(), m.end())
+            )
+        return resolve.Hint(
+            m.start(), m.end(), "whitespace" if m.group().split() == words else "typography", m.group()
+        )
     plan = resolve._plan(quote)
     composed = plan.composed
     if not found and composed != quote:
@@ -53,7 +56,7 @@ def plain_hint(text: str, quote: str) -> resolve.Hint | None:
         search.any_case = resolve._find_any_case(text, plan.needles)  # str.lower() of the whole document
         starts = search.any_case[composed][:2]
         if len(starts) == 1:
-            return resolve.Hint(starts[0][0], starts[0][1], "case", text[starts[0][0]:starts[0][1]])
+            return resolve.Hint(starts[0][0], starts[0][1], "case", text[starts[0][0] : starts[0][1]])
         found = starts
     return None if found else resolve.closest_passage(text, plan, search)
 
@@ -86,28 +89,42 @@ def main() -> None:
     by_doc = missing_quotes(args.data, docs)
     largest = max(by_doc, key=lambda doc: len(docs[doc]))
     n = sum(map(len, by_doc.values()))
-    print(f"{n} not-found quotes over {len(by_doc)} documents; the largest, {largest}, "
-          f"{len(docs[largest]) / 1e6:.1f} M characters, has {len(by_doc[largest])}")
+    print(
+        f"{n} not-found quotes over {len(by_doc)} documents; the largest, {largest}, "
+        f"{len(docs[largest]) / 1e6:.1f} M characters, has {len(by_doc[largest])}"
+    )
 
     for doc, quotes in by_doc.items():  # same hints, or the timing means nothing
         hints = resolve.not_found_hints(docs[doc], quotes)
         for quote in quotes:
-            assert hints[quote] == resolve.not_found_hint(docs[doc], quote) == plain_hint(docs[doc], quote), quote
+            assert hints[quote] == resolve.not_found_hint(docs[doc], quote) == plain_hint(docs[doc], quote), (
+                quote
+            )
     print("hints identical to the baseline's")
 
     def rows(label: str, docs_quotes: dict[str, list[str]]) -> None:
-        base = best_of(args.repeat, lambda: [plain_hint(docs[d], q) for d, qs in docs_quotes.items() for q in qs])
-        one = best_of(args.repeat, lambda: [resolve.not_found_hint(docs[d], q)
-                                            for d, qs in docs_quotes.items() for q in qs])
-        batch = best_of(args.repeat, lambda: [resolve.not_found_hints(docs[d], qs) for d, qs in docs_quotes.items()])
+        base = best_of(
+            args.repeat, lambda: [plain_hint(docs[d], q) for d, qs in docs_quotes.items() for q in qs]
+        )
+        one = best_of(
+            args.repeat,
+            lambda: [resolve.not_found_hint(docs[d], q) for d, qs in docs_quotes.items() for q in qs],
+        )
+        batch = best_of(
+            args.repeat, lambda: [resolve.not_found_hints(docs[d], qs) for d, qs in docs_quotes.items()]
+        )
         resolve._case_index.cache_clear()
         index = best_of(1, lambda: [resolve._case_index(docs[d]) for d in docs_quotes])
         k = sum(map(len, docs_quotes.values()))
         print(f"{label:<28} baseline {base * 1e3:8.0f} ms ({base / k * 1e3:5.1f} ms/quote)")
-        print(f"{'':<28} one quote at a time {one * 1e3:8.0f} ms ({one / k * 1e3:5.1f} ms/quote)  "
-              f"{base / one:5.1f}x faster, once each document's case index is built ({index * 1e3:.0f} ms)")
-        print(f"{'':<28} per document        {batch * 1e3:8.0f} ms ({batch / k * 1e3:5.1f} ms/quote)  "
-              f"{base / batch:5.1f}x faster")
+        print(
+            f"{'':<28} one quote at a time {one * 1e3:8.0f} ms ({one / k * 1e3:5.1f} ms/quote)  "
+            f"{base / one:5.1f}x faster, once each document's case index is built ({index * 1e3:.0f} ms)"
+        )
+        print(
+            f"{'':<28} per document        {batch * 1e3:8.0f} ms ({batch / k * 1e3:5.1f} ms/quote)  "
+            f"{base / batch:5.1f}x faster"
+        )
 
     rows("all not-found quotes", by_doc)
     rows(f"{largest} only", {largest: by_doc[largest]})

@@ -68,9 +68,19 @@ def synthetic_workspace(megabytes: int, n_questions: int, into: Path, seed: int 
     questions = into / "questions.jsonl"
     with questions.open("w", encoding="utf-8") as f:
         for i, (doc, quote) in enumerate(rng.sample(paragraphs, n_questions)):
-            f.write(json.dumps({"id": f"s{i:05}", "query": f"synthetic question {i}?",
-                                "expected_answer": f"the paragraph that starts with {quote}",
-                                "locators": [{"doc": doc, "quote": quote}], "hop": "single", "tags": []}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": f"s{i:05}",
+                        "query": f"synthetic question {i}?",
+                        "expected_answer": f"the paragraph that starts with {quote}",
+                        "locators": [{"doc": doc, "quote": quote}],
+                        "hop": "single",
+                        "tags": [],
+                    }
+                )
+                + "\n"
+            )
     return questions
 
 
@@ -118,8 +128,9 @@ async def started_server(root: Path) -> tuple[LanguageClient, dict[int, float], 
         pass
 
     await client.start_io(sys.executable, "-m", "golden_lsp", "--stdio")
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root))))
+    await client.initialize_async(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root)))
+    )
     client.initialized(types.InitializedParams())
     return client, published, arrived
 
@@ -128,15 +139,20 @@ async def measure(questions: Path, n: int) -> list[float]:
     client, published, arrived = await started_server(questions.parent)
     uri = from_fs_path(str(questions))
     text = questions.read_text(encoding="utf-8")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text))
+    )
     await wait_for(published, arrived, 1, timeout=600)  # the first analysis indexes the corpus
     latencies = []
     for version, (line, old, new) in enumerate(edits(text, n), start=2):
         whole_line = types.Range(types.Position(line, 0), types.Position(line, utf16(old)))
         sent = time.perf_counter()
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(version=version, uri=uri),
-            [types.TextDocumentContentChangePartial(whole_line, new)]))  # incremental, as editors send
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+                [types.TextDocumentContentChangePartial(whole_line, new)],
+            )
+        )  # incremental, as editors send
         await wait_for(published, arrived, version)
         latencies.append((published[version] - sent) * 1000)
     await client.shutdown_async(None)
@@ -162,8 +178,9 @@ def cli_baseline(questions: Path, runs: int) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run([sys.executable, "-m", "golden_lsp", "--check", str(questions)],
-                       capture_output=True, check=False)
+        subprocess.run(
+            [sys.executable, "-m", "golden_lsp", "--check", str(questions)], capture_output=True, check=False
+        )
         times.append((time.perf_counter() - start) * 1000)
     return times
 
@@ -173,8 +190,11 @@ def main() -> int:
     parser.add_argument("--edits", type=int, default=300)
     parser.add_argument("--cli-runs", type=int, default=7)
     parser.add_argument("--fixture", type=Path, default=FIXTURE)
-    parser.add_argument("--synthetic", metavar="MB,QUESTIONS",
-                        help="instead of the fixture, a generated corpus and set, e.g. 50,10000")
+    parser.add_argument(
+        "--synthetic",
+        metavar="MB,QUESTIONS",
+        help="instead of the fixture, a generated corpus and set, e.g. 50,10000",
+    )
     args = parser.parse_args()
     if not args.synthetic and not (args.fixture / "questions.jsonl").is_file():
         print(f"fixture not found: {args.fixture}", file=sys.stderr)
@@ -182,7 +202,10 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         if args.synthetic:
             mb, n = (int(x) for x in args.synthetic.split(","))
-            questions, what = synthetic_workspace(mb, n, Path(tmp)), f"synthetic: {mb} MB corpus, {n} questions"
+            questions, what = (
+                synthetic_workspace(mb, n, Path(tmp)),
+                f"synthetic: {mb} MB corpus, {n} questions",
+            )
         else:
             questions, what = workspace(args.fixture, Path(tmp)), "conformance fixture, 60 questions"
         lat = sorted(asyncio.run(measure(questions, args.edits)))

@@ -22,9 +22,9 @@ import unicodedata
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpora import SIZES, generate  # noqa: E402
+from corpora import SIZES, generate
 
-from golden_lsp.core.chunker import chunk_document, rechunk, sections  # noqa: E402
+from golden_lsp.core.chunker import chunk_document, rechunk, sections
 
 
 def median_ms(fn, runs: int) -> float:
@@ -39,10 +39,12 @@ def median_ms(fn, runs: int) -> float:
 def edits(text: str) -> list[tuple[str, str]]:
     """(kind, edited text) around the middle of ``text``."""
     at = text.index("\n\n", len(text) // 2) - 5  # inside a paragraph
-    return [("type a character", text[:at] + "x" + text[at:]),
-            ("new paragraph", text[:at] + "\n\nA new paragraph." + text[at:]),
-            ("add a heading", text[:at] + "\n\n## Added\n" + text[at:]),
-            ("unclosed fence", text[:at] + "\n\n```\n" + text[at:])]
+    return [
+        ("type a character", text[:at] + "x" + text[at:]),
+        ("new paragraph", text[:at] + "\n\nA new paragraph." + text[at:]),
+        ("add a heading", text[:at] + "\n\n## Added\n" + text[at:]),
+        ("unclosed fence", text[:at] + "\n\n```\n" + text[at:]),
+    ]
 
 
 def main() -> int:
@@ -62,8 +64,8 @@ def main() -> int:
             for kind, new in edits(old):
                 if rechunk(name, old, old_sections, old_chunks, new)[1] != chunk_document(name, new):
                     raise SystemExit(f"rechunk differs from chunk_document: {name}, {kind}")
-                inc = median_ms(lambda: rechunk(name, old, old_sections, old_chunks, new), args.runs)
-                full = median_ms(lambda: chunk_document(name, new), args.runs)
+                inc = median_ms(lambda: rechunk(name, old, old_sections, old_chunks, new), args.runs)  # noqa: B023 (called here)
+                full = median_ms(lambda: chunk_document(name, new), args.runs)  # noqa: B023 (called here)
                 label = f"{name} ({len(raw.encode('utf-8')) / 1e6:.1f} MB), {kind}"
                 print(f"{label:<44} {inc:>8.1f}ms {full:>14.1f}ms {inc / full:>7.3f}")
     return 0

@@ -43,15 +43,16 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from corpora import SIZES, generate  # noqa: E402
-from keystroke_latency import edits, utf16  # noqa: E402
+from corpora import SIZES, generate
+from keystroke_latency import edits, utf16
 
-from golden_lsp.core.chunker import chunk_document  # noqa: E402
+from golden_lsp.core.chunker import chunk_document
 
 CLI = [sys.executable, "-m", "golden_lsp"]
 
 
 # --- baselines ------------------------------------------------------------------------------
+
 
 def _documents(root: Path) -> dict[str, str]:
     out = {}
@@ -136,13 +137,15 @@ def timed(fn, *args, runs: int = 1) -> float:
 
 # --- golden-lsp -------------------------------------------------------------------------------
 
+
 def cli_check(root: Path, *flags: str) -> tuple[float, int, float]:
     """(ms, peak RSS in bytes, CPU ms) of one ``golden-lsp check`` subprocess. The peak is the
     process's own ``VmHWM``, polled while it runs (``ru_maxrss`` would report this benchmark's
     own size: Linux keeps it across the fork and exec of a child)."""
     start = time.perf_counter()
-    proc = subprocess.Popen([*CLI, "check", *flags, str(root)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, cwd=root)
+    proc = subprocess.Popen(
+        [*CLI, "check", *flags, str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root
+    )
     peak = 0
     while True:
         pid, _, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -150,8 +153,10 @@ def cli_check(root: Path, *flags: str) -> tuple[float, int, float]:
             break
         try:
             status = Path(f"/proc/{proc.pid}/status").read_text()
-            peak = max(peak, int(next(line.split()[1] for line in status.splitlines()
-                                      if line.startswith("VmHWM"))) * 1024)
+            peak = max(
+                peak,
+                int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))) * 1024,
+            )
         except (OSError, StopIteration):
             pass
         time.sleep(0.005)
@@ -198,7 +203,9 @@ class _Session:
             # would spend the measured time in its own garbage collections
             if self.log:
                 self.log[-1] = (*self.log[-1][:3], None, self.log[-1][4])
-            self.log.append((params.uri, params.version, self.arrival, params.diagnostics, time.perf_counter()))
+            self.log.append(
+                (params.uri, params.version, self.arrival, params.diagnostics, time.perf_counter())
+            )
             self.arrived.set()
 
         @self.client.feature("golden-lsp/status")
@@ -225,14 +232,17 @@ async def _opened(root: Path, env: dict | None = None) -> tuple[_Session, str, s
     s = _Session()
     client = s.client
     await client.start_io(*CLI, "--stdio", env=env)
-    await client.initialize_async(types.InitializeParams(
-        capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root))))
+    await client.initialize_async(
+        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root)))
+    )
     client.initialized(types.InitializedParams())
     questions = root / "questions.jsonl"
     uri = from_fs_path(str(questions))
     text = questions.read_text(encoding="utf-8")
     start = time.perf_counter()
-    client.text_document_did_open(types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(uri, "jsonl", 1, text))
+    )
     _, _, at, diagnostics, _ = await s.next_publish(uri, 0, 1)
     return s, uri, text, (at - start) * 1000, diagnostics
 
@@ -260,9 +270,12 @@ async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
     for version, (line, old, new) in enumerate(edits(text, n_edits), start=2):
         whole_line = types.Range(types.Position(line, 0), types.Position(line, utf16(old)))
         since, sent = len(s.log), time.perf_counter()
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(version=version, uri=uri),
-            [types.TextDocumentContentChangePartial(whole_line, new)]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+                [types.TextDocumentContentChangePartial(whole_line, new)],
+            )
+        )
         _, _, at, diagnostics, handed_at = await s.next_publish(uri, since, version)
         latencies.append((at - sent) * 1000)
         handed.append((handed_at - sent) * 1000)
@@ -272,28 +285,46 @@ async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
     out["p50_client"], out["p95_client"] = statistics.median(handed), handed[int(0.95 * (len(handed) - 1))]
     diagnostics = next(e[3] for e in reversed(s.log) if e[0] == uri and e[3] is not None)
     large_uri = from_fs_path(str(root / "corpus" / "large.md"))
-    amb = next((d for d in diagnostics if d.code == "quote-ambiguous" and d.related_information
-                and d.related_information[0].location.uri == large_uri), None)
+    amb = next(
+        (
+            d
+            for d in diagnostics
+            if d.code == "quote-ambiguous"
+            and d.related_information
+            and d.related_information[0].location.uri == large_uri
+        ),
+        None,
+    )
     if amb is not None:
         sent = time.perf_counter()
-        await client.text_document_code_action_async(types.CodeActionParams(
-            types.TextDocumentIdentifier(uri), amb.range, types.CodeActionContext([amb])))
+        await client.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri), amb.range, types.CodeActionContext([amb])
+            )
+        )
         out["lengthen"] = (time.perf_counter() - sent) * 1000
     chapter = root / "corpus" / "quoted.md"
     chapter_uri = from_fs_path(str(chapter))
     raw = chapter.read_text(encoding="utf-8")
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(chapter_uri, "markdown", 1, raw)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(types.TextDocumentItem(chapter_uri, "markdown", 1, raw))
+    )
     await asyncio.sleep(1.0)  # let the (no-op) republish of the unchanged buffer pass
     lines = raw.split("\n")
     middle = next(i for i in range(len(lines) // 2, len(lines)) if len(lines[i]) > 40)
     times = []
     for k in range(5):
         since, sent = len(s.log), time.perf_counter()
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(version=k + 2, uri=chapter_uri),
-            [types.TextDocumentContentChangePartial(
-                types.Range(types.Position(middle, 0), types.Position(middle, 0)), f"Edit{k} ")]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=k + 2, uri=chapter_uri),
+                [
+                    types.TextDocumentContentChangePartial(
+                        types.Range(types.Position(middle, 0), types.Position(middle, 0)), f"Edit{k} "
+                    )
+                ],
+            )
+        )
         _, _, at, _, _ = await s.next_publish(uri, since)
         times.append((at - sent) * 1000)
     out["corpus_edit"] = statistics.median(times)
@@ -310,13 +341,18 @@ def chunking_rows(root: Path) -> list[tuple[str, float, float, float]]:
         text = unicodedata.normalize("NFC", raw.decode("utf-8"))
         mb = len(raw) / 1e6
         chunk_ms = timed(chunk_document, name, text, 1800, runs=3)
-        floor_ms = timed(lambda: hashlib.sha256(unicodedata.normalize(
-            "NFC", raw.decode("utf-8")).encode("utf-8")).hexdigest(), runs=3)
+        floor_ms = timed(
+            lambda: hashlib.sha256(
+                unicodedata.normalize("NFC", raw.decode("utf-8")).encode("utf-8")  # noqa: B023 (called here)
+            ).hexdigest(),
+            runs=3,
+        )
         rows.append((name, mb, chunk_ms / mb, floor_ms / mb))
     return rows
 
 
 # --- the table ------------------------------------------------------------------------------
+
 
 def measure(root: Path, n_edits: int) -> dict:
     corpus_bytes = sum(p.stat().st_size for p in (root / "corpus").glob("*.md"))
@@ -330,8 +366,11 @@ def measure(root: Path, n_edits: int) -> dict:
     large = _documents(root)["large.md"]
     amb = next((q for d, q in _locators(root) if d == "large.md" and large.count(q) > 1), None)
     # the code action offers one lengthening per listed occurrence (at most 20): so does the baseline
-    r["naive_lengthen"] = timed(lambda: [naive_lengthen(large, amb, at) for at in _first(large, amb, 20)]) \
-        if amb else float("nan")
+    r["naive_lengthen"] = (
+        timed(lambda: [naive_lengthen(large, amb, at) for at in _first(large, amb, 20)])
+        if amb
+        else float("nan")
+    )
     # one process (what the floor is measured as), then the default (--jobs auto: one per core)
     r["check_cold"], r["cli_rss"], r["check_cold_cpu"] = checks(root, "--no-cache", "--jobs", "1")
     r["check_cold_jobs"], _, _ = checks(root, "--no-cache")
@@ -350,8 +389,10 @@ def _ms(v: float) -> str:
 
 def report(size: str, r: dict) -> str:
     mb = r["bytes"] / 1e6
-    lines = [f"## {size} MB corpus ({mb:.1f} MB on disk), {r['records']:,} questions",
-             f"{'row':<48} {'golden-lsp':>11} {'baseline':>22} {'ratio':>7}"]
+    lines = [
+        f"## {size} MB corpus ({mb:.1f} MB on disk), {r['records']:,} questions",
+        f"{'row':<48} {'golden-lsp':>11} {'baseline':>22} {'ratio':>7}",
+    ]
 
     def row(name: str, value: float, base: float, base_name: str) -> None:
         lines.append(f"{name:<48} {_ms(value):>11} {base_name + ' ' + _ms(base):>22} {value / base:>7.3f}")
@@ -371,13 +412,23 @@ def report(size: str, r: dict) -> str:
     if "lengthen" in r:
         row("Lengthen code action, first request", r["lengthen"], r["naive_lengthen"], "naive")
     row("corpus edit → republish (quoted.md)", r["corpus_edit"], r["naive_doc"], "naive")
-    lines.append(f"{'memory: CLI peak RSS / corpus bytes, cold, -j 1':<48} {r['cli_rss'] / r['bytes']:>11.1f}×")
-    lines.append(f"{'memory: CLI peak RSS / corpus bytes, warm':<48} {r['cli_warm_rss'] / r['bytes']:>11.1f}×")
-    lines.append(f"{'memory: server peak RSS / corpus bytes, cold':<48} {r['server_cold_rss'] / r['bytes']:>11.1f}×")
-    lines.append(f"{'memory: server peak RSS / corpus bytes, warm':<48} {r['server_rss'] / r['bytes']:>11.1f}×")
+    lines.append(
+        f"{'memory: CLI peak RSS / corpus bytes, cold, -j 1':<48} {r['cli_rss'] / r['bytes']:>11.1f}×"
+    )
+    lines.append(
+        f"{'memory: CLI peak RSS / corpus bytes, warm':<48} {r['cli_warm_rss'] / r['bytes']:>11.1f}×"
+    )
+    lines.append(
+        f"{'memory: server peak RSS / corpus bytes, cold':<48} {r['server_cold_rss'] / r['bytes']:>11.1f}×"
+    )
+    lines.append(
+        f"{'memory: server peak RSS / corpus bytes, warm':<48} {r['server_rss'] / r['bytes']:>11.1f}×"
+    )
     for name, doc_mb, chunk, base in r["chunking"]:
-        lines.append(f"{'chunking ' + name + f' ({doc_mb:.1f} MB), per MB':<48} {_ms(chunk):>11} "
-                     f"{'floor ' + _ms(base):>22} {chunk / base:>7.3f}")
+        lines.append(
+            f"{'chunking ' + name + f' ({doc_mb:.1f} MB), per MB':<48} {_ms(chunk):>11} "
+            f"{'floor ' + _ms(base):>22} {chunk / base:>7.3f}"
+        )
     return "\n".join(lines)
 
 
@@ -385,7 +436,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="0.3,5,50", help=f"comma-separated, of {', '.join(SIZES)}")
     parser.add_argument("--edits", type=int, default=200)
-    parser.add_argument("--data", type=Path, help="keep the generated sets here (default: a temporary folder)")
+    parser.add_argument(
+        "--data", type=Path, help="keep the generated sets here (default: a temporary folder)"
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp)
@@ -397,8 +450,10 @@ def main() -> int:
             # resolved: the server names documents by their real paths (a symlinked folder too)
             print(report(size, measure(root.resolve(), args.edits)), flush=True)
             print()
-    print("naive: one str.find scan per quote, in this process; floor: read, decode, NFC, sha256, one "
-          "Aho–Corasick pass, json.loads. Ratios are golden-lsp / baseline; medians of each row's runs.")
+    print(
+        "naive: one str.find scan per quote, in this process; floor: read, decode, NFC, sha256, one "
+        "Aho–Corasick pass, json.loads. Ratios are golden-lsp / baseline; medians of each row's runs."
+    )
     return 0
 
 

@@ -6,7 +6,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from core_support import CONFORMANCE, cli_env, make_project, run_cli
 
 

@@ -61,13 +61,21 @@ def loc(doc: str, quote: str, exact: bool | None = None) -> dict[str, Any]:
     return out
 
 
-def qline(id: str, locators: list[dict], query: str | None = None, answer: str | None = None,
-          hop: str | None = None, tags: list[str] | None = None) -> str:
+def qline(
+    id: str,
+    locators: list[dict],
+    query: str | None = None,
+    answer: str | None = None,
+    hop: str | None = None,
+    tags: list[str] | None = None,
+) -> str:
     """One questions.jsonl line (no newline), keys in the authoring order."""
     rec: dict[str, Any] = {
         "id": id,
         "query": query if query is not None else f"What does question {id} ask about the corpus?",
-        "expected_answer": answer if answer is not None else f"The answer to question {id}, long enough to grade.",
+        "expected_answer": answer
+        if answer is not None
+        else f"The answer to question {id}, long enough to grade.",
         "locators": locators,
     }
     if hop is not None:
@@ -85,8 +93,11 @@ SAMPLE_LINES = [
     qline("q3", [loc("guide.md", "A nested item about nested lists")]),
     qline("q4", [loc("faq.md", "offsets break whenever")]),
     "",
-    qline("q5", [loc("guide.md", "The third item closes the list"), loc("faq.md", "Against the expected answer")],
-          hop="multi"),
+    qline(
+        "q5",
+        [loc("guide.md", "The third item closes the list"), loc("faq.md", "Against the expected answer")],
+        hop="multi",
+    ),
     qline("q6", [loc("faq.md", "The documentation team owns every chapter")]),
     qline("q7", [loc("faq.md", "How are answers graded?")]),
 ]
@@ -107,8 +118,12 @@ def write_questions(path: Path, lines: list[str]) -> Path:
     return path
 
 
-def make_project(root: Path, docs: dict[str, str | bytes] | None = None, lines: list[str] | None = None,
-                 config: str | None = 'corpus = "corpus"\n') -> Path:
+def make_project(
+    root: Path,
+    docs: dict[str, str | bytes] | None = None,
+    lines: list[str] | None = None,
+    config: str | None = 'corpus = "corpus"\n',
+) -> Path:
     """corpus/, questions.jsonl and (unless config is None) golden-lsp.toml under ``root``."""
     write_docs(root / "corpus", SAMPLE_DOCS if docs is None else docs)
     write_questions(root / "questions.jsonl", SAMPLE_LINES if lines is None else lines)
@@ -117,12 +132,20 @@ def make_project(root: Path, docs: dict[str, str | bytes] | None = None, lines: 
     return root
 
 
-def analyze_lines(root: Path, docs: dict[str, str | bytes], lines: list[str], hit_rule: str = "any_overlap",
-                  max_chars: int = 1800, glob: str = "*.md") -> tuple[Corpus, Analysis]:
+def analyze_lines(
+    root: Path,
+    docs: dict[str, str | bytes],
+    lines: list[str],
+    hit_rule: str = "any_overlap",
+    max_chars: int = 1800,
+    glob: str = "*.md",
+) -> tuple[Corpus, Analysis]:
     """Write the corpus and analyse the questions text in process."""
     write_docs(root / "corpus", docs)
     corpus = load_corpus(root / "corpus", glob, max_chars)
-    analysis = Analyzer(corpus, parse_hit_rule(hit_rule)).analyze(root / "questions.jsonl", "\n".join(lines) + "\n")
+    analysis = Analyzer(corpus, parse_hit_rule(hit_rule)).analyze(
+        root / "questions.jsonl", "\n".join(lines) + "\n"
+    )
     return corpus, analysis
 
 
@@ -146,5 +169,12 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 
 
 def run_cli(args: list[str], cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "golden_lsp", *map(str, args)], cwd=cwd, env=env or cli_env(cwd),
-                          capture_output=True, text=True, encoding="utf-8", timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "golden_lsp", *map(str, args)],
+        cwd=cwd,
+        env=env or cli_env(cwd),
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=60,
+    )

@@ -19,7 +19,7 @@ def random_case(seed: int, n_queries: int = 40, n_docs: int = 30) -> tuple[dict,
     qrels, run = {}, {}
     for q in range(n_queries):
         qid = f"q{q}"
-        qrels[qid] = {d: 1 for d in rng.sample(docs, rng.randint(1, 4))}
+        qrels[qid] = dict.fromkeys(rng.sample(docs, rng.randint(1, 4)), 1)
         retrieved = rng.sample(docs, rng.randint(0, n_docs))
         run[qid] = {d: float(rng.randint(0, 5)) / 2 for d in retrieved}  # few distinct scores: ties
     return qrels, run
@@ -38,5 +38,7 @@ def ours(qrels: dict, run: dict, ks: tuple[int, ...] = KS) -> dict[str, dict[str
     judged = Judged(rel, np.asarray([len(qrels[q]) for q in qids]), first, np.zeros((len(qids), len(ks))))
     values = per_query(judged, ks)
     names = ("hit", "recall", "mrr", "ndcg", "precision")
-    return {q: {f"{m}@{k}": float(values[i, names.index(m), j]) for m in names for j, k in enumerate(ks)}
-            for i, q in enumerate(qids)}
+    return {
+        q: {f"{m}@{k}": float(values[i, names.index(m), j]) for m in names for j, k in enumerate(ks)}
+        for i, q in enumerate(qids)
+    }

@@ -32,9 +32,20 @@ def example_set(root: Path) -> Path:
             line = json.dumps(rec, ensure_ascii=False)
             n += 1
         out.append(line)
-    out.append(json.dumps({"id": "ex999", "query": UNANSWERABLE_QUERY, "expected_answer": "The corpus does not say: "
-                           "no hut in it serves sushi.", "locators": [], "unanswerable": True, "split": "test",
-                           "query_type": "unanswerable"}, ensure_ascii=False))
+    out.append(
+        json.dumps(
+            {
+                "id": "ex999",
+                "query": UNANSWERABLE_QUERY,
+                "expected_answer": "The corpus does not say: no hut in it serves sushi.",
+                "locators": [],
+                "unanswerable": True,
+                "split": "test",
+                "query_type": "unanswerable",
+            },
+            ensure_ascii=False,
+        )
+    )
     path.write_text("\n".join(out) + "\n", encoding="utf-8")
     proc = run_cli(["build"], root)
     assert proc.returncode == 0, proc.stderr
@@ -42,13 +53,18 @@ def example_set(root: Path) -> Path:
 
 
 def artifact(root: Path) -> list[dict]:
-    return [json.loads(line) for line in (root / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()]
+    return [
+        json.loads(line) for line in (root / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
 
 
 def expected_chunk_ids(root: Path, split: str | None = None) -> dict[str, set[str]]:
     """query_id → answer-bearing chunk IDs of every answerable record (of ``split``)."""
-    return {r["query_id"]: set(r["answer_bearing_chunk_ids"]) for r in artifact(root)
-            if r["answer_bearing_chunk_ids"] and (split is None or r.get("split") == split)}
+    return {
+        r["query_id"]: set(r["answer_bearing_chunk_ids"])
+        for r in artifact(root)
+        if r["answer_bearing_chunk_ids"] and (split is None or r.get("split") == split)
+    }
 
 
 def expected_queries(root: Path) -> dict[str, str]:
@@ -57,8 +73,10 @@ def expected_queries(root: Path) -> dict[str, str]:
 
 def expected_spans(root: Path) -> dict[str, list[tuple]]:
     """query → its answer spans (doc, start, end), sorted."""
-    return {r["query"]: sorted((s["doc_id"], s["char_start"], s["char_end"]) for s in r["answer_spans"])
-            for r in artifact(root)}
+    return {
+        r["query"]: sorted((s["doc_id"], s["char_start"], s["char_end"]) for s in r["answer_spans"])
+        for r in artifact(root)
+    }
 
 
 def n_unanswerable(root: Path) -> int:

@@ -13,7 +13,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 import yaml
-
 from core_support import SAMPLE_LINES, loc, qline, write_questions
 
 REPO = Path(__file__).resolve().parents[1]
@@ -31,14 +30,24 @@ def run_step(s: dict, tmp_path: Path, cwd: Path, **inputs: str) -> tuple[subproc
     if shutil.which("bash") is None:
         pytest.skip("bash is not installed")
     values = {"path": ".", "args": "", **inputs}
-    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           "RUNNER_TEMP": str(tmp_path / "runner-temp"), "GITHUB_OUTPUT": str(tmp_path / "github-output")}
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
+        "RUNNER_TEMP": str(tmp_path / "runner-temp"),
+        "GITHUB_OUTPUT": str(tmp_path / "github-output"),
+    }
     (tmp_path / "runner-temp").mkdir(exist_ok=True)
     for key, value in s.get("env", {}).items():
         name = value.removeprefix("${{ inputs.").removesuffix(" }}")
         env[key] = values[name]
-    proc = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", s["run"]],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     out = Path(env["GITHUB_OUTPUT"])
     outputs = dict(line.split("=", 1) for line in out.read_text().splitlines()) if out.exists() else {}
     return proc, outputs
@@ -58,14 +67,18 @@ def test_composite_action_sets_up_python_installs_itself_and_checks():
 
 
 def test_check_step_annotates_and_fails_on_an_error(project, tmp_path):
-    write_questions(project / "questions.jsonl", SAMPLE_LINES + [qline("q9", [loc("faq.md", "no such words")])])
+    write_questions(
+        project / "questions.jsonl", SAMPLE_LINES + [qline("q9", [loc("faq.md", "no such words")])]
+    )
     proc, _ = run_step(step("golden-lsp check"), tmp_path, project.parent, path=project.name)
     assert proc.returncode == 1
     assert f"::error file={project.name}/questions.jsonl,line={len(SAMPLE_LINES) + 1}," in proc.stdout
 
 
 def test_sarif_step_writes_a_valid_log_and_does_not_fail_on_findings(project, tmp_path):
-    write_questions(project / "questions.jsonl", SAMPLE_LINES + [qline("q9", [loc("faq.md", "no such words")])])
+    write_questions(
+        project / "questions.jsonl", SAMPLE_LINES + [qline("q9", [loc("faq.md", "no such words")])]
+    )
     proc, outputs = run_step(step("golden-lsp check --format sarif"), tmp_path, project)
     assert proc.returncode == 0, proc.stderr
     log = json.loads(Path(outputs["file"]).read_text(encoding="utf-8"))

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import pytest
-
 import json
 from dataclasses import fields
 
+import pytest
 from core_support import FAQ, GUIDE, SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, codes, loc, only, qline
+
 from golden_lsp.core.analysis import Analysis, Analyzer
-from golden_lsp.core.diagnostics import CODES, Severity
 from golden_lsp.core.chunker import chunk_document
 from golden_lsp.core.corpus import load_corpus
+from golden_lsp.core.diagnostics import CODES, Severity
 from golden_lsp.core.scoring import parse_hit_rule
 
 
@@ -20,6 +20,7 @@ def warnings_of(analysis) -> list[str]:
 
 
 # --- artifact lines -------------------------------------------------------------------------
+
 
 def test_artifact_records_follow_the_spec(tmp_path):
     corpus, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
@@ -38,7 +39,10 @@ def test_artifact_records_follow_the_spec(tmp_path):
     guide = corpus.docs["guide.md"].text
     q2 = records[1]["answer_spans"][0]
     assert q2["doc_id"] == "guide.md"
-    assert guide[q2["char_start"]:q2["char_end"]] == "| max_chars | 1800 | the largest chunk the packer emits |\n"
+    assert (
+        guide[q2["char_start"] : q2["char_end"]]
+        == "| max_chars | 1800 | the largest chunk the packer emits |\n"
+    )
     # multi-hop: one span per locator, in locator order
     assert [s["doc_id"] for s in records[4]["answer_spans"]] == ["guide.md", "faq.md"]
     assert records[4]["span_union_coverage"] == [1.0, 1.0]
@@ -51,8 +55,13 @@ def test_artifact_records_follow_the_spec(tmp_path):
 
 def test_non_ascii_is_written_as_is(tmp_path):
     doc = "# Café\n\nLe café crème est servi très chaud, avec « guillemets » et 😀.\n"
-    line = qline("q-é", [loc("café.md", "servi très chaud")], query="Comment est servi le café ?",
-                 answer="Très chaud, avec des guillemets.", tags=["français"])
+    line = qline(
+        "q-é",
+        [loc("café.md", "servi très chaud")],
+        query="Comment est servi le café ?",
+        answer="Très chaud, avec des guillemets.",
+        tags=["français"],
+    )
     _, analysis = analyze_lines(tmp_path, {"café.md": doc}, [line])
     body = analysis.artifact_text()
     assert "café ?" in body and "français" in body and "q-é" in body and "\\u" not in body
@@ -98,7 +107,9 @@ def test_paragraph_under_a_heading_without_blank_line_includes_the_heading(tmp_p
     # SPEC §4: the paragraph starts after the last blank line, so it takes the heading line,
     # which is in no chunk: coverage drops below 1 but the span is still borne
     doc = "# S\nBody sentence right under the heading, long enough.\n"
-    _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", "right under the heading")])])
+    _, analysis = analyze_lines(
+        tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", "right under the heading")])]
+    )
     rec = json.loads(analysis.artifact_text())
     assert rec["answer_spans"][0]["char_start"] == 0
     assert rec["span_union_coverage"] == [round(len(doc[4:]) / len(doc), 4)]
@@ -122,41 +133,64 @@ def test_exact_span(tmp_path):
 
 # --- shape rules: warnings that never block the build ---------------------------------------
 
+
 def test_hop_mismatch(tmp_path):
     lines = [
         qline("q1", [loc("faq.md", "offsets break whenever")], hop="multi"),
-        qline("q2", [loc("faq.md", "How are answers graded?"), loc("guide.md", "depends on the chunk boundaries")]),
+        qline(
+            "q2",
+            [loc("faq.md", "How are answers graded?"), loc("guide.md", "depends on the chunk boundaries")],
+        ),
     ]
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
     found = [d for d in analysis.diagnostics if d.code == "hop-mismatch"]
     assert [(d.range.line, d.severity.value) for d in found] == [(0, "warning"), (1, "warning")]
-    assert lines[0][found[0].range.column:found[0].range.end_column] == '"multi"'
-    assert lines[1][found[1].range.column:found[1].range.end_column].startswith('[{"doc"')
+    assert lines[0][found[0].range.column : found[0].range.end_column] == '"multi"'
+    assert lines[1][found[1].range.column : found[1].range.end_column].startswith('[{"doc"')
     assert analysis.artifact_text() is not None
 
 
 def test_span_too_short_and_answer_too_thin(tmp_path):
-    lines = [qline("q1", [loc("faq.md", "documentation team", exact=True)]),
-             qline("q2", [loc("faq.md", "How are answers graded?")], answer="  Short answer.  ")]
+    lines = [
+        qline("q1", [loc("faq.md", "documentation team", exact=True)]),
+        qline("q2", [loc("faq.md", "How are answers graded?")], answer="  Short answer.  "),
+    ]
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
     short = only(analysis, "span-too-short")
-    assert short.range.line == 0 and lines[0][short.range.column:short.range.end_column] == '"documentation team"'
+    assert (
+        short.range.line == 0
+        and lines[0][short.range.column : short.range.end_column] == '"documentation team"'
+    )
     thin = only(analysis, "answer-too-thin")
-    assert thin.range.line == 1 and lines[1][thin.range.column:thin.range.end_column] == '"  Short answer.  "'
+    assert (
+        thin.range.line == 1 and lines[1][thin.range.column : thin.range.end_column] == '"  Short answer.  "'
+    )
     assert not analysis.has_errors and analysis.artifact_text().count("\n") == 2
 
 
 def test_answer_of_exactly_twenty_chars_is_enough(tmp_path):
-    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS,
-                                [qline("q1", [loc("faq.md", "offsets break whenever")], answer="x" * 20)])
+    _, analysis = analyze_lines(
+        tmp_path, SAMPLE_DOCS, [qline("q1", [loc("faq.md", "offsets break whenever")], answer="x" * 20)]
+    )
     assert "answer-too-thin" not in codes(analysis)
 
 
 def test_too_few_records_threshold(tmp_path):
     def lines(n):
-        return [qline(f"q{i}", [loc("guide.md" if i % 2 else "faq.md",
-                                    "depends on the chunk boundaries" if i % 2 else "offsets break whenever")],
-                      query=f"Question number {i}?") for i in range(n)]
+        return [
+            qline(
+                f"q{i}",
+                [
+                    loc(
+                        "guide.md" if i % 2 else "faq.md",
+                        "depends on the chunk boundaries" if i % 2 else "offsets break whenever",
+                    )
+                ],
+                query=f"Question number {i}?",
+            )
+            for i in range(n)
+        ]
+
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines(49))
     d = only(analysis, "too-few-records")
     assert "49 records" in d.message and d.severity.value == "warning"
@@ -166,8 +200,15 @@ def test_too_few_records_threshold(tmp_path):
 
 
 def test_doc_dominates_above_sixty_percent(tmp_path):
-    g = [loc("guide.md", q) for q in ("depends on the chunk boundaries", "the largest chunk the packer emits",
-                                      "A nested item about nested lists", "The third item closes the list")]
+    g = [
+        loc("guide.md", q)
+        for q in (
+            "depends on the chunk boundaries",
+            "the largest chunk the packer emits",
+            "A nested item about nested lists",
+            "The third item closes the list",
+        )
+    ]
     f = [loc("faq.md", q) for q in ("offsets break whenever", "How are answers graded?")]
     lines = [qline(f"q{i}", [x], query=f"Q{i}?") for i, x in enumerate(g + f)]
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)  # 4 of 6 = 67%
@@ -208,8 +249,9 @@ def test_errors_block_the_artifact_but_every_error_is_reported(tmp_path):
 
 # --- caching --------------------------------------------------------------------------------
 
+
 def test_corpus_edit_re_resolves_only_lines_into_that_doc(tmp_path):
-    corpus, first = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
+    corpus, _first = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
     analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
     path = tmp_path / "questions.jsonl"
     text = "\n".join(SAMPLE_LINES) + "\n"
@@ -261,7 +303,9 @@ def test_unchanged_corpus_skips_the_document_check_and_placed_findings_are_reuse
     analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
     checks = []
     real_fresh = Analyzer._fresh
-    monkeypatch.setattr(Analyzer, "_fresh", lambda self, result: checks.append(result) or real_fresh(self, result))
+    monkeypatch.setattr(
+        Analyzer, "_fresh", lambda self, result: checks.append(result) or real_fresh(self, result)
+    )
     path = tmp_path / "questions.jsonl"
     text = "\n".join(lines) + "\n"
     first = analyzer.analyze(path, text)
@@ -299,11 +343,15 @@ def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypa
 
     monkeypatch.setattr(facts_module, "not_found_hint", broken_hint)
     monkeypatch.setattr("golden_lsp.core.docindex.not_found_hint", broken_hint)
-    monkeypatch.setattr("golden_lsp.core.docindex.not_found_hints", lambda text, quotes: {q: broken_hint(text, q)
-                                                                                     for q in quotes})
-    lines = [qline("q1", [loc("faq.md", "offsets break whenever")]),
-             qline("q2", [loc("faq.md", "trigger the bug")]),
-             qline("q3", [loc("faq.md", "not in the faq at all")])]
+    monkeypatch.setattr(
+        "golden_lsp.core.docindex.not_found_hints",
+        lambda text, quotes: {q: broken_hint(text, q) for q in quotes},
+    )
+    lines = [
+        qline("q1", [loc("faq.md", "offsets break whenever")]),
+        qline("q2", [loc("faq.md", "trigger the bug")]),
+        qline("q3", [loc("faq.md", "not in the faq at all")]),
+    ]
     # enough more lines quoting the same document that a cold start finds them all in one batch
     extra = [qline(f"x{i}", [loc("faq.md", "offsets break whenever")]) for i in range(10)] if many else []
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines + extra)
@@ -317,29 +365,53 @@ def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypa
 
 
 def test_ambiguous_count_stops_after_the_listed_occurrences(tmp_path):
-    doc = "# D\n\n" + "".join(f"Sentence {i} says tick, and only the number differs here.\n" for i in range(25))
+    doc = "# D\n\n" + "".join(
+        f"Sentence {i} says tick, and only the number differs here.\n" for i in range(25)
+    )
     _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", "tick")])])
     d = only(analysis, "quote-ambiguous")
-    assert d.message.startswith("quote occurs more than 20 times in d.md (at 3:17, 4:17, 5:17, 6:17, 7:17, …)")
+    assert d.message.startswith(
+        "quote occurs more than 20 times in d.md (at 3:17, 4:17, 5:17, 6:17, 7:17, …)"
+    )
     assert len(d.related) == 20 and d.related[0].message == "occurrence 1 of more than 20"
     assert len(analysis.records[0].result.resolved[0].ambiguous_at) == 21
     # up to the listed number the count is exact
-    doc = "# D\n\n" + "".join(f"Sentence {i} says tick, and only the number differs here.\n" for i in range(20))
+    doc = "# D\n\n" + "".join(
+        f"Sentence {i} says tick, and only the number differs here.\n" for i in range(20)
+    )
     _, analysis = analyze_lines(tmp_path / "b", {"d.md": doc}, [qline("q1", [loc("d.md", "tick")])])
     d = only(analysis, "quote-ambiguous")
-    assert d.message.startswith("quote occurs 20 times in d.md") and d.related[-1].message == "occurrence 20 of 20"
+    assert (
+        d.message.startswith("quote occurs 20 times in d.md")
+        and d.related[-1].message == "occurrence 20 of 20"
+    )
 
 
 def test_config_error_is_a_declared_error_code():
     assert CODES["config-error"] is Severity.ERROR
     assert set(Severity) == {Severity.ERROR, Severity.WARNING, Severity.INFO}  # info: a set's [severity]
-    assert {f.name for f in fields(Analysis)} == {"path", "records", "diagnostics", "n_records", "spans_changed"}
+    assert {f.name for f in fields(Analysis)} == {
+        "path",
+        "records",
+        "diagnostics",
+        "n_records",
+        "spans_changed",
+    }
 
 
 def test_a_cold_start_facts_serve_later_edits_until_their_document_changes(tmp_path, monkeypatch):
-    quotes = ["depends on the chunk boundaries", "the largest chunk the packer emits", "Retrieval quality",
-              "chunk boundaries", "indexing time", "second sentence", "keeps the block", "max_chars",
-              "any_overlap", "nested lists"]
+    quotes = [
+        "depends on the chunk boundaries",
+        "the largest chunk the packer emits",
+        "Retrieval quality",
+        "chunk boundaries",
+        "indexing time",
+        "second sentence",
+        "keeps the block",
+        "max_chars",
+        "any_overlap",
+        "nested lists",
+    ]
     lines = [qline(f"g{i}", [loc("guide.md", q)]) for i, q in enumerate(quotes)]
     lines.append(qline("f0", [loc("faq.md", "offsets break whenever")]))
     corpus, _ = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
@@ -352,12 +424,19 @@ def test_a_cold_start_facts_serve_later_edits_until_their_document_changes(tmp_p
 
     real = rules_module.quote_facts
     for where in (rules_module, docindex_module):
-        monkeypatch.setattr(where, "quote_facts", lambda text, pos, quote, *a: computed.append(quote)
-                            or real(text, pos, quote, *a))
+        monkeypatch.setattr(
+            where,
+            "quote_facts",
+            lambda text, pos, quote, *a: computed.append(quote) or real(text, pos, quote, *a),
+        )
 
     def edited(i: int) -> str:  # line i with another query: re-analysed, its quote unchanged
-        return "\n".join(line.replace("What does", "So what does") if n == i else line
-                         for n, line in enumerate(lines)) + "\n"
+        return (
+            "\n".join(
+                line.replace("What does", "So what does") if n == i else line for n, line in enumerate(lines)
+            )
+            + "\n"
+        )
 
     again = analyzer.analyze(path, edited(0))
     assert computed == []  # the cold start's facts of "depends on…" served the edited line

@@ -11,8 +11,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, loc, make_project, qline, write_questions
+
 from golden_lsp.core.artifact import artifact_line, corpus_commit, write_atomically
 from golden_lsp.core.canon import canonicalize
 from golden_lsp.core.chunker import chunk_document
@@ -40,7 +40,9 @@ def test_build_writes_a_fresh_artifact_and_manifest(project):
     assert artifact.decode("utf-8") == golden(project).analyze().artifact_text()
     assert not artifact.startswith(b"\xef\xbb\xbf") and b"\r" not in artifact
     m = json.loads(manifest_bytes)
-    assert manifest_bytes.decode("utf-8") == json.dumps(m, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    assert (
+        manifest_bytes.decode("utf-8") == json.dumps(m, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
+    )
     # the manifest, recomputed here from the spec
     docs = {name: canonicalize(text) for name, text in sorted(SAMPLE_DOCS.items())}
     digest = hashlib.sha256()
@@ -57,7 +59,9 @@ def test_build_writes_a_fresh_artifact_and_manifest(project):
         "canonical_version": "canon-v1",
         "max_chars": 1800,
         "build_hit_rule": "any_overlap",
-        "docs": {n: {"sha256": hashlib.sha256(t.encode()).hexdigest(), "chars": len(t)} for n, t in docs.items()},
+        "docs": {
+            n: {"sha256": hashlib.sha256(t.encode()).hexdigest(), "chars": len(t)} for n, t in docs.items()
+        },
     }
     assert m == gs.fresh_manifest(analysis)
 
@@ -94,7 +98,12 @@ def test_a_build_with_any_error_writes_nothing(tmp_path):
     assert (root / "golden-set.v1.jsonl").read_bytes() == b"old artifact\r\n"
     assert (root / "golden-set.v1.manifest.json").read_bytes() == b"{}"
     assert sorted(p.name for p in root.iterdir()) == [
-        "corpus", "golden-lsp.toml", "golden-set.v1.jsonl", "golden-set.v1.manifest.json", "questions.jsonl"]
+        "corpus",
+        "golden-lsp.toml",
+        "golden-set.v1.jsonl",
+        "golden-set.v1.manifest.json",
+        "questions.jsonl",
+    ]
 
 
 def test_write_atomically_leaves_old_files_when_one_write_fails(tmp_path):
@@ -133,7 +142,7 @@ def test_write_atomically_renames_nothing_when_a_target_is_a_folder(tmp_path):
 def test_write_atomically_writes_exact_text(tmp_path):
     a, b = tmp_path / "x" / "a.txt", tmp_path / "b.txt"
     write_atomically({a: "line\r\nnext\n", b: "é\n"})
-    assert a.read_bytes() == b"line\r\nnext\n" and b.read_bytes() == "é\n".encode("utf-8")
+    assert a.read_bytes() == b"line\r\nnext\n" and b.read_bytes() == "é\n".encode()
 
 
 # --- corpus_commit --------------------------------------------------------------------------
@@ -143,9 +152,24 @@ needs_git = pytest.mark.skipif(GIT is None, reason="git not installed")
 
 
 def git(cwd: Path, *args: str) -> str:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-c", "init.defaultBranch=main",
-                           "-c", "commit.gpgsign=false", *args], cwd=cwd, check=True, capture_output=True,
-                          text=True).stdout.strip()
+    return subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "init.defaultBranch=main",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
 
 
 def test_corpus_commit_outside_a_repository(tmp_path):
@@ -175,6 +199,7 @@ def test_corpus_commit_is_head(tmp_path):
 
 # --- staleness ------------------------------------------------------------------------------
 
+
 def stale(root: Path):
     return [d for d in golden(root).check().diagnostics if d.code.startswith("stale-")]
 
@@ -194,7 +219,7 @@ def test_tampered_record_is_located_at_its_id(project):
     assert d.code == "stale-artifact" and d.severity.value == "error"
     q4 = next(i for i, line in enumerate(SAMPLE_LINES) if '"q4"' in line)
     assert d.range.line == q4
-    assert SAMPLE_LINES[q4][d.range.column:d.range.end_column] == '"q4"'
+    assert SAMPLE_LINES[q4][d.range.column : d.range.end_column] == '"q4"'
     assert "1 record differs" in d.message and "golden-lsp build" in d.message
 
 
@@ -209,7 +234,9 @@ def test_reordered_or_missing_artifact_lines_are_stale(project):
     assert [d.code for d in stale(project)] == ["stale-artifact"]
     path.unlink()
     assert stale(project) == []  # not configured and absent: not kept
-    (project / "golden-lsp.toml").write_text('corpus = "corpus"\nartifact = "golden-set.v1.jsonl"\n', encoding="utf-8")
+    (project / "golden-lsp.toml").write_text(
+        'corpus = "corpus"\nartifact = "golden-set.v1.jsonl"\n', encoding="utf-8"
+    )
     (d,) = stale(project)
     assert d.code == "stale-artifact" and "missing" in d.message
 
@@ -233,8 +260,10 @@ def test_manifest_staleness_ignores_corpus_commit_only(project):
 def test_corpus_edit_after_build_makes_both_stale(project):
     golden(project).build()
     faq = project / "corpus" / "faq.md"
-    faq.write_text(faq.read_text(encoding="utf-8").replace("reviews each change", "reviews every change"),
-                   encoding="utf-8")
+    faq.write_text(
+        faq.read_text(encoding="utf-8").replace("reviews each change", "reviews every change"),
+        encoding="utf-8",
+    )
     found = stale(project)
     assert sorted(d.code for d in found) == ["stale-artifact", "stale-manifest"]
     art = next(d for d in found if d.code == "stale-artifact")
@@ -297,23 +326,40 @@ def test_fresh_manifest_is_made_once_per_corpus_and_record_count(project, monkey
 
 def test_a_manifest_json_cannot_decode_is_stale_not_a_crash(project):
     golden(project).build()
-    (project / "golden-set.v1.manifest.json").write_text('{"n_records": ' + "7" * 5000 + "}", encoding="utf-8")
+    (project / "golden-set.v1.manifest.json").write_text(
+        '{"n_records": ' + "7" * 5000 + "}", encoding="utf-8"
+    )
     (d,) = stale(project)
     assert d.code == "stale-manifest" and "not JSON" in d.message
 
 
-@pytest.mark.parametrize("overrides, reason", [
-    ({"artifact": "questions.jsonl"}, "the artifact questions.jsonl would overwrite the questions file"),
-    ({"manifest": "questions.jsonl"}, "the manifest questions.jsonl would overwrite the questions file"),
-    ({"artifact": "x.json", "manifest": "x.json"}, "the manifest x.json would overwrite the artifact"),
-    ({"manifest": "corpus/faq.md"}, "the manifest corpus/faq.md would overwrite the corpus document faq.md"),
-    ({"questions": "corpus/./guide.md"}, "the questions file and the corpus document guide.md are the same file"),
-    ({"manifest": "golden-lsp.toml"}, "the manifest golden-lsp.toml would overwrite the config file golden-lsp.toml"),
-    ({"artifact": "pyproject.toml"}, "would overwrite the config file pyproject.toml"),
-    ({"artifact": "other.questions.jsonl"}, "would overwrite the questions file other.questions.jsonl"),
-    ({"artifact": "corpus/new.md"}, "would overwrite the corpus (it matches '*.md'"),
-    ({"glob": "**/*.md", "manifest": "corpus/sub/m.md"}, "would overwrite the corpus (it matches '**/*.md'"),
-])
+@pytest.mark.parametrize(
+    "overrides, reason",
+    [
+        ({"artifact": "questions.jsonl"}, "the artifact questions.jsonl would overwrite the questions file"),
+        ({"manifest": "questions.jsonl"}, "the manifest questions.jsonl would overwrite the questions file"),
+        ({"artifact": "x.json", "manifest": "x.json"}, "the manifest x.json would overwrite the artifact"),
+        (
+            {"manifest": "corpus/faq.md"},
+            "the manifest corpus/faq.md would overwrite the corpus document faq.md",
+        ),
+        (
+            {"questions": "corpus/./guide.md"},
+            "the questions file and the corpus document guide.md are the same file",
+        ),
+        (
+            {"manifest": "golden-lsp.toml"},
+            "the manifest golden-lsp.toml would overwrite the config file golden-lsp.toml",
+        ),
+        ({"artifact": "pyproject.toml"}, "would overwrite the config file pyproject.toml"),
+        ({"artifact": "other.questions.jsonl"}, "would overwrite the questions file other.questions.jsonl"),
+        ({"artifact": "corpus/new.md"}, "would overwrite the corpus (it matches '*.md'"),
+        (
+            {"glob": "**/*.md", "manifest": "corpus/sub/m.md"},
+            "would overwrite the corpus (it matches '**/*.md'",
+        ),
+    ],
+)
 def test_a_build_never_writes_over_its_inputs_or_both_files_to_one(project, overrides, reason, monkeypatch):
     monkeypatch.chdir(project)
     before = {p: p.read_bytes() for p in project.rglob("*") if p.is_file()}

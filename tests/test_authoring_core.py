@@ -53,8 +53,11 @@ def test_id_reused_is_a_warning_in_the_cli(tmp_path: Path, cli):
 def test_cursor_context_on_every_prefix_of_every_example_line():
     from golden_lsp.assist.cursor import context_at
 
-    lines = [line for line in (EXAMPLES / "questions.jsonl").read_text(encoding="utf-8").split("\n")
-             if line.startswith("{")]
+    lines = [
+        line
+        for line in (EXAMPLES / "questions.jsonl").read_text(encoding="utf-8").split("\n")
+        if line.startswith("{")
+    ]
     for line in lines[:10]:
         for cut in range(len(line) + 1):
             half = line[:cut]

@@ -40,8 +40,13 @@ sys.exit(main(["build"]))
 
 
 def killed_build(project: Path, after_first_rename: bool) -> None:
-    proc = subprocess.Popen([sys.executable, "-c", STOPPING_BUILD, str(int(after_first_rename))], cwd=project,
-                            env=cli_env(project), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STOPPING_BUILD, str(int(after_first_rename))],
+        cwd=project,
+        env=cli_env(project),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         _, status = os.waitpid(proc.pid, os.WUNTRACED)  # returns once the build has stopped itself
         assert os.WIFSTOPPED(status), status
@@ -62,12 +67,15 @@ def built_then_grown(project: Path, cli) -> dict[str, bytes]:
     """Build, then add a record, so the next build changes both files; the old files."""
     assert cli(["build"], cwd=project).returncode == 0
     old = files(project)
-    write_questions(project / "questions.jsonl", SAMPLE_LINES + [qline("q8", [loc("faq.md", "reviews each change")])])
+    write_questions(
+        project / "questions.jsonl", SAMPLE_LINES + [qline("q8", [loc("faq.md", "reviews each change")])]
+    )
     return old
 
 
 def test_killed_before_the_first_rename_leaves_the_old_pair_and_the_next_check_removes_the_temporaries(
-        project, cli):
+    project, cli
+):
     old = built_then_grown(project, cli)
     killed_build(project, after_first_rename=False)
     pid = temporaries(project)[0].rsplit("-", 1)[1]
@@ -106,14 +114,22 @@ def test_a_new_artifact_with_an_old_manifest_is_told_as_a_mismatched_pair(projec
     proc = cli(["check"], cwd=project)
     assert proc.returncode == 1
     (line,) = [ln for ln in proc.stdout.splitlines() if "stale-manifest" in ln]
-    assert "n_records" in line and f"the artifact {ARTIFACT} is fresh, so the two are from different builds" in line
+    assert (
+        "n_records" in line
+        and f"the artifact {ARTIFACT} is fresh, so the two are from different builds" in line
+    )
     assert "stale-artifact" not in proc.stdout
 
 
 def test_the_temporaries_of_a_build_still_running_are_left_alone(project, cli):
     built_then_grown(project, cli)
-    proc = subprocess.Popen([sys.executable, "-c", STOPPING_BUILD, "1"], cwd=project, env=cli_env(project),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", STOPPING_BUILD, "1"],
+        cwd=project,
+        env=cli_env(project),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         _, status = os.waitpid(proc.pid, os.WUNTRACED)
         assert os.WIFSTOPPED(status)

@@ -6,13 +6,13 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
 from core_support import analyze_lines, loc, only, qline
+
 from golden_lsp.core.canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, line_starts
 from golden_lsp.core.corpus import CorpusConfigError, load_corpus
 
-
 # --- canonicalize ---------------------------------------------------------------------------
+
 
 def test_every_leading_bom_is_stripped_but_not_inner_ones():
     assert canonicalize("\ufeff\ufeffHello\n") == "Hello\n"
@@ -50,10 +50,11 @@ def test_canonicalize_is_idempotent():
 
 # --- strict UTF-8 ----------------------------------------------------------------------------
 
+
 def test_decode_strict_reports_the_byte_offset():
     with pytest.raises(NotUtf8Error) as info:
-        decode_strict("héllo".encode("utf-8") + b"\xff rest")
-    assert info.value.offset == len("héllo".encode("utf-8"))
+        decode_strict("héllo".encode() + b"\xff rest")
+    assert info.value.offset == len("héllo".encode())
     assert str(info.value.offset) in str(info.value)
 
 
@@ -62,10 +63,12 @@ def test_decode_strict_keeps_cr_and_bom():
 
 
 def test_non_utf8_corpus_file_is_a_corpus_error_naming_file_and_position(tmp_path):
-    bad = "first line\nsé".encode("utf-8") + b"\xe9t\xe9\n"  # latin-1 bytes on line 2
+    bad = "first line\nsé".encode() + b"\xe9t\xe9\n"  # latin-1 bytes on line 2
     corpus, analysis = analyze_lines(
-        tmp_path, {"good.md": "A paragraph that is long enough to be a real span here.\n", "bad.md": bad},
-        [qline("q1", [loc("good.md", "long enough to be a real span")])])
+        tmp_path,
+        {"good.md": "A paragraph that is long enough to be a real span here.\n", "bad.md": bad},
+        [qline("q1", [loc("good.md", "long enough to be a real span")])],
+    )
     assert "bad.md" in corpus.broken and "bad.md" not in corpus.docs
     d = only(analysis, "corpus-error")
     assert d.path.name == "bad.md"
@@ -85,13 +88,17 @@ def test_non_utf8_position_counts_crlf_and_lone_cr_lines(tmp_path):
 
 
 def test_quote_into_broken_doc_does_not_build(tmp_path):
-    _, analysis = analyze_lines(tmp_path, {"bad.md": b"caf\xe9 latin-1 text, long enough for a span\n"},
-                                [qline("q1", [loc("bad.md", "latin-1 text")])])
+    _, analysis = analyze_lines(
+        tmp_path,
+        {"bad.md": b"caf\xe9 latin-1 text, long enough for a span\n"},
+        [qline("q1", [loc("bad.md", "latin-1 text")])],
+    )
     assert [d.code for d in analysis.diagnostics if d.severity.value == "error"] == ["corpus-error"]
     assert analysis.artifact_text() is None
 
 
 # --- corpus ----------------------------------------------------------------------------------
+
 
 def test_corpus_docs_are_sorted_relative_posix_ids(tmp_path):
     root = tmp_path / "c"
@@ -138,6 +145,7 @@ def test_missing_corpus_and_empty_glob_are_config_errors(tmp_path):
 
 # --- PositionMap -----------------------------------------------------------------------------
 
+
 def test_line_starts():
     assert line_starts("ab\ncd\n\n") == [0, 3, 6, 7]
 
@@ -167,7 +175,7 @@ def test_raw_position_through_bom_crlf_and_nfd():
     # line 2: NFC recomposition shifts columns after each recomposed character
     line2 = text.index("caf")
     assert pm.raw_position(line2) == (2, 0)
-    assert pm.raw_position(line2 + 3) == (2, 3)                        # the é itself starts at the base e
+    assert pm.raw_position(line2 + 3) == (2, 3)  # the é itself starts at the base e
     assert pm.raw_position(text.index(" \u00e9x")) == (2, raw_col_of(2, " e\u0301x"))
     assert pm.raw_position(text.index("x bar")) == (2, raw_col_of(2, "x bar"))  # right after é
     assert pm.raw_position(text.index("bar")) == (2, raw_col_of(2, "bar"))
@@ -200,6 +208,7 @@ def test_raw_position_with_several_boms_and_lone_cr():
 
 # --- one document again: from disk (with_file) or from an editor buffer (with_document) ------
 
+
 def test_with_file_reads_a_document_exactly_as_load_corpus_does(tmp_path):
     root = tmp_path / "c"
     (root / "sub").mkdir(parents=True)
@@ -212,8 +221,13 @@ def test_with_file_reads_a_document_exactly_as_load_corpus_does(tmp_path):
         assert list(c.docs) == list(fresh.docs) and c.broken == fresh.broken
         for doc_id, doc in fresh.docs.items():
             got = c.docs[doc_id]
-            assert (got.path, got.raw, got.text, got.sha256, got.chunks) == (doc.path, doc.raw, doc.text, doc.sha256,
-                                                                            doc.chunks)
+            assert (got.path, got.raw, got.text, got.sha256, got.chunks) == (
+                doc.path,
+                doc.raw,
+                doc.text,
+                doc.sha256,
+                doc.chunks,
+            )
 
     # edited on disk, with a BOM and CRLF
     (root / "a.md").write_bytes("\ufeff# A\r\n\r\nAlpha text, edited.\r\n".encode("utf-8"))
@@ -222,7 +236,10 @@ def test_with_file_reads_a_document_exactly_as_load_corpus_does(tmp_path):
     # no longer UTF-8: broken, located like load_corpus locates it
     (root / "sub" / "b.md").write_bytes(b"# B\n\nCaf\xe9\n")
     corpus = corpus.with_file(root / "sub" / "b.md")
-    assert "sub/b.md" not in corpus.docs and (corpus.broken["sub/b.md"].line, corpus.broken["sub/b.md"].column) == (2, 3)
+    assert "sub/b.md" not in corpus.docs and (
+        corpus.broken["sub/b.md"].line,
+        corpus.broken["sub/b.md"].column,
+    ) == (2, 3)
     same_as_a_fresh_load(corpus)
     # fixed again, then removed, then created anew
     (root / "sub" / "b.md").write_text("# B\n\nCafé\n", encoding="utf-8")
@@ -238,7 +255,10 @@ def test_with_file_reads_a_document_exactly_as_load_corpus_does(tmp_path):
     # outside the corpus or not matching its glob: the very same corpus
     (root / "notes.txt").write_text("x", encoding="utf-8")
     (tmp_path / "elsewhere.md").write_text("x", encoding="utf-8")
-    assert corpus.with_file(root / "notes.txt") is corpus and corpus.with_file(tmp_path / "elsewhere.md") is corpus
+    assert (
+        corpus.with_file(root / "notes.txt") is corpus
+        and corpus.with_file(tmp_path / "elsewhere.md") is corpus
+    )
 
 
 def test_doc_id_for_follows_pathlib_glob_semantics(tmp_path):
@@ -269,7 +289,7 @@ def test_with_file_refuses_an_unreadable_file(tmp_path, monkeypatch):
         raise PermissionError(13, "Permission denied", str(path))
 
     monkeypatch.setattr(Path, "read_bytes", denied)
-    with pytest.raises(CorpusConfigError, match="cannot read corpus file .*a.md: Permission denied"):
+    with pytest.raises(CorpusConfigError, match=r"cannot read corpus file .*a\.md: Permission denied"):
         corpus.with_file(root / "a.md")
 
 
@@ -281,8 +301,10 @@ def test_positions_counted_from_line_blocks_equal_those_from_every_line_start(mo
     monkeypatch.setattr(canon_module, "_BLOCK", 7)  # many blocks in a short text
     rng = random.Random(3)
     for _ in range(1500):
-        raw = "".join(rng.choice(["a", "\n", "\r\n", "é", "e\u0301", "😀", "  ", "\ufeff"])
-                      for _ in range(rng.randint(0, 40)))
+        raw = "".join(
+            rng.choice(["a", "\n", "\r\n", "é", "e\u0301", "😀", "  ", "\ufeff"])
+            for _ in range(rng.randint(0, 40))
+        )
         text = canon_module.canonicalize(raw)
         lazy, full = canon_module.PositionMap(raw, text), canon_module.PositionMap(raw, text)
         full._canonical_starts()

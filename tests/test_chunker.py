@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 
 import pytest
 
@@ -11,7 +12,7 @@ from golden_lsp.core.chunker import CHUNKER_VERSION, chunk_document, chunk_id
 
 
 def bodies(doc_id: str, text: str, max_chars: int = 1800) -> list[str]:
-    return [text[c.start:c.end] for c in chunk_document(doc_id, text, max_chars)]
+    return [text[c.start : c.end] for c in chunk_document(doc_id, text, max_chars)]
 
 
 def paths(doc_id: str, text: str, max_chars: int = 1800) -> list[str]:
@@ -19,6 +20,7 @@ def paths(doc_id: str, text: str, max_chars: int = 1800) -> list[str]:
 
 
 # --- sections -------------------------------------------------------------------------------
+
 
 def test_doc_without_heading_is_one_section():
     text = "Just a paragraph.\n\nAnd another one.\n"
@@ -31,8 +33,8 @@ def test_text_before_first_heading_is_its_own_section():
     text = "Preamble text.\n\n# First\n\nBody one.\n"
     chunks = chunk_document("d.md", text)
     assert [c.heading_path for c in chunks] == ["d.md", "d.md > First"]
-    assert text[chunks[0].start:chunks[0].end] == "Preamble text.\n"
-    assert text[chunks[1].start:chunks[1].end] == "Body one.\n"
+    assert text[chunks[0].start : chunks[0].end] == "Preamble text.\n"
+    assert text[chunks[1].start : chunks[1].end] == "Body one.\n"
 
 
 def test_whitespace_only_preamble_is_not_a_section():
@@ -42,8 +44,14 @@ def test_whitespace_only_preamble_is_not_a_section():
 
 def test_heading_stack_builds_paths():
     text = "# A\na\n## B\nb\n### C\nc\n## D\nd\n# E\ne\n#### F\nf\n"
-    assert paths("d.md", text) == ["d.md > A", "d.md > A > B", "d.md > A > B > C", "d.md > A > D", "d.md > E",
-                                   "d.md > E > F"]
+    assert paths("d.md", text) == [
+        "d.md > A",
+        "d.md > A > B",
+        "d.md > A > B > C",
+        "d.md > A > D",
+        "d.md > E",
+        "d.md > E > F",
+    ]
 
 
 def test_heading_regex_trims_trailing_space_and_needs_a_space():
@@ -51,21 +59,21 @@ def test_heading_regex_trims_trailing_space_and_needs_a_space():
     chunks = chunk_document("d.md", text)
     # "#NoSpace" is text (the preamble), seven hashes are not a heading either
     assert [c.heading_path for c in chunks] == ["d.md", "d.md > Title with trailing"]
-    assert text[chunks[1].start:chunks[1].end] == "body\n####### seven\nmore\n"
+    assert text[chunks[1].start : chunks[1].end] == "body\n####### seven\nmore\n"
 
 
 def test_section_body_excludes_its_heading_line_and_empty_sections_yield_nothing():
     text = "# Empty\n\n# Full\nContent here.\n"
     chunks = chunk_document("d.md", text)
     assert [c.heading_path for c in chunks] == ["d.md > Full"]
-    assert text[chunks[0].start:chunks[0].end] == "Content here.\n"
+    assert text[chunks[0].start : chunks[0].end] == "Content here.\n"
 
 
 def test_headings_inside_code_fences_do_not_open_sections():
     text = "# Real\nIntro.\n\n```python\n# not a heading\nx = 1\n```\n\nAfter the fence.\n"
     chunks = chunk_document("d.md", text)
     assert {c.heading_path for c in chunks} == {"d.md > Real"}
-    assert "# not a heading" in "".join(text[c.start:c.end] for c in chunks)
+    assert "# not a heading" in "".join(text[c.start : c.end] for c in chunks)
 
 
 def test_fence_kinds_are_not_paired():
@@ -89,17 +97,21 @@ def test_a_section_ends_where_the_next_headings_newline_line_starts(brk):
     # \n-delimited line, so "tail" (between the last \n and the heading) is in no chunk
     text = f"# A\nalpha body\ntail{brk}# B\nbeta body\n"
     chunks = chunk_document("d.md", text)
-    assert [(c.heading_path, text[c.start:c.end]) for c in chunks] == [
-        ("d.md > A", "alpha body\n"), ("d.md > B", "beta body\n")]
-    assert not any("tail" in text[c.start:c.end] for c in chunks)
+    assert [(c.heading_path, text[c.start : c.end]) for c in chunks] == [
+        ("d.md > A", "alpha body\n"),
+        ("d.md > B", "beta body\n"),
+    ]
+    assert not any("tail" in text[c.start : c.end] for c in chunks)
 
 
 @pytest.mark.parametrize("brk", ["\f", "\x85", "\u2028"])
 def test_the_preamble_ends_where_the_first_headings_newline_line_starts(brk):
     text = f"Preamble line.\nlost words{brk}# First\nBody.\n"
     chunks = chunk_document("d.md", text)
-    assert [(c.heading_path, text[c.start:c.end]) for c in chunks] == [
-        ("d.md", "Preamble line.\n"), ("d.md > First", "Body.\n")]
+    assert [(c.heading_path, text[c.start : c.end]) for c in chunks] == [
+        ("d.md", "Preamble line.\n"),
+        ("d.md > First", "Body.\n"),
+    ]
     # a preamble with nothing before the heading's \n-line is no section, even if text sits there
     assert paths("d.md", f"lost words{brk}# First\nBody.\n") == ["d.md > First"]
 
@@ -107,11 +119,13 @@ def test_the_preamble_ends_where_the_first_headings_newline_line_starts(brk):
 def test_a_heading_right_after_another_on_one_newline_line_leaves_an_empty_section():
     # "# A\f" is a heading line; "# B" starts the same \n-line: A's section is empty
     text = "# A\f# B\nbody\n"
-    assert [(c.heading_path, text[c.start:c.end]) for c in chunk_document("d.md", text)] == [
-        ("d.md > B", "body\n")]
+    assert [(c.heading_path, text[c.start : c.end]) for c in chunk_document("d.md", text)] == [
+        ("d.md > B", "body\n")
+    ]
 
 
 # --- blocks and packing ---------------------------------------------------------------------
+
 
 def test_blank_lines_and_rules_separate_blocks_and_belong_to_none():
     text = "# S\nalpha one\nalpha two\n\nbeta\n---\ngamma\n* * *\n\ndelta\n"
@@ -151,7 +165,7 @@ def test_hard_split_of_a_long_block_at_line_boundaries():
     text = "# S\nsmall block before\n\n" + block + "\nsmall after\n"
     max_chars = 100
     chunks = chunk_document("d.md", text, max_chars)
-    got = [text[c.start:c.end] for c in chunks]
+    got = [text[c.start : c.end] for c in chunks]
     assert got[0] == "small block before\n"  # flushed before the split
     pieces = got[1:-1]
     assert "".join(pieces) == block
@@ -173,13 +187,14 @@ def test_hard_split_keeps_a_single_overlong_line_whole():
 
 # --- chunk text and identity ----------------------------------------------------------------
 
+
 def test_chunk_id_formula_and_embed_text():
     text = "# Top\n## Sub\n\n  Body text here.  \n\n"
     (chunk,) = chunk_document("dir/doc.md", text)
     embed = "dir/doc.md > Top > Sub\n\nBody text here."
     expected = hashlib.sha256(b"dir/doc.md\0md-struct-v1\0" + embed.encode() + b"\0").hexdigest()
     assert chunk.chunk_id == expected == chunk_id("dir/doc.md", embed)
-    assert text[chunk.start:chunk.end] == "  Body text here.  \n"
+    assert text[chunk.start : chunk.end] == "  Body text here.  \n"
 
 
 def test_nul_separators_prevent_concatenation_collisions():
@@ -214,8 +229,9 @@ def test_edit_in_another_section_keeps_chunk_ids():
     assert new["d.md > Three"] == old["d.md > Three"]
     assert new["d.md > One"] != old["d.md > One"]
     # offsets moved, IDs did not
-    assert [c.start for c in new_chunks if c.heading_path == "d.md > Two"] != \
-           [c.start for c in chunk_document("d.md", base) if c.heading_path == "d.md > Two"]
+    assert [c.start for c in new_chunks if c.heading_path == "d.md > Two"] != [
+        c.start for c in chunk_document("d.md", base) if c.heading_path == "d.md > Two"
+    ]
 
 
 def test_renaming_a_heading_changes_its_ids_only():
@@ -228,14 +244,16 @@ def test_renaming_a_heading_changes_its_ids_only():
 
 @pytest.mark.parametrize("max_chars", [20, 60, 1800])
 def test_chunks_are_ordered_disjoint_and_never_empty(max_chars):
-    text = ("Preamble.\n\n# A\n" + "para a line\n" * 7 + "\n| t | r |\n|---|---|\n\n## B\n- item\n- item two\n"
-            "\n```\ncode\n```\n")
+    text = (
+        "Preamble.\n\n# A\n" + "para a line\n" * 7 + "\n| t | r |\n|---|---|\n\n## B\n- item\n- item two\n"
+        "\n```\ncode\n```\n"
+    )
     chunks = chunk_document("d.md", text, max_chars)
     assert chunks
-    for prev, cur in zip(chunks, chunks[1:]):
+    for prev, cur in itertools.pairwise(chunks):
         assert prev.end <= cur.start
     for c in chunks:
-        assert text[c.start:c.end].strip()
+        assert text[c.start : c.end].strip()
         assert 0 <= c.start < c.end <= len(text)
 
 
@@ -244,10 +262,31 @@ def test_whole_text_line_classes_equal_specs_per_line_patterns():
     # exactly the lines SPEC §2's patterns match on str.splitlines lines, whatever the breaks
     import random
     import re
+
     heading, fence = re.compile(r"^(#{1,6})\s+(.*\S)\s*$"), re.compile(r"^\s*(```|~~~)")
     rule = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
-    atoms = ["# A", "## B c ", "### ", "#x", "####### s", "```", " ~~~py", "---", " * * *", "_ _", "- item",
-             "text", "", " ", "\t", "é🙂", "\x1f", "#\tT\u00a0", "\u3000-\u3000-\u2003-", "\xa0```"]
+    atoms = [
+        "# A",
+        "## B c ",
+        "### ",
+        "#x",
+        "####### s",
+        "```",
+        " ~~~py",
+        "---",
+        " * * *",
+        "_ _",
+        "- item",
+        "text",
+        "",
+        " ",
+        "\t",
+        "é🙂",
+        "\x1f",
+        "#\tT\u00a0",
+        "\u3000-\u3000-\u2003-",
+        "\xa0```",
+    ]
     breaks = ["\n"] * 6 + ["\r\n", "\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
     rng = random.Random(2)
     for _ in range(3000):
@@ -263,6 +302,8 @@ def test_whole_text_line_classes_equal_specs_per_line_patterns():
             elif not line.strip() or rule.match(line):
                 seps.append((start, pos))
         got_rare, sep_starts, sep_ends = chunker._lines(text)
-        titles = [chunker._HEAD.match(text, s).groups() if k == chunker.HEAD else None for k, s, _ in got_rare]
+        titles = [
+            chunker._HEAD.match(text, s).groups() if k == chunker.HEAD else None for k, s, _ in got_rare
+        ]
         assert [(k, s, e, t) for (k, s, e), t in zip(got_rare, titles)] == rare, repr(text)
         assert list(zip(sep_starts, sep_ends)) == seps, repr(text)

@@ -94,21 +94,57 @@ def spec_chunks(doc_id: str, t: str, max_chars: int) -> list[tuple[int, int, str
             body = t[a:b]
             if body.strip():
                 embed = f"{path}\n\n{body.strip()}"
-                digest = hashlib.sha256(f"{doc_id}\0md-struct-v1\0{embed}\0".encode("utf-8")).hexdigest()
+                digest = hashlib.sha256(f"{doc_id}\0md-struct-v1\0{embed}\0".encode()).hexdigest()
                 out.append((a, b, path, digest))
     return out
 
 
 #: lines of Markdown, and the break after each (mostly ``\n``, as in canonical text)
 LINES = st.one_of(
-    st.sampled_from(["# Title", "## Sub  section ", "### C", "###### six", "####### seven", "#NoSpace", "# ",
-                     "```", "```python", "  ~~~", "~~~ text", "\t```", "---", " * * *", "___", "- - -", "-- -x",
-                     "- item", "  - nested item", "1. first", "| a | b |", "|---|---|", "| 1 | 2 |", "> quote",
-                     "", "", "", " ", "\t", "\u3000", "\x1f", "plain text line", "é🙂 ünïcode 𝔘", "# ```"]),
+    st.sampled_from(
+        [
+            "# Title",
+            "## Sub  section ",
+            "### C",
+            "###### six",
+            "####### seven",
+            "#NoSpace",
+            "# ",
+            "```",
+            "```python",
+            "  ~~~",
+            "~~~ text",
+            "\t```",
+            "---",
+            " * * *",
+            "___",
+            "- - -",
+            "-- -x",
+            "- item",
+            "  - nested item",
+            "1. first",
+            "| a | b |",
+            "|---|---|",
+            "| 1 | 2 |",
+            "> quote",
+            "",
+            "",
+            "",
+            " ",
+            "\t",
+            "\u3000",
+            "\x1f",
+            "plain text line",
+            "é🙂 ünïcode 𝔘",
+            "# ```",
+        ]
+    ),
     st.text(st.sampled_from("ab #-*_`~|\t é🙂"), max_size=12),
     st.text(st.characters(blacklist_categories=["Cs"]), max_size=6),
 )
-BREAKS = st.sampled_from(["\n"] * 12 + ["\u2028", "\u2029", "\x85", "\v", "\f", "\x1c", "\x1d", "\x1e", "\r\n", "\r"])
+BREAKS = st.sampled_from(
+    ["\n"] * 12 + ["\u2028", "\u2029", "\x85", "\v", "\f", "\x1c", "\x1d", "\x1e", "\r\n", "\r"]
+)
 MARKDOWN = st.lists(st.tuples(LINES, BREAKS), max_size=40).map(lambda pairs: "".join(a + b for a, b in pairs))
 
 
@@ -117,16 +153,21 @@ def got(doc_id: str, text: str, max_chars: int) -> list[tuple[int, int, str, str
 
 
 @settings(max_examples=1500, deadline=None)
-@given(text=MARKDOWN, tail=st.sampled_from(["", "\n", "no final break"]),
-       max_chars=st.sampled_from([1, 8, 20, 60, 200, 1800]))
+@given(
+    text=MARKDOWN,
+    tail=st.sampled_from(["", "\n", "no final break"]),
+    max_chars=st.sampled_from([1, 8, 20, 60, 200, 1800]),
+)
 def test_chunks_equal_a_line_by_line_reading_of_the_spec(text, tail, max_chars):
     text += tail
     assert got("dir/d.md", text, max_chars) == spec_chunks("dir/d.md", text, max_chars)
 
 
 @settings(max_examples=300, deadline=None)
-@given(paragraphs=st.lists(st.tuples(LINES, st.integers(1, 30)), min_size=1, max_size=30),
-       max_chars=st.sampled_from([40, 300, 1800]))
+@given(
+    paragraphs=st.lists(st.tuples(LINES, st.integers(1, 30)), min_size=1, max_size=30),
+    max_chars=st.sampled_from([40, 300, 1800]),
+)
 def test_long_blocks_and_fences_equal_the_spec(paragraphs, max_chars):
     # long runs of one line (hard splits, long fenced blocks) in canonical text
     text = "".join((line + "\n") * n for line, n in paragraphs)

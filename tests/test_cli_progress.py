@@ -9,7 +9,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from core_support import cli_env
 
 pty = pytest.importorskip("pty")
@@ -18,8 +17,14 @@ pty = pytest.importorskip("pty")
 def stderr_on_a_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, bytes]:
     """(exit code, stdout, what the terminal on stderr received)."""
     master, slave = pty.openpty()
-    proc = subprocess.Popen([sys.executable, "-m", "golden_lsp", *args], cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                            stdout=subprocess.PIPE, stderr=slave)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "golden_lsp", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=slave,
+    )
     os.close(slave)
     received = b""
     while True:
@@ -36,8 +41,14 @@ def stderr_on_a_terminal(args: list[str], cwd: Path, env: dict[str, str]) -> tup
 
 
 def piped(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "golden_lsp", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "golden_lsp", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
 
 
 def test_progress_line_on_a_terminal_then_erased(project, tmp_path):
@@ -48,8 +59,8 @@ def test_progress_line_on_a_terminal_then_erased(project, tmp_path):
     assert rc == 0 and "too-few-records" in out
     line = "golden-lsp: checking .\u2026".encode()
     assert tty.startswith(line)
-    assert tty[len(line):].startswith(b"\r\x1b[K")  # erased before the summary
-    assert tty[len(line) + len(b"\r\x1b[K"):].strip() == summary
+    assert tty[len(line) :].startswith(b"\r\x1b[K")  # erased before the summary
+    assert tty[len(line) + len(b"\r\x1b[K") :].strip() == summary
     rc, _, tty = stderr_on_a_terminal(["build"], project, env)
     assert rc == 0 and tty.startswith("golden-lsp: building .\u2026".encode())
 

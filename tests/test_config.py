@@ -48,9 +48,11 @@ def test_golden_lsp_toml_beats_pyproject_in_the_same_folder(tmp_path):
 
 
 def test_paths_are_relative_to_the_config_file(tmp_path, monkeypatch):
-    cfg_path = write(tmp_path / "proj" / "golden-lsp.toml",
-                     'corpus = "../shared/docs"\nquestions = "sets/q.jsonl"\nartifact = "out/a.jsonl"\n'
-                     'manifest = "out/m.json"\nglob = "**/*.md"\nhit_rule = "coverage>=0.5"\n')
+    cfg_path = write(
+        tmp_path / "proj" / "golden-lsp.toml",
+        'corpus = "../shared/docs"\nquestions = "sets/q.jsonl"\nartifact = "out/a.jsonl"\n'
+        'manifest = "out/m.json"\nglob = "**/*.md"\nhit_rule = "coverage>=0.5"\n',
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -69,21 +71,26 @@ def test_default_derived_paths_sit_beside_the_questions_file(tmp_path):
     assert cfg.questions_path() == (tmp_path / "sets" / "q.jsonl").resolve()
     assert cfg.artifact_path() == (tmp_path / "sets" / "golden-set.v1.jsonl").resolve()
     assert cfg.manifest_path() == (tmp_path / "sets" / "golden-set.v1.manifest.json").resolve()
-    assert load_config(write(tmp_path / "x" / "golden-lsp.toml", 'corpus = "c"\n')).questions_path() == \
-        (tmp_path / "x" / "questions.jsonl").resolve()
+    assert (
+        load_config(write(tmp_path / "x" / "golden-lsp.toml", 'corpus = "c"\n')).questions_path()
+        == (tmp_path / "x" / "questions.jsonl").resolve()
+    )
 
 
-@pytest.mark.parametrize("toml, message", [
-    ('colour = "red"\n', "unknown key 'colour'"),
-    ('max_chars = 0\n', "max_chars"),
-    ('max_chars = "1800"\n', "max_chars"),
-    ('max_chars = true\n', "max_chars"),
-    ('hit_rule = "best"\n', "unknown hit rule"),
-    ('hit_rule = "coverage>=1.5"\n', "τ must be in"),
-    ('corpus = 3\n', "'corpus' must be a non-empty string"),
-    ('glob = ""\n', "'glob' must be a non-empty string"),
-    ('corpus = \n', "invalid TOML"),
-])
+@pytest.mark.parametrize(
+    "toml, message",
+    [
+        ('colour = "red"\n', "unknown key 'colour'"),
+        ("max_chars = 0\n", "max_chars"),
+        ('max_chars = "1800"\n', "max_chars"),
+        ("max_chars = true\n", "max_chars"),
+        ('hit_rule = "best"\n', "unknown hit rule"),
+        ('hit_rule = "coverage>=1.5"\n', "τ must be in"),
+        ("corpus = 3\n", "'corpus' must be a non-empty string"),
+        ('glob = ""\n', "'glob' must be a non-empty string"),
+        ("corpus = \n", "invalid TOML"),
+    ],
+)
 def test_bad_config_values(tmp_path, toml, message):
     path = write(tmp_path / "golden-lsp.toml", toml)
     with pytest.raises(ConfigError, match=message.replace("(", r"\(")):
@@ -97,13 +104,26 @@ def test_bad_key_in_pyproject_section(tmp_path):
 
 
 def test_every_key_can_be_overridden(tmp_path):
-    cfg = load_config(write(tmp_path / "proj" / "golden-lsp.toml",
-                            'corpus = "c"\nquestions = "q.jsonl"\nartifact = "a.jsonl"\nmanifest = "m.json"\n'
-                            'glob = "*.md"\nmax_chars = 500\nhit_rule = "span_containment"\n'))
+    cfg = load_config(
+        write(
+            tmp_path / "proj" / "golden-lsp.toml",
+            'corpus = "c"\nquestions = "q.jsonl"\nartifact = "a.jsonl"\nmanifest = "m.json"\n'
+            'glob = "*.md"\nmax_chars = 500\nhit_rule = "span_containment"\n',
+        )
+    )
     base = tmp_path / "cwd"
-    over = cfg.with_overrides({"corpus": Path("c2"), "questions": Path("q2.jsonl"), "artifact": Path("/abs/a2.jsonl"),
-                               "manifest": Path("m2.json"), "glob": "**/*.md", "max_chars": 1000,
-                               "hit_rule": "any_overlap"}, base)
+    over = cfg.with_overrides(
+        {
+            "corpus": Path("c2"),
+            "questions": Path("q2.jsonl"),
+            "artifact": Path("/abs/a2.jsonl"),
+            "manifest": Path("m2.json"),
+            "glob": "**/*.md",
+            "max_chars": 1000,
+            "hit_rule": "any_overlap",
+        },
+        base,
+    )
     assert over.corpus == (base / "c2").resolve()
     assert over.questions == (base / "q2.jsonl").resolve()
     assert over.artifact == Path("/abs/a2.jsonl")

@@ -11,8 +11,8 @@ import shutil
 from collections import Counter
 
 import pytest
-
 from core_support import run_cli
+
 from golden_lsp.core.artifact import manifest_text
 from golden_lsp.core.config import Config
 from golden_lsp.core.project import GoldenSet
@@ -20,8 +20,15 @@ from golden_lsp.core.project import GoldenSet
 
 @pytest.fixture(scope="module")
 def lab(conformance):
-    gs = GoldenSet(Config(corpus=conformance / "corpus", questions=conformance / "questions.jsonl",
-                          max_chars=1800, hit_rule="any_overlap", glob="*.md"))
+    gs = GoldenSet(
+        Config(
+            corpus=conformance / "corpus",
+            questions=conformance / "questions.jsonl",
+            max_chars=1800,
+            hit_rule="any_overlap",
+            glob="*.md",
+        )
+    )
     return gs, gs.analyze()
 
 
@@ -34,8 +41,14 @@ def test_artifact_is_byte_identical(conformance, lab):
 
 def test_build_writes_the_reference_files(conformance, tmp_path, monkeypatch):
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path.parent))
-    gs = GoldenSet(Config(corpus=conformance / "corpus", questions=conformance / "questions.jsonl",
-                          artifact=tmp_path / "a.jsonl", manifest=tmp_path / "m.json"))
+    gs = GoldenSet(
+        Config(
+            corpus=conformance / "corpus",
+            questions=conformance / "questions.jsonl",
+            artifact=tmp_path / "a.jsonl",
+            manifest=tmp_path / "m.json",
+        )
+    )
     _, written = gs.build()
     assert written
     assert (tmp_path / "a.jsonl").read_bytes() == (conformance / "golden-set.v1.jsonl").read_bytes()
@@ -67,8 +80,12 @@ def test_spec_figures(lab):
     assert len(spans) == 65 and all(s is not None for s in spans)
     assert round(sum(s.end - s.start for s in spans) / len(spans), 1) == 507.6
     by_doc = Counter(s.doc_id for s in spans)
-    assert by_doc == {"00-mental-models.md": 26, "02-chunking-and-document-processing.md": 20,
-                      "01-embeddings-and-representation.md": 13, "README.md": 6}
+    assert by_doc == {
+        "00-mental-models.md": 26,
+        "02-chunking-and-document-processing.md": 20,
+        "01-embeddings-and-representation.md": 13,
+        "README.md": 6,
+    }
     by_chunks = Counter(len({c.chunk_id for x in r.result.resolved for c in x.chunks}) for r in records)
     assert by_chunks == {1: 54, 2: 5, 3: 1}
     assert all(x.coverage == 1.0 for x in resolved)
@@ -84,10 +101,24 @@ def test_fixture_has_no_errors(lab):
 
 
 def test_cli_check_against_the_reference_files_exits_0(conformance, tmp_path):
-    proc = run_cli(["--check", "--corpus", conformance / "corpus", "--questions", conformance / "questions.jsonl",
-                    "--artifact", conformance / "golden-set.v1.jsonl",
-                    "--manifest", conformance / "golden-set.v1.manifest.json",
-                    "--max-chars", "1800", "--hit-rule", "any_overlap"], cwd=tmp_path)
+    proc = run_cli(
+        [
+            "--check",
+            "--corpus",
+            conformance / "corpus",
+            "--questions",
+            conformance / "questions.jsonl",
+            "--artifact",
+            conformance / "golden-set.v1.jsonl",
+            "--manifest",
+            conformance / "golden-set.v1.manifest.json",
+            "--max-chars",
+            "1800",
+            "--hit-rule",
+            "any_overlap",
+        ],
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "stale-" not in proc.stdout and "error[" not in proc.stdout
     assert "60 records, 0 errors" in proc.stderr
@@ -100,7 +131,7 @@ def _first_line_with_non_ascii_before_its_quote(lines: list[str]) -> tuple[int, 
         quote = json.loads(line)["locators"][0]["quote"]
         literal = json.dumps(quote, ensure_ascii=False)
         needle = '"quote": ' + literal
-        if line.count(needle) == 1 and not line[:line.index(needle)].isascii():
+        if line.count(needle) == 1 and not line[: line.index(needle)].isascii():
             return no, line, literal
     pytest.fail("no record line with a non-ASCII character before its quote")
 
@@ -116,17 +147,23 @@ def test_cli_check_points_at_a_changed_quote(conformance, tmp_path):
     assert proc.returncode == 1, proc.stdout + proc.stderr
     # 1-based code points: the column of the quote string's opening quotation mark
     column = lines[no].index('"quote": ' + changed) + len('"quote": ') + 1
-    byte_column = len(lines[no][:column - 1].encode("utf-8")) + 1
+    byte_column = len(lines[no][: column - 1].encode("utf-8")) + 1
     assert byte_column != column  # the test means something: code points, not bytes
     expected = f"questions.jsonl:{no + 1}:{column}: error[quote-not-found] "
     errors = [out for out in proc.stdout.splitlines() if "error[" in out]
     assert len(errors) == 1 and errors[0].startswith(expected), proc.stdout
 
     # the JSON format gives the full range of that string
-    proc = run_cli(["check", "questions.jsonl", "--corpus", conformance / "corpus", "--format", "json"], cwd=tmp_path)
+    proc = run_cli(
+        ["check", "questions.jsonl", "--corpus", conformance / "corpus", "--format", "json"], cwd=tmp_path
+    )
     (item,) = [d for d in json.loads(proc.stdout) if d["severity"] == "error"]
     assert (item["line"], item["column"], item["end_line"], item["end_column"]) == (
-        no + 1, column, no + 1, column + len(changed))
+        no + 1,
+        column,
+        no + 1,
+        column + len(changed),
+    )
 
 
 def test_copy_of_the_fixture_builds_and_checks_clean(conformance, tmp_path):
@@ -135,8 +172,12 @@ def test_copy_of_the_fixture_builds_and_checks_clean(conformance, tmp_path):
     (tmp_path / "golden-lsp.toml").write_text('corpus = "corpus"\n', encoding="utf-8")
     proc = run_cli(["build"], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    assert (tmp_path / "golden-set.v1.jsonl").read_bytes() == (conformance / "golden-set.v1.jsonl").read_bytes()
-    assert json.loads((tmp_path / "golden-set.v1.manifest.json").read_text(encoding="utf-8"))["corpus_commit"] == \
-        "unknown"
+    assert (tmp_path / "golden-set.v1.jsonl").read_bytes() == (
+        conformance / "golden-set.v1.jsonl"
+    ).read_bytes()
+    assert (
+        json.loads((tmp_path / "golden-set.v1.manifest.json").read_text(encoding="utf-8"))["corpus_commit"]
+        == "unknown"
+    )
     proc = run_cli(["check"], cwd=tmp_path)
     assert proc.returncode == 0 and "stale-" not in proc.stdout

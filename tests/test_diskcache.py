@@ -9,17 +9,31 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from core_support import SAMPLE_LINES, loc, make_project, qline
+
 from golden_lsp.core import diskcache, quoteindex
 from golden_lsp.core.config import load_config
 from golden_lsp.core.facts import quote_facts
 from golden_lsp.core.project import GoldenSet
 
 #: enough quotes into one document that a cold start batches them (and so caches them)
-LINES = SAMPLE_LINES + [qline(f"x{i}", [loc("guide.md", q)]) for i, q in enumerate(
-    ["Retrieval quality", "chunk boundaries", "indexing time", "second sentence", "keeps the block",
-     "max_chars", "any_overlap", "quotes must be unique", "nested lists", "closes the list"])]
+LINES = SAMPLE_LINES + [
+    qline(f"x{i}", [loc("guide.md", q)])
+    for i, q in enumerate(
+        [
+            "Retrieval quality",
+            "chunk boundaries",
+            "indexing time",
+            "second sentence",
+            "keeps the block",
+            "max_chars",
+            "any_overlap",
+            "quotes must be unique",
+            "nested lists",
+            "closes the list",
+        ]
+    )
+]
 
 
 def entries(root: Path) -> list[Path]:
@@ -38,8 +52,11 @@ def check_json(cli, project: Path, *flags: str) -> tuple[int, list]:
 
 @pytest.mark.parametrize("lean", [False, True], ids=["server", "command-line"])
 def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch, lean):
-    root = make_project(tmp_path / "p", lines=LINES + [qline("amb", [loc("guide.md", "the")]),
-                                                      qline("typo", [loc("guide.md", "Retrieval  quality")])])
+    root = make_project(
+        tmp_path / "p",
+        lines=LINES
+        + [qline("amb", [loc("guide.md", "the")]), qline("typo", [loc("guide.md", "Retrieval  quality")])],
+    )
     cold = GoldenSet(load_config(root / "golden-lsp.toml"), lean)
     first = cold.check()
     # chunks of both documents and facts of both (and, for a lean set, what each file is)
@@ -55,8 +72,9 @@ def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch,
     if lean:
         monkeypatch.setattr("golden_lsp.core.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))
     warm = GoldenSet(load_config(root / "golden-lsp.toml"), lean).check()
-    assert [(d.code, d.range, d.message, d.related, d.data) for d in warm.diagnostics] == \
-        [(d.code, d.range, d.message, d.related, d.data) for d in first.diagnostics]
+    assert [(d.code, d.range, d.message, d.related, d.data) for d in warm.diagnostics] == [
+        (d.code, d.range, d.message, d.related, d.data) for d in first.diagnostics
+    ]
     assert warm.artifact_text() == first.artifact_text()
 
 
@@ -105,27 +123,36 @@ def test_a_corrupt_or_foreign_entry_is_ignored(tmp_path, cli, damage):
 
 def test_facts_of_a_shape_golden_lsp_never_writes_are_dropped(tmp_path):
     text = "alpha beta alpha\n\ngamma delta\n"
-    sound = {"alpha": quote_facts(text, lambda o: (0, o), "alpha", 21),
-             "gamma": quote_facts(text, lambda o: (0, o), "gamma", 21),
-             "Gamma": quote_facts(text, lambda o: (0, o), "Gamma", 21)}
+    sound = {
+        "alpha": quote_facts(text, lambda o: (0, o), "alpha", 21),
+        "gamma": quote_facts(text, lambda o: (0, o), "gamma", 21),
+        "Gamma": quote_facts(text, lambda o: (0, o), "Gamma", 21),
+    }
     assert sound["Gamma"].hint is not None and sound["gamma"].block is not None
     diskcache.store_facts("0" * 64, "canonical", 21, sound)
     assert diskcache.load_facts("0" * 64, "canonical", 21) == sound
-    bad = {"unsorted": [[11, 0], None, 0, 0, None, [], [[0, 0, 0], [5, 0, 5], [11, 0, 11], [16, 0, 16]]],
-           "positions missing": [[0, 11], None, 0, 0, None, [], []],
-           "unknown hint": [[], None, 0, 0, [0, 5, "vibes", "alpha", [], 100.0], [], [[0, 0, 0], [5, 0, 5]]],
-           "a block for two": [[0, 11], [0, 17, "paragraph"], 5, 17, None, [], []],
-           "negative": [[-1], [0, 17, "paragraph"], 5, 17, None, [], []],
-           "short row": [[0]]}
+    bad = {
+        "unsorted": [[11, 0], None, 0, 0, None, [], [[0, 0, 0], [5, 0, 5], [11, 0, 11], [16, 0, 16]]],
+        "positions missing": [[0, 11], None, 0, 0, None, [], []],
+        "unknown hint": [[], None, 0, 0, [0, 5, "vibes", "alpha", [], 100.0], [], [[0, 0, 0], [5, 0, 5]]],
+        "a block for two": [[0, 11], [0, 17, "paragraph"], 5, 17, None, [], []],
+        "negative": [[-1], [0, 17, "paragraph"], 5, 17, None, [], []],
+        "short row": [[0]],
+    }
     rows = {q: diskcache._row(f) for q, f in sound.items()}
     diskcache._write(diskcache._key("facts", "1" * 64, limit=21, raw="canonical"), {**rows, **bad})
     assert diskcache.load_facts("1" * 64, "canonical", 21) == sound
 
 
 def test_jobs_give_identical_check_and_build_output(tmp_path, cli):
-    docs = {f"d{i}.md": f"# Doc {i}\n\n" + "".join(f"Paragraph {j} of doc {i} says fact {i * 100 + j}.\n\n"
-                                                  for j in range(40)) for i in range(5)}
-    lines = [qline(f"q{i}{j}", [loc(f"d{i}.md", f"says fact {i * 100 + j}.")]) for i in range(5) for j in range(12)]
+    docs = {
+        f"d{i}.md": f"# Doc {i}\n\n"
+        + "".join(f"Paragraph {j} of doc {i} says fact {i * 100 + j}.\n\n" for j in range(40))
+        for i in range(5)
+    }
+    lines = [
+        qline(f"q{i}{j}", [loc(f"d{i}.md", f"says fact {i * 100 + j}.")]) for i in range(5) for j in range(12)
+    ]
     lines += [qline("amb", [loc("d1.md", "of doc 1 says")]), qline("gone", [loc("d2.md", "no such fact")])]
     root = make_project(tmp_path / "p", docs, lines)
     one = check_json(cli, root, "--no-cache")
@@ -137,15 +164,32 @@ def test_jobs_give_identical_check_and_build_output(tmp_path, cli):
     for jobs in ("1", "3"):
         proc = cli(["build", "--no-cache", "--jobs", jobs], cwd=root)
         assert proc.returncode == 0, proc.stderr
-        built[jobs] = (root / "golden-set.v1.jsonl").read_bytes(), (root / "golden-set.v1.manifest.json").read_bytes()
+        built[jobs] = (
+            (root / "golden-set.v1.jsonl").read_bytes(),
+            (root / "golden-set.v1.manifest.json").read_bytes(),
+        )
     assert built["1"] == built["3"]
     assert cli(["check", "--jobs", "0"], cwd=root).returncode == 2
 
 
 def test_jobs_build_the_reference_bytes(conformance, tmp_path, cli):
-    proc = cli(["check", "--no-cache", "--jobs", "2", "--corpus", conformance / "corpus",
-                "--questions", conformance / "questions.jsonl", "--artifact", conformance / "golden-set.v1.jsonl",
-                "--manifest", conformance / "golden-set.v1.manifest.json"], cwd=tmp_path)
+    proc = cli(
+        [
+            "check",
+            "--no-cache",
+            "--jobs",
+            "2",
+            "--corpus",
+            conformance / "corpus",
+            "--questions",
+            conformance / "questions.jsonl",
+            "--artifact",
+            conformance / "golden-set.v1.jsonl",
+            "--manifest",
+            conformance / "golden-set.v1.manifest.json",
+        ],
+        cwd=tmp_path,
+    )
     assert "stale-artifact" not in proc.stdout, proc.stdout
 
 
@@ -160,9 +204,10 @@ def test_jobs_auto_is_one_process_for_a_small_corpus_and_one_per_core_for_a_larg
     # with workers, what the warm cache holds whole is read without them, the rest by them
     shutil.rmtree(cache_root())
     cold = check_json(cli, root, "--jobs", "3")
-    (root / "corpus" / "faq.md").write_text((root / "corpus" / "faq.md").read_text(encoding="utf-8") + "\nMore.\n",
-                                           encoding="utf-8")
+    (root / "corpus" / "faq.md").write_text(
+        (root / "corpus" / "faq.md").read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8"
+    )
     half = check_json(cli, root, "--jobs", "3")  # guide.md from the cache, faq.md by a worker
-    assert half == check_json(cli, root, "--jobs", "1", "--no-cache") and cold[1] != [] 
+    assert half == check_json(cli, root, "--jobs", "1", "--no-cache") and cold[1] != []
     proc = cli(["check", "--jobs", "many"], cwd=root)
     assert proc.returncode == 2 and "must be a number or 'auto'" in proc.stderr

@@ -24,13 +24,29 @@ import golden_lsp
 
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLES = REPO / "examples"
-GIT = ["git", "-c", "user.name=golden-lsp tests", "-c", "user.email=tests@golden-lsp.invalid",
-       "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"]
+GIT = [
+    "git",
+    "-c",
+    "user.name=golden-lsp tests",
+    "-c",
+    "user.email=tests@golden-lsp.invalid",
+    "-c",
+    "commit.gpgsign=false",
+    "-c",
+    "init.defaultBranch=main",
+]
 
 
 def run(args: list, cwd: Path, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([str(a) for a in args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                          env=env, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        [str(a) for a in args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=env,
+        stdin=subprocess.DEVNULL,
+    )
 
 
 def git_repo(path: Path) -> str:
@@ -69,8 +85,19 @@ def example_repo(tmp_path) -> Path:
 def test_pre_commit_hook_passes_then_fails_on_a_broken_quote(snapshot, example_repo, tmp_path_factory):
     source, sha = snapshot
     env = {**os.environ, "PRE_COMMIT_HOME": str(tmp_path_factory.mktemp("pre-commit-home"))}
-    try_repo = [sys.executable, "-m", "pre_commit", "try-repo", source, "golden-lsp", "--ref", sha,
-                "--all-files", "--color", "never"]
+    try_repo = [
+        sys.executable,
+        "-m",
+        "pre_commit",
+        "try-repo",
+        source,
+        "golden-lsp",
+        "--ref",
+        sha,
+        "--all-files",
+        "--color",
+        "never",
+    ]
     clean = run(try_repo, cwd=example_repo, timeout=600, env=env)
     assert clean.returncode == 0, clean.stdout + clean.stderr
     assert "golden-lsp check" in clean.stdout and "Passed" in clean.stdout
@@ -94,7 +121,9 @@ def fresh_venv(path: Path) -> Path:
     res = run([sys.executable, "-m", "venv", "--without-pip", path], cwd=path.parent)
     assert res.returncode == 0, res.stderr
     python = path / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    purelib = run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=path).stdout.strip()
+    purelib = run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], cwd=path
+    ).stdout.strip()
     Path(purelib, "test-venv-deps.pth").write_text(sysconfig.get_paths()["purelib"] + "\n", encoding="utf-8")
     return python
 
@@ -107,18 +136,28 @@ def test_build_gives_an_sdist_and_a_wheel_that_install_and_check_the_example(sna
     version = golden_lsp.__version__
     (sdist,) = dist.glob("*.tar.gz")
     (wheel,) = dist.glob("*.whl")
-    assert sdist.name == f"golden_lsp-{version}.tar.gz" and wheel.name == f"golden_lsp-{version}-py3-none-any.whl"
+    assert (
+        sdist.name == f"golden_lsp-{version}.tar.gz"
+        and wheel.name == f"golden_lsp-{version}-py3-none-any.whl"
+    )
     example = tmp_path / "example"
     shutil.copytree(EXAMPLES, example)
-    here = run([sys.executable, "-m", "golden_lsp", "check", example], cwd=tmp_path)  # this checkout's verdict
+    here = run(
+        [sys.executable, "-m", "golden_lsp", "check", example], cwd=tmp_path
+    )  # this checkout's verdict
     assert here.returncode == 0 and " 0 errors, 0 warnings" in here.stderr, here.stderr
     for kind, package in (("wheel", wheel), ("sdist", sdist)):
         venv = tmp_path / f"venv-{kind}"
         python = fresh_venv(venv)
-        res = run([sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", package],
-                  cwd=tmp_path, timeout=600)
+        res = run(
+            [sys.executable, "-m", "pip", "--python", python, "install", "-q", "--no-deps", package],
+            cwd=tmp_path,
+            timeout=600,
+        )
         assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
-        where = run([python, "-c", "import golden_lsp; print(golden_lsp.__file__)"], cwd=tmp_path).stdout.strip()
+        where = run(
+            [python, "-c", "import golden_lsp; print(golden_lsp.__file__)"], cwd=tmp_path
+        ).stdout.strip()
         assert Path(where).is_relative_to(venv), where  # the installed copy, not this checkout
         exe = python.parent / ("golden-lsp.exe" if os.name == "nt" else "golden-lsp")
         assert run([exe, "--version"], cwd=tmp_path).stdout == f"golden-lsp {version}\n"

@@ -8,7 +8,6 @@ import math
 from pathlib import Path
 
 import pytest
-
 from core_support import SAMPLE_LINES, make_project
 
 from golden_lsp.core.config import Config
@@ -22,8 +21,12 @@ EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 def chunk_ids(root: Path) -> dict[str, str]:
     """Short names of the sample corpus's four md-struct-v1 chunks: G1 (Guide), G2 (Tables), G3 (Lists), F (FAQ)."""
     corpus = GoldenSet(Config(corpus=root / "corpus", questions=root / "questions.jsonl")).corpus
-    names = {"guide.md > Guide": "G1", "guide.md > Guide > Tables": "G2", "guide.md > Guide > Lists": "G3",
-             "faq.md > FAQ": "F"}
+    names = {
+        "guide.md > Guide": "G1",
+        "guide.md > Guide > Tables": "G2",
+        "guide.md > Guide > Lists": "G3",
+        "faq.md > FAQ": "F",
+    }
     return {names[c.heading_path]: c.chunk_id for d in corpus.docs.values() for c in d.chunks}
 
 
@@ -41,14 +44,23 @@ def crafted(project: Path) -> tuple[Path, dict[str, str]]:
     """A run over the sample set (q1..q7; q5 is multi-hop over G3 and F) with every hard case."""
     c = chunk_ids(project)
     rows = [
-        ("q1", c["G2"], 2.0), ("q1", c["G1"], 1.0),                          # first bearing chunk at rank 2
-        ("q2", c["G1"], 3.0), ("q2", c["G1"], 2.5), ("q2", c["G2"], 1.0),    # a duplicate ID counts once
-        ("q3", c["G1"], 2.0), ("q3", c["F"], 1.0), ("q3", c["G3"], 1.0),     # a tie between F and G3
+        ("q1", c["G2"], 2.0),
+        ("q1", c["G1"], 1.0),  # first bearing chunk at rank 2
+        ("q2", c["G1"], 3.0),
+        ("q2", c["G1"], 2.5),
+        ("q2", c["G2"], 1.0),  # a duplicate ID counts once
+        ("q3", c["G1"], 2.0),
+        ("q3", c["F"], 1.0),
+        ("q3", c["G3"], 1.0),  # a tie between F and G3
         # q4 is missing from the run
-        ("q5", c["F"], 3.0), ("q5", c["G1"], 2.0), ("q5", c["G3"], 1.0),     # multi-hop: F at 1, G3 at 3
+        ("q5", c["F"], 3.0),
+        ("q5", c["G1"], 2.0),
+        ("q5", c["G3"], 1.0),  # multi-hop: F at 1, G3 at 3
         ("q6", c["F"], 1.0),
-        ("q7", c["G1"], 3.0), ("q7", c["G2"], 2.0), ("q7", c["G3"], 1.0),    # never the bearing F
-        ("zz", c["F"], 1.0),                                                 # not a query of the set
+        ("q7", c["G1"], 3.0),
+        ("q7", c["G2"], 2.0),
+        ("q7", c["G3"], 1.0),  # never the bearing F
+        ("zz", c["F"], 1.0),  # not a query of the set
     ]
     path = project / "crafted.trec"
     path.write_text(trec(rows), encoding="utf-8")
@@ -79,13 +91,23 @@ def test_crafted_run_equals_hand_computed_values(crafted, project, cli):
         ("recall", 1): (1 / 2 + 1) / 7,  # q5 has two bearing chunks, one at rank 1
         ("recall", 3): 5 / 7,
         ("precision", 3): (1 + 1 + 1 + 2 + 1) / 3 / 7,
-        ("ndcg", 3): (1 / math.log2(3) * 2 + 1 / math.log2(rank_q3 + 1)
-                      + (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3)) + 1) / 7,
+        ("ndcg", 3): (
+            1 / math.log2(3) * 2
+            + 1 / math.log2(rank_q3 + 1)
+            + (1 + 1 / math.log2(4)) / (1 + 1 / math.log2(3))
+            + 1
+        )
+        / 7,
     }
     for (metric, k), value in expected.items():
         m = metrics(out, metric, k)
         assert m["value"] == pytest.approx(value, abs=1e-6), (metric, k)
-        assert m["n"] == 7 and m["hit_rule"] == "any_overlap" and m["multi"] == "any" and m["misses"] == "scored 0"
+        assert (
+            m["n"] == 7
+            and m["hit_rule"] == "any_overlap"
+            and m["multi"] == "any"
+            and m["misses"] == "scored 0"
+        )
         assert m["ci"][0] <= m["value"] <= m["ci"][1]
     q6 = next(q for q in out["per_query"] if q["query_id"] == "q6")
     faq = GoldenSet(Config(corpus=project / "corpus")).corpus.docs["faq.md"].chunks[0]
@@ -98,7 +120,10 @@ def test_multi_hop_rule_all(crafted, project, cli):
     path, _ = crafted
     _, any_ = run_eval(cli, project, "--run", path, "--k", "1,3", "--bootstrap", "200")
     _, all_ = run_eval(cli, project, "--run", path, "--k", "1,3", "--multi", "all", "--bootstrap", "200")
-    q5 = {r: next(q for q in out["per_query"] if q["query_id"] == "q5") for r, out in (("any", any_), ("all", all_))}
+    q5 = {
+        r: next(q for q in out["per_query"] if q["query_id"] == "q5")
+        for r, out in (("any", any_), ("all", all_))
+    }
     assert (q5["any"]["hit@1"], q5["any"]["mrr@3"]) == (1.0, 1.0)
     assert (q5["all"]["hit@1"], q5["all"]["hit@3"]) == (0.0, 1.0)
     assert q5["all"]["mrr@3"] == pytest.approx(1 / 3)  # complete at rank 3, where G3 joins F
@@ -114,8 +139,10 @@ def test_text_output_says_k_rules_n_interval_and_misses(crafted, project, cli):
     text = proc.stdout
     assert "N = 7 answerable records; 1 missing from the run, scored 0 (q4)" in text
     assert "1 duplicate IDs counted once" in text and "1 run queries not in the set" in text
-    header = ("hit — hit rule any_overlap, multi-hop rule any, a query missing from the run scores 0 (1 missing), "
-              "95% bootstrap interval (300 resamples, seed 0), N=7")
+    header = (
+        "hit — hit rule any_overlap, multi-hop rule any, a query missing from the run scores 0 (1 missing), "
+        "95% bootstrap interval (300 resamples, seed 0), N=7"
+    )
     assert header in text
     line = next(ln for ln in text.splitlines() if ln.strip().startswith("hit@3"))
     assert "0.714  [" in line and "N=7" in line
@@ -129,11 +156,18 @@ def test_run_formats_are_detected_and_agree(crafted, project, cli):
         q, _, d, _, s, _ = line.split()
         order.setdefault(q, {})[d] = max(float(s), order.get(q, {}).get(d, -1))
     (project / "run.ranx.json").write_text(json.dumps(order), encoding="utf-8")
-    _, from_ranx = run_eval(cli, project, "--run", project / "run.ranx.json", "--k", "1,3", "--bootstrap", "0")
+    _, from_ranx = run_eval(
+        cli, project, "--run", project / "run.ranx.json", "--k", "1,3", "--bootstrap", "0"
+    )
     rank_q3 = [c["G1"], *sorted([c["F"], c["G3"]], reverse=True)]
-    jsonl = [{"query_id": "q1", "chunk_ids": [c["G2"], c["G1"]]}, {"query_id": "q2", "chunk_ids": [c["G1"], c["G1"], c["G2"]]},
-             {"query_id": "q3", "chunk_ids": rank_q3}, {"query_id": "q5", "chunk_ids": [c["F"], c["G1"], c["G3"]]},
-             {"query_id": "q6", "chunk_ids": [c["F"]]}, {"query_id": "q7", "chunk_ids": [c["G1"], c["G2"], c["G3"]]}]
+    jsonl = [
+        {"query_id": "q1", "chunk_ids": [c["G2"], c["G1"]]},
+        {"query_id": "q2", "chunk_ids": [c["G1"], c["G1"], c["G2"]]},
+        {"query_id": "q3", "chunk_ids": rank_q3},
+        {"query_id": "q5", "chunk_ids": [c["F"], c["G1"], c["G3"]]},
+        {"query_id": "q6", "chunk_ids": [c["F"]]},
+        {"query_id": "q7", "chunk_ids": [c["G1"], c["G2"], c["G3"]]},
+    ]
     (project / "run.jsonl").write_text("".join(json.dumps(o) + "\n" for o in jsonl), encoding="utf-8")
     _, from_jsonl = run_eval(cli, project, "--run", project / "run.jsonl", "--k", "1,3", "--bootstrap", "0")
     assert (from_ranx["run"]["format"], from_jsonl["run"]["format"]) == ("ranx", "jsonl")
@@ -146,7 +180,10 @@ def test_bad_run_is_a_located_usage_error(project, cli):
     (project / "bad.trec").write_text("q1 Q0 x 1 1.0 tag\nq2 Q0 y 1\n", encoding="utf-8")
     proc = cli(["eval", "--run", "bad.trec"], cwd=project)
     assert proc.returncode == 2
-    assert proc.stderr == "golden-lsp: bad.trec:2: a TREC run line has 6 fields (qid Q0 docno rank score tag), not 4\n"
+    assert (
+        proc.stderr
+        == "golden-lsp: bad.trec:2: a TREC run line has 6 fields (qid Q0 docno rank score tag), not 4\n"
+    )
 
 
 def worse(crafted_path: Path, project: Path) -> Path:
@@ -162,7 +199,9 @@ def test_gate_exits_1_on_a_worse_run_and_0_on_an_equal_one(crafted, project, cli
     bad = worse(path, project)
     proc = cli(["eval", "--run", bad, "--baseline", path, "--gate", "hit@3", "--k", "1,3"], cwd=project)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "gate hit@3: Δ = -0.714" in proc.stdout and "FAIL: dropped and the interval excludes 0" in proc.stdout
+    assert (
+        "gate hit@3: Δ = -0.714" in proc.stdout and "FAIL: dropped and the interval excludes 0" in proc.stdout
+    )
     same = cli(["eval", "--run", path, "--baseline", path, "--gate", "hit@3", "--k", "1,3"], cwd=project)
     assert same.returncode == 0, same.stdout + same.stderr
     assert "gate hit@3: Δ = +0.000" in same.stdout and "— pass" in same.stdout
@@ -209,30 +248,44 @@ def test_duckdb_holds_the_documented_tables(crafted, project, cli, tmp_path):
     db = tmp_path / "results.duckdb"
     _, first = run_eval(cli, project, "--run", path, "--k", "1,3", "--db", db)
     bad = worse(path, project)
-    gated = cli(["eval", "--run", bad, "--k", "1,3", "--db", db, "--baseline", "db:latest", "--gate", "hit@3"],
-                cwd=project)
+    gated = cli(
+        ["eval", "--run", bad, "--k", "1,3", "--db", db, "--baseline", "db:latest", "--gate", "hit@3"],
+        cwd=project,
+    )
     assert gated.returncode == 1, gated.stderr
     con = duckdb.connect(str(db), read_only=True)
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     assert tables == {"runs", "run_metrics", "query_results"}
-    runs = con.execute("SELECT run_id, seq, fingerprint, hit_rule, multi, n_answerable, n_missing, run_format "
-                       "FROM runs ORDER BY seq").fetchall()
+    runs = con.execute(
+        "SELECT run_id, seq, fingerprint, hit_rule, multi, n_answerable, n_missing, run_format "
+        "FROM runs ORDER BY seq"
+    ).fetchall()
     assert [r[1] for r in runs] == [1, 2] and runs[0][0] == first["db_run_id"]
     assert runs[0][2] == first["fingerprint"] and runs[0][3:] == ("any_overlap", "any", 7, 1, "trec")
-    hit3 = con.execute("SELECT value, ci_low, ci_high, n FROM run_metrics WHERE run_id = ? AND group_by = 'all' "
-                       "AND metric = 'hit' AND k = 3", [runs[0][0]]).fetchone()
+    hit3 = con.execute(
+        "SELECT value, ci_low, ci_high, n FROM run_metrics WHERE run_id = ? AND group_by = 'all' "
+        "AND metric = 'hit' AND k = 3",
+        [runs[0][0]],
+    ).fetchone()
     assert hit3[0] == pytest.approx(5 / 7) and hit3[1] <= hit3[0] <= hit3[2] and hit3[3] == 7
-    rows = con.execute("SELECT query_id, k, missing, hit, mrr, hop, documents FROM query_results "
-                       "WHERE run_id = ? ORDER BY query_id, k", [runs[0][0]]).fetchall()
+    rows = con.execute(
+        "SELECT query_id, k, missing, hit, mrr, hop, documents FROM query_results "
+        "WHERE run_id = ? ORDER BY query_id, k",
+        [runs[0][0]],
+    ).fetchall()
     assert len(rows) == 7 * 2
     assert ("q5", 3, False, 1.0, 1.0, "multi", ["guide.md", "faq.md"]) in rows
     assert ("q4", 1, True, 0.0, 0.0, "single", ["faq.md"]) in rows
-    by_hop = con.execute("SELECT group_value, n FROM run_metrics WHERE run_id = ? AND group_by = 'hop' AND "
-                         "metric = 'hit' AND k = 1 ORDER BY group_value", [runs[0][0]]).fetchall()
+    by_hop = con.execute(
+        "SELECT group_value, n FROM run_metrics WHERE run_id = ? AND group_by = 'hop' AND "
+        "metric = 'hit' AND k = 1 ORDER BY group_value",
+        [runs[0][0]],
+    ).fetchall()
     assert by_hop == [("multi", 1), ("single", 6)]
 
 
 # --- another chunking --------------------------------------------------------------------------
+
 
 def test_chunks_file_rederives_bearing_chunks(project, cli):
     guide = (project / "corpus" / "guide.md").read_text(encoding="utf-8")
@@ -241,17 +294,28 @@ def test_chunks_file_rederives_bearing_chunks(project, cli):
     # three chunks of guide.md by offsets (one ends mid-list), faq.md as two chunks by text
     cut = guide.index("about nested lists")
     faq_cut = faq.index("How are answers graded?")
-    lines = [{"chunk_id": "g-head", "doc_id": "guide.md", "char_start": 0, "char_end": tables},
-             {"chunk_id": "g-mid", "doc_id": "guide.md", "char_start": tables, "char_end": cut},
-             {"chunk_id": "g-tail", "doc_id": "guide.md", "char_start": cut, "char_end": len(guide)},
-             {"chunk_id": "f-1", "doc_id": "faq.md", "text": faq[:faq_cut]},
-             {"chunk_id": "f-2", "doc_id": "faq.md", "text": faq[faq_cut:]}]
+    lines = [
+        {"chunk_id": "g-head", "doc_id": "guide.md", "char_start": 0, "char_end": tables},
+        {"chunk_id": "g-mid", "doc_id": "guide.md", "char_start": tables, "char_end": cut},
+        {"chunk_id": "g-tail", "doc_id": "guide.md", "char_start": cut, "char_end": len(guide)},
+        {"chunk_id": "f-1", "doc_id": "faq.md", "text": faq[:faq_cut]},
+        {"chunk_id": "f-2", "doc_id": "faq.md", "text": faq[faq_cut:]},
+    ]
     (project / "mine.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
-    chunks = [(x["chunk_id"], x["doc_id"], x.get("char_start", 0 if x["chunk_id"] == "f-1" else faq_cut),
-               x.get("char_end", faq_cut if x["chunk_id"] == "f-1" else len(faq))) for x in lines]
+    chunks = [
+        (
+            x["chunk_id"],
+            x["doc_id"],
+            x.get("char_start", 0 if x["chunk_id"] == "f-1" else faq_cut),
+            x.get("char_end", faq_cut if x["chunk_id"] == "f-1" else len(faq)),
+        )
+        for x in lines
+    ]
     expected = []
     for qid, ss in spans(project).items():
-        bearing = {cid for cid, doc, lo, hi in chunks for s in ss if s.doc_id == doc and lo < s.end and s.start < hi}
+        bearing = {
+            cid for cid, doc, lo, hi in chunks for s in ss if s.doc_id == doc and lo < s.end and s.start < hi
+        }
         expected.extend(f"{qid} 0 {cid} 1" for cid in sorted(bearing))
     proc = cli(["qrels", "--chunks", "mine.jsonl"], cwd=project)
     assert proc.returncode == 0, proc.stderr
@@ -269,12 +333,21 @@ def test_chunks_file_rederives_bearing_chunks(project, cli):
     assert out["chunking"]["name"] == "mine.jsonl" and out["unknown_chunks"] == 0
 
 
-@pytest.mark.parametrize("line, message", [
-    ({"chunk_id": "a", "doc_id": "faq.md", "text": "no such words here"}, "text not found in the canonical text"),
-    ({"chunk_id": "a", "doc_id": "faq.md", "text": "the"}, "text is ambiguous in faq.md"),
-    ({"chunk_id": "a", "doc_id": "nope.md", "char_start": 0, "char_end": 3}, "unknown doc_id 'nope.md'"),
-    ({"chunk_id": "a", "doc_id": "faq.md", "char_start": 5, "char_end": 5000}, "is not a non-empty range"),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            {"chunk_id": "a", "doc_id": "faq.md", "text": "no such words here"},
+            "text not found in the canonical text",
+        ),
+        ({"chunk_id": "a", "doc_id": "faq.md", "text": "the"}, "text is ambiguous in faq.md"),
+        ({"chunk_id": "a", "doc_id": "nope.md", "char_start": 0, "char_end": 3}, "unknown doc_id 'nope.md'"),
+        (
+            {"chunk_id": "a", "doc_id": "faq.md", "char_start": 5, "char_end": 5000},
+            "is not a non-empty range",
+        ),
+    ],
+)
 def test_chunks_file_errors_name_the_line(project, cli, line, message):
     good = {"chunk_id": "ok", "doc_id": "faq.md", "char_start": 0, "char_end": 10}
     (project / "mine.jsonl").write_text(json.dumps(good) + "\n" + json.dumps(line) + "\n", encoding="utf-8")
@@ -285,8 +358,11 @@ def test_chunks_file_errors_name_the_line(project, cli, line, message):
 
 def test_out_never_overwrites_an_input(project, cli):
     before = (project / "questions.jsonl").read_bytes()
-    for args in (["qrels", "--out", "questions.jsonl"], ["retrieve", "--out", "corpus/faq.md"],
-                 ["retrieve", "--out", "golden-lsp.toml"]):
+    for args in (
+        ["qrels", "--out", "questions.jsonl"],
+        ["retrieve", "--out", "corpus/faq.md"],
+        ["retrieve", "--out", "golden-lsp.toml"],
+    ):
         proc = cli(args, cwd=project)
         assert proc.returncode == 2 and "an output never overwrites an input" in proc.stderr, args
     assert (project / "questions.jsonl").read_bytes() == before
@@ -295,9 +371,9 @@ def test_out_never_overwrites_an_input(project, cli):
 def test_user_retriever_function(project, cli):
     c = chunk_ids(project)
     (project / "myretriever.py").write_text(
-        "def search(query, k):\n"
-        f"    return [{c['F']!r}, {c['G1']!r}][:k]\n", encoding="utf-8")
-    code, out = run_eval(cli, project, "--retriever", "myretriever:search", "--k", "1,3")
+        f"def search(query, k):\n    return [{c['F']!r}, {c['G1']!r}][:k]\n", encoding="utf-8"
+    )
+    _code, out = run_eval(cli, project, "--retriever", "myretriever:search", "--k", "1,3")
     per = {q["query_id"]: q for q in out["per_query"]}
     assert per["q4"]["hit@1"] == 1.0 and per["q1"]["mrr@3"] == 0.5 and per["q2"]["hit@3"] == 0.0
     bad = cli(["eval", "--retriever", "myretriever:nothing"], cwd=project)
@@ -305,6 +381,7 @@ def test_user_retriever_function(project, cli):
 
 
 # --- the example set and the conformance fixture --------------------------------------------------
+
 
 def test_bm25_curve_on_the_example(cli, tmp_path):
     proc = cli(["eval", str(EXAMPLES), "--retriever", "bm25", "--max-chars", "400"], cwd=tmp_path)
@@ -326,7 +403,9 @@ def test_retrieve_then_eval_equals_eval_retriever(cli, tmp_path):
     out = tmp_path / "bm25.jsonl"
     proc = cli(["retrieve", str(EXAMPLES), "--retriever", "bm25", "--k", "20", "--out", out], cwd=tmp_path)
     assert proc.returncode == 0, proc.stderr
-    n_records = sum(1 for line in (EXAMPLES / "questions.jsonl").read_text().splitlines() if line.startswith("{"))
+    n_records = sum(
+        1 for line in (EXAMPLES / "questions.jsonl").read_text().splitlines() if line.startswith("{")
+    )
     assert len(out.read_text().splitlines()) == n_records
     _, from_file = run_eval(cli, tmp_path, str(EXAMPLES), "--run", out, "--k", "1,5,20")
     _, in_one_go = run_eval(cli, tmp_path, str(EXAMPLES), "--retriever", "bm25", "--k", "1,5,20")
@@ -339,26 +418,39 @@ def test_retrieve_then_eval_equals_eval_retriever(cli, tmp_path):
 
 
 def test_conformance_qrels_equal_the_reference_bearing_chunks(conformance, cli, tmp_path):
-    proc = cli(["qrels", "--corpus", conformance / "corpus", "--questions", conformance / "questions.jsonl"],
-               cwd=tmp_path)
+    proc = cli(
+        ["qrels", "--corpus", conformance / "corpus", "--questions", conformance / "questions.jsonl"],
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     got: dict[str, list[str]] = {}
     for line in proc.stdout.splitlines():
-        q, _, cid, rel = line.split()
+        q, _, cid, _rel = line.split()
         got.setdefault(q, []).append(cid)
-    reference = [json.loads(x) for x in (conformance / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()]
+    reference = [
+        json.loads(x) for x in (conformance / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     assert got == {r["query_id"]: r["answer_bearing_chunk_ids"] for r in reference}
 
 
 def test_conformance_bm25_evaluation(conformance, cli, tmp_path):
-    code, out = run_eval(cli, tmp_path, "--corpus", conformance / "corpus", "--questions",
-                         conformance / "questions.jsonl", "--retriever", "bm25", "--bootstrap", "500")
+    code, out = run_eval(
+        cli,
+        tmp_path,
+        "--corpus",
+        conformance / "corpus",
+        "--questions",
+        conformance / "questions.jsonl",
+        "--retriever",
+        "bm25",
+        "--bootstrap",
+        "500",
+    )
     assert out["n"] == 60 and out["missing"] == [] and out["chunking"]["chunks"] == 265
     assert {b["value"]: b["n"] for b in out["breakdowns"] if b["by"] == "hop"} == {"multi": 5, "single": 55}
     hits = [metrics(out, "hit", k)["value"] for k in (1, 3, 5, 10, 20, 50)]
     assert hits == sorted(hits) and not [n for n in out["notes"] if n["severity"] == "error"]
     assert code == (1 if any(g["failed"] for g in out["floors"]) else 0)
-
 
 
 def test_practice_fields_break_down_and_unanswerable_is_apart(tmp_path, cli):
@@ -370,13 +462,27 @@ def test_practice_fields_break_down_and_unanswerable_is_apart(tmp_path, cli):
             rec["split"] = "test" if rec["id"] in ("q1", "q2") else "dev"
             line = json.dumps(rec)
         lines.append(line)
-    lines.append(json.dumps({"id": "q8", "query": "What does the corpus say about the weather on Mars?",
-                             "expected_answer": "Nothing: the corpus does not cover it at all.", "locators": [],
-                             "unanswerable": True, "query_type": "factual", "split": "dev"}))
+    lines.append(
+        json.dumps(
+            {
+                "id": "q8",
+                "query": "What does the corpus say about the weather on Mars?",
+                "expected_answer": "Nothing: the corpus does not cover it at all.",
+                "locators": [],
+                "unanswerable": True,
+                "query_type": "factual",
+                "split": "dev",
+            }
+        )
+    )
     project = make_project(tmp_path / "p", lines=lines)
     c = chunk_ids(project)
-    (project / "run.jsonl").write_text(json.dumps({"query_id": "q8", "chunk_ids": [c["F"]]}) + "\n"
-                                       + json.dumps({"query_id": "q1", "chunk_ids": [c["G1"]]}) + "\n")
+    (project / "run.jsonl").write_text(
+        json.dumps({"query_id": "q8", "chunk_ids": [c["F"]]})
+        + "\n"
+        + json.dumps({"query_id": "q1", "chunk_ids": [c["G1"]]})
+        + "\n"
+    )
     db = tmp_path / "r.duckdb"
     _, out = run_eval(cli, project, "--run", "run.jsonl", "--k", "1", "--db", db)
     assert out["n"] == 7 and out["unanswerable"] == {"n": 1, "answered_by_run": 1}
@@ -384,8 +490,11 @@ def test_practice_fields_break_down_and_unanswerable_is_apart(tmp_path, cli):
     split = {b["value"]: (b["n"], b["metrics"][0]["value"]) for b in out["breakdowns"] if b["by"] == "split"}
     assert split == {"dev": (5, 0.0), "test": (2, 0.5)}
     assert {b["value"] for b in out["breakdowns"] if b["by"] == "query_type"} == {"factual", "conceptual"}
-    row = duckdb.connect(str(db), read_only=True).execute(
-        "SELECT query_type, split FROM query_results WHERE query_id = 'q1'").fetchone()
+    row = (
+        duckdb.connect(str(db), read_only=True)
+        .execute("SELECT query_type, split FROM query_results WHERE query_id = 'q1'")
+        .fetchone()
+    )
     assert row == (json.loads(lines[1])["query_type"], "test")
     text = cli(["eval", "--run", "run.jsonl", "--k", "1"], cwd=project).stdout
     assert "unanswerable (reported apart, not in N): 1 record; the run returned chunks for 1 of them" in text
@@ -398,18 +507,30 @@ def test_ratio_signals_and_the_mrr_equals_hit_flag(crafted, project, cli):
     # hit@1 = 2/7, hit@10 = hit@50 = 5/7
     assert any(n.startswith("hit@1/hit@10 = 0.40 < 0.6") and "ranking problem" in n for n in notes)
     assert any(n.startswith("hit@50 = 0.714 ≈ hit@10 = 0.714") and "depth is exhausted" in n for n in notes)
-    assert any(n.startswith("hit@50 = 0.714 < 0.95") and "candidate generation fails the floor" in n for n in notes)
+    assert any(
+        n.startswith("hit@50 = 0.714 < 0.95") and "candidate generation fails the floor" in n for n in notes
+    )
     assert not [n for n in out["notes"] if n["severity"] == "error"]
     (project / "top1.jsonl").write_text(json.dumps({"query_id": "q6", "chunk_ids": [c["F"]]}) + "\n")
     _, top1 = run_eval(cli, project, "--run", "top1.jsonl", "--k", "1,10", "--bootstrap", "200")
-    assert any(n["message"].startswith("sanity: MRR@10 = hit@1 = 0.143 (N=7, hit rule any_overlap") for n in top1["notes"])
+    assert any(
+        n["message"].startswith("sanity: MRR@10 = hit@1 = 0.143 (N=7, hit rule any_overlap")
+        for n in top1["notes"]
+    )
     _, few = run_eval(cli, project, "--run", "top1.jsonl", "--k", "1,3", "--bootstrap", "0")
     assert any("ratio signals need k = 1, 10 and 50; missing: 10, 50" in n["message"] for n in few["notes"])
 
 
 def test_no_answerable_record_is_a_usage_error(tmp_path, cli):
-    line = json.dumps({"id": "u1", "query": "What is not in the corpus at all?", "expected_answer": "Nothing at all, "
-                       "the corpus is silent.", "locators": [], "unanswerable": True})
+    line = json.dumps(
+        {
+            "id": "u1",
+            "query": "What is not in the corpus at all?",
+            "expected_answer": "Nothing at all, the corpus is silent.",
+            "locators": [],
+            "unanswerable": True,
+        }
+    )
     project = make_project(tmp_path / "p", lines=[line])
     (project / "run.jsonl").write_text("")
     proc = cli(["eval", "--run", "run.jsonl"], cwd=project)

@@ -11,12 +11,19 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from core_support import run_cli
+from interchange_support import (
+    UNANSWERABLE_QUERY,
+    artifact,
+    example_set,
+    expected_chunk_ids,
+    expected_queries,
+    expected_spans,
+    n_unanswerable,
+)
+
 from golden_lsp.core.canon import canonicalize
 from golden_lsp.core.chunker import chunk_id
-from interchange_support import (UNANSWERABLE_QUERY, artifact, example_set, expected_chunk_ids,
-                                 expected_queries, expected_spans, n_unanswerable)
 
 EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
 
@@ -43,8 +50,9 @@ def test_dataset_holds_every_record_with_chunk_ids_primary_and_created_at(golden
     assert body["n_queries"] == len(body["samples"]) == len(expected_queries(golden))
     samples = {s["id"]: s for s in body["samples"]}
     assert {i: s["query"] for i, s in samples.items()} == expected_queries(golden)
-    assert {i: set(s["relevant_chunk_ids"]) for i, s in samples.items() if s["relevant_chunk_ids"]} \
-        == expected_chunk_ids(golden)
+    assert {
+        i: set(s["relevant_chunk_ids"]) for i, s in samples.items() if s["relevant_chunk_ids"]
+    } == expected_chunk_ids(golden)
     assert samples["ex999"]["is_unanswerable"] is True and samples["ex999"]["relevant_chunk_ids"] == []
     assert samples["ex999"]["primary_chunk_id"] is None
     for rec in artifact(golden):
@@ -73,7 +81,9 @@ def test_ragas_jsonl_has_span_texts_and_chunk_ids(golden, tmp_path):
     try:
         from ragas import EvaluationDataset
     except ImportError:  # too heavy for the test extra (README): the documented SingleTurnSample keys
-        assert all(set(r) == {"user_input", "reference", "reference_contexts", "reference_context_ids"} for r in rows)
+        assert all(
+            set(r) == {"user_input", "reference", "reference_contexts", "reference_context_ids"} for r in rows
+        )
     else:
         rows = [s.model_dump() for s in EvaluationDataset.from_jsonl(str(out)).samples]
     by_query = {r["user_input"]: r for r in rows}
@@ -105,8 +115,11 @@ def test_deepeval_goldens_load_with_deepevals_own_loader(golden, tmp_path, monke
     dataset.add_goldens_from_json_file(str(out))
     goldens = {g.additional_metadata["id"]: g for g in dataset.goldens}
     assert {i: g.input for i, g in goldens.items()} == expected_queries(golden)
-    assert {i: set(g.additional_metadata["chunk_ids"]) for i, g in goldens.items()
-            if g.additional_metadata["chunk_ids"]} == expected_chunk_ids(golden)
+    assert {
+        i: set(g.additional_metadata["chunk_ids"])
+        for i, g in goldens.items()
+        if g.additional_metadata["chunk_ids"]
+    } == expected_chunk_ids(golden)
     spans = expected_spans(golden)
     for g in goldens.values():
         assert sorted(g.context or []) == sorted(_canonical(golden, d)[s:e] for d, s, e in spans[g.input])
@@ -149,7 +162,10 @@ def test_beir_folder_read_by_ir_datasets_beir_readers(golden, tmp_path, monkeypa
     assert len(docs) == manifest["n_chunks"]
     for doc in docs:  # title and text are exactly what the chunk ID hashes
         assert chunk_id(doc.title.split(" > ")[0], f"{doc.title}\n\n{doc.text}") == doc.doc_id
-    queries = {q.query_id: q.text for q in BeirQueries("golden", local(out / "queries.jsonl"), GenericQuery).queries_iter()}
+    queries = {
+        q.query_id: q.text
+        for q in BeirQueries("golden", local(out / "queries.jsonl"), GenericQuery).queries_iter()
+    }
     answerable = expected_chunk_ids(golden)  # a BEIR query without qrels is dropped by every BEIR loader
     assert queries == {i: q for i, q in expected_queries(golden).items() if i in answerable}
     got: dict[str, set[str]] = {}
@@ -168,7 +184,7 @@ def test_beir_split_names_the_qrels_file_and_keeps_that_split_only(golden, tmp_p
     assert lines[0] == "query-id\tcorpus-id\tscore"
     got: dict[str, set[str]] = {}
     for line in lines[1:]:
-        qid, cid, score = line.split("\t")
+        qid, cid, _score = line.split("\t")
         got.setdefault(qid, set()).add(cid)
     assert got == expected_chunk_ids(golden, "dev") and got
 
@@ -186,8 +202,10 @@ def test_chroma_csv_references_are_canonical_ranges_of_the_spans(golden, tmp_pat
     for row in rows:
         text = _canonical(golden, row["corpus_id"])
         for ref in json.loads(row["references"]):
-            assert text[ref["start_index"]:ref["end_index"]] == ref["content"]
-            got.setdefault(row["question"], []).append((row["corpus_id"], ref["start_index"], ref["end_index"]))
+            assert text[ref["start_index"] : ref["end_index"]] == ref["content"]
+            got.setdefault(row["question"], []).append(
+                (row["corpus_id"], ref["start_index"], ref["end_index"])
+            )
     spans = {q: s for q, s in expected_spans(golden).items() if s}
     assert {q: sorted(s) for q, s in got.items()} == spans
     several = sum(len({d for d, _, _ in s}) > 1 for s in spans.values())
@@ -199,8 +217,10 @@ def test_a_set_with_errors_is_not_exported(golden, tmp_path):
     broken = tmp_path / "broken"
     shutil.copytree(golden, broken)
     q = broken / "questions.jsonl"
-    q.write_text(q.read_text(encoding="utf-8").replace('"quote": "You walk from one', '"quote": "You wander from one'),
-                 encoding="utf-8")
+    q.write_text(
+        q.read_text(encoding="utf-8").replace('"quote": "You walk from one', '"quote": "You wander from one'),
+        encoding="utf-8",
+    )
     out = tmp_path / "ragas.jsonl"
     proc = export(broken, "ragas", out)
     assert proc.returncode == 1

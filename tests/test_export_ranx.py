@@ -9,7 +9,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from core_support import run_cli
 from interchange_support import example_set, expected_chunk_ids, n_unanswerable
 

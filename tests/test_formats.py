@@ -8,8 +8,8 @@ from pathlib import Path
 
 import jsonschema
 import junitparser
-
 from core_support import FAQ, SAMPLE_LINES, loc, make_project, qline, write_questions
+
 from golden_lsp.core.diagnostics import CODES, DESCRIPTIONS
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
@@ -47,8 +47,11 @@ def test_sarif_is_schema_valid_with_rules_levels_and_one_based_regions(project, 
     (where,) = nf["locations"]
     assert where["physicalLocation"]["artifactLocation"]["uri"] == "questions.jsonl"
     assert where["physicalLocation"]["region"] == {
-        "startLine": len(SAMPLE_LINES) + 1, "startColumn": col,
-        "endLine": len(SAMPLE_LINES) + 1, "endColumn": col + len('"Because offsets break  whenever"')}
+        "startLine": len(SAMPLE_LINES) + 1,
+        "startColumn": col,
+        "endLine": len(SAMPLE_LINES) + 1,
+        "endColumn": col + len('"Because offsets break  whenever"'),
+    }
     assert nf["message"]["text"].startswith("quote not found in faq.md")
     related = by_rule["quote-ambiguous"]["relatedLocations"]
     assert len(related) == FAQ.count("the")
@@ -59,29 +62,39 @@ def test_sarif_is_schema_valid_with_rules_levels_and_one_based_regions(project, 
 def test_sarif_fingerprints_follow_the_record_when_lines_move(project, cli):
     write_questions(project / "questions.jsonl", SAMPLE_LINES + [NOT_FOUND, AMBIGUOUS])
     before = {r["ruleId"]: r for r in sarif_of(cli, project)["runs"][0]["results"]}
-    write_questions(project / "questions.jsonl", ["// a new comment", "", AMBIGUOUS] + SAMPLE_LINES + [NOT_FOUND])
+    write_questions(
+        project / "questions.jsonl", ["// a new comment", "", AMBIGUOUS] + SAMPLE_LINES + [NOT_FOUND]
+    )
     after = {r["ruleId"]: r for r in sarif_of(cli, project)["runs"][0]["results"]}
     for code in ("quote-not-found", "quote-ambiguous"):
-        assert (before[code]["locations"][0]["physicalLocation"]["region"]["startLine"]
-                != after[code]["locations"][0]["physicalLocation"]["region"]["startLine"])
+        assert (
+            before[code]["locations"][0]["physicalLocation"]["region"]["startLine"]
+            != after[code]["locations"][0]["physicalLocation"]["region"]["startLine"]
+        )
         assert before[code]["partialFingerprints"] == after[code]["partialFingerprints"]
-    assert before["quote-not-found"]["partialFingerprints"] != before["quote-ambiguous"]["partialFingerprints"]
+    assert (
+        before["quote-not-found"]["partialFingerprints"] != before["quote-ambiguous"]["partialFingerprints"]
+    )
     # the same record with another quote is another alert
     write_questions(project / "questions.jsonl", SAMPLE_LINES + [NOT_FOUND.replace("  whenever", "  always")])
     changed = {r["ruleId"]: r for r in sarif_of(cli, project)["runs"][0]["results"]}
-    assert changed["quote-not-found"]["partialFingerprints"] != before["quote-not-found"]["partialFingerprints"]
+    assert (
+        changed["quote-not-found"]["partialFingerprints"] != before["quote-not-found"]["partialFingerprints"]
+    )
 
 
 def test_paths_are_relative_under_the_working_directory_and_absolute_outside(tmp_path, cli):
     root = make_project(tmp_path / "set dir", lines=SAMPLE_LINES + [NOT_FOUND])
     inside = sarif_of(cli, tmp_path, root / "questions.jsonl")["runs"][0]["results"]
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in inside} == {
-        "set%20dir/questions.jsonl"}
+        "set%20dir/questions.jsonl"
+    }
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     outside = sarif_of(cli, elsewhere, root / "questions.jsonl")["runs"][0]["results"]
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in outside} == {
-        (root / "questions.jsonl").as_uri()}
+        (root / "questions.jsonl").as_uri()
+    }
 
 
 def test_junit_has_one_test_case_per_record(project, cli):
@@ -95,7 +108,9 @@ def test_junit_has_one_test_case_per_record(project, cli):
     (suite,) = list(xml)
     assert suite.name == "questions.jsonl"
     cases = {case.name: case for case in suite}
-    records = {f"{json.loads(line)['id']} (line {no})" for no, line in enumerate(lines, 1) if line.startswith("{")}
+    records = {
+        f"{json.loads(line)['id']} (line {no})" for no, line in enumerate(lines, 1) if line.startswith("{")
+    }
     assert set(cases) == records | {"golden set"}
     failed = {name for name, case in cases.items() if not case.is_passed}
     assert failed == {f"q9 (line {len(SAMPLE_LINES) + 1})", f"q10 (line {len(SAMPLE_LINES) + 2})"}
@@ -120,12 +135,17 @@ def test_github_format_stays_within_the_annotation_limits(project, cli):
     plain = [line for line in out if not line.startswith("::")]
     assert len(plain) == 3 and all("error[quote-not-found]" in line for line in plain)
     all_lines = SAMPLE_LINES + broken
-    assert [json.loads(all_lines[int(line.split(":")[1]) - 1])["id"] for line in plain] == ["b10", "b11", "b12"]
+    assert [json.loads(all_lines[int(line.split(":")[1]) - 1])["id"] for line in plain] == [
+        "b10",
+        "b11",
+        "b12",
+    ]
 
 
 def test_info_findings_are_notices_and_sarif_notes(project, cli):
-    (project / "golden-lsp.toml").write_text('corpus = "corpus"\n[severity]\ntoo-few-records = "info"\n',
-                                             encoding="utf-8")
+    (project / "golden-lsp.toml").write_text(
+        'corpus = "corpus"\n[severity]\ntoo-few-records = "info"\n', encoding="utf-8"
+    )
     write_questions(project / "questions.jsonl", SAMPLE_LINES + [NOT_FOUND])
     github = cli(["check", "--format", "github"], cwd=project).stdout
     assert "::notice file=questions.jsonl,line=1,col=1," in github and "title=too-few-records::" in github

@@ -14,22 +14,29 @@ from __future__ import annotations
 import json
 
 import pytest
+from core_support import SAMPLE_DOCS, write_docs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core_support import SAMPLE_DOCS, write_docs
 from golden_lsp.core.analysis import Analyzer
 from golden_lsp.core.corpus import load_corpus
 from golden_lsp.core.questions import parse_record, split_lines
 from golden_lsp.core.scoring import parse_hit_rule
 
-FUZZ = settings(derandomize=True, max_examples=150, deadline=None, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    derandomize=True,
+    max_examples=150,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 #: corpus documents with the awkward parts: CRLF, a BOM, NFD, non-BMP characters, a lone CR
-DOCS = {**SAMPLE_DOCS,
-        "odd.md": "\ufeff# Odd\r\n\r\nCafe\u0301 \U0001F3D4\ufe0f peaks\r\nand a line\rwith a lone CR.\r\n\r\n"
-                  "| a | b |\r\n|---|---|\r\n| x\u2028y | \U0001F600 |\r\n"}
+DOCS = {
+    **SAMPLE_DOCS,
+    "odd.md": "\ufeff# Odd\r\n\r\nCafe\u0301 \U0001f3d4\ufe0f peaks\r\nand a line\rwith a lone CR.\r\n\r\n"
+    "| a | b |\r\n|---|---|\r\n| x\u2028y | \U0001f600 |\r\n",
+}
 CRASH = "cannot analyse this line"
 
 
@@ -42,32 +49,48 @@ def corpus(tmp_path_factory):
 def quotes(corpus_texts: list[str]) -> st.SearchStrategy[str]:
     """Quotes cut anywhere out of the canonical documents, or made up."""
     cut = st.sampled_from(corpus_texts).flatmap(
-        lambda t: st.tuples(st.integers(0, len(t)), st.integers(0, 80)).map(lambda p: t[p[0]:p[0] + p[1]]))
+        lambda t: st.tuples(st.integers(0, len(t)), st.integers(0, 80)).map(lambda p: t[p[0] : p[0] + p[1]])
+    )
     return st.one_of(cut, st.text(max_size=30))
 
 
-json_values = st.recursive(st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
-                           lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner,
-                                                                                       max_size=3), max_leaves=8)
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=12),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    max_leaves=8,
+)
 
 
 def records(corpus_texts: list[str], doc_ids: list[str]) -> st.SearchStrategy[str]:
-    locator = st.fixed_dictionaries({"doc": st.sampled_from(doc_ids + ["missing.md"]) | json_values,
-                                     "quote": quotes(corpus_texts) | json_values},
-                                    optional={"exact": st.booleans() | json_values})
+    locator = st.fixed_dictionaries(
+        {
+            "doc": st.sampled_from(doc_ids + ["missing.md"]) | json_values,
+            "quote": quotes(corpus_texts) | json_values,
+        },
+        optional={"exact": st.booleans() | json_values},
+    )
     record = st.fixed_dictionaries(
-        {"id": st.text(max_size=6) | json_values, "query": st.text(max_size=20),
-         "expected_answer": st.text(max_size=40), "locators": st.lists(locator, max_size=3) | json_values},
-        optional={"hop": st.sampled_from(["single", "multi", "triple"]) | json_values,
-                  "tags": st.lists(st.text(max_size=5), max_size=2) | json_values,
-                  "split": st.sampled_from(["dev", "test", "canary", "x"]), "colour": json_values})
+        {
+            "id": st.text(max_size=6) | json_values,
+            "query": st.text(max_size=20),
+            "expected_answer": st.text(max_size=40),
+            "locators": st.lists(locator, max_size=3) | json_values,
+        },
+        optional={
+            "hop": st.sampled_from(["single", "multi", "triple"]) | json_values,
+            "tags": st.lists(st.text(max_size=5), max_size=2) | json_values,
+            "split": st.sampled_from(["dev", "test", "canary", "x"]),
+            "colour": json_values,
+        },
+    )
     return st.one_of(
         record.map(lambda r: json.dumps(r, ensure_ascii=False)),
         record.map(lambda r: json.dumps(r)),  # \\u escapes, surrogate pairs
         json_values.map(json.dumps),
         st.text(max_size=60),  # anything at all: broken JSON, line-break characters, comments
         record.map(lambda r: json.dumps(r, ensure_ascii=False)).flatmap(  # a record cut short
-            lambda s: st.integers(0, len(s)).map(lambda n: s[:n])),
+            lambda s: st.integers(0, len(s)).map(lambda n: s[:n])
+        ),
     )
 
 
@@ -75,7 +98,8 @@ def files(corpus) -> st.SearchStrategy[str]:
     texts = [d.text for d in corpus.docs.values()]
     line = records(texts, list(corpus.docs))
     return st.tuples(st.lists(line, max_size=6), st.sampled_from(["\n", "\r\n", "\r"]), st.booleans()).map(
-        lambda t: t[1].join(t[0]) + (t[1] if t[2] else ""))
+        lambda t: t[1].join(t[0]) + (t[1] if t[2] else "")
+    )
 
 
 def assert_inside(analysis, text: str, corpus) -> None:
@@ -85,7 +109,10 @@ def assert_inside(analysis, text: str, corpus) -> None:
         if d.path == analysis.path:
             r = d.range
             assert 0 <= r.line <= r.end_line < len(lines), (d, len(lines))
-            assert 0 <= r.column <= len(lines[r.line]) and 0 <= r.end_column <= len(lines[r.end_line]), (d, lines)
+            assert 0 <= r.column <= len(lines[r.line]) and 0 <= r.end_column <= len(lines[r.end_line]), (
+                d,
+                lines,
+            )
             assert (r.line, r.column) <= (r.end_line, r.end_column), d
         for rel in d.related:
             if rel.doc_id is None:
@@ -102,7 +129,7 @@ def file_and_edit(draw, corpus):
     at = draw(st.integers(0, len(text)))
     cut = draw(st.integers(0, 20))
     insert = draw(st.text(max_size=10) | st.sampled_from(['"', "{", "}", "\n", "\r", "\\", ","]))
-    return text, text[:at] + insert + text[at + cut:]
+    return text, text[:at] + insert + text[at + cut :]
 
 
 @FUZZ

@@ -20,8 +20,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from golden_lsp.core import resolve
-from golden_lsp.core.resolve import _find_any_case, _loose, _Search, longest_line, not_found_hint, not_found_hints, \
-    occurrences
+from golden_lsp.core.resolve import (
+    _find_any_case,
+    _loose,
+    _Search,
+    longest_line,
+    not_found_hint,
+    not_found_hints,
+    occurrences,
+)
 
 
 def oracle(text: str, quote: str):
@@ -33,7 +40,13 @@ def oracle(text: str, quote: str):
     found = list(islice(_loose(quote).pattern.finditer(text), 2))
     if len(found) == 1:
         m = found[0]
-        kind = "line break" if "\n" in m.group() else "whitespace" if m.group().split() == words else "typography"
+        kind = (
+            "line break"
+            if "\n" in m.group()
+            else "whitespace"
+            if m.group().split() == words
+            else "typography"
+        )
         return kind, m.start(), m.end()
     composed = unicodedata.normalize("NFC", quote)
     if not found and composed != quote:
@@ -60,37 +73,52 @@ def check(text: str, quote: str) -> None:
         assert hint is None
     else:
         assert hint is not None and (hint.kind, hint.start, hint.end) == expected
-        assert hint.corpus_text == text[hint.start:hint.end] or hint.kind == "normalisation"
+        assert hint.corpus_text == text[hint.start : hint.end] or hint.kind == "normalisation"
 
 
 @contextmanager
 def tiny(chunk: int = 5, few_words: int = 6, literal_hits: int = 10_000):
     """Chunks of ``chunk`` characters, and the thresholds between ways of searching, moved."""
-    with mock.patch.object(resolve, "_CHUNK", chunk), mock.patch.object(resolve, "_FEW_WORDS", few_words), \
-            mock.patch.object(resolve, "_MAX_LITERAL_HITS", literal_hits):
+    with (
+        mock.patch.object(resolve, "_CHUNK", chunk),
+        mock.patch.object(resolve, "_FEW_WORDS", few_words),
+        mock.patch.object(resolve, "_MAX_LITERAL_HITS", literal_hits),
+    ):
         yield
 
 
 # --- crafted cases ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("text, quote, kind", [
-    # offsets are code points: emoji (outside the BMP) before the match
-    ("🙂🚀 intro\n\n🧭 alpha   beta gamma 🙂 end\n", "alpha beta gamma", "whitespace"),
-    ("🙂🚀 intro\n\n🧭 The Alpha Beta opens 🙂\n", "the alpha beta opens", "case"),
-    # an NFD quote over NFC text
-    ("Le Café Müller ouvre tôt.\n", "Cafe\u0301 Mu\u0308ller ouvre", "normalisation"),
-    # lower() changes the length: İ lowers to two characters, so the IGNORECASE regex decides
-    ("Road to İstanbul and more words.\n", "road to istanbul and", "case"),
-    ("Road to İstanbul and more words.\n", "ROAD TO", "case"),
-    # final sigma: Σ lowers by its neighbours
-    ("ΟΔΟΣ ΚΑΙ ΠΟΛΗ and more\n", "οδος και πολη", "case"),
-    # curly quotes and dashes, the quote starting with a class (no literal at its start)
-    ("Before. \u201cdon\u2019t panic\u201d \u2014 always. After.\n", "\"don't panic\" -- always", "typography"),
-    ("Before. \u201cdon\u2019t panic\u201d \u2014 always. After.\n", "\"don't panic\" - always", "typography"),
-    ("range 1\u20132 pages and 3--4 more\n", "3-4 more", "typography"),
-    # a quote of quotes and dashes only: no literal to anchor on
-    ("a \u201c\u2014\u201d b\n", "\"--\"", "typography"),
-])
+
+@pytest.mark.parametrize(
+    "text, quote, kind",
+    [
+        # offsets are code points: emoji (outside the BMP) before the match
+        ("🙂🚀 intro\n\n🧭 alpha   beta gamma 🙂 end\n", "alpha beta gamma", "whitespace"),
+        ("🙂🚀 intro\n\n🧭 The Alpha Beta opens 🙂\n", "the alpha beta opens", "case"),
+        # an NFD quote over NFC text
+        ("Le Café Müller ouvre tôt.\n", "Cafe\u0301 Mu\u0308ller ouvre", "normalisation"),
+        # lower() changes the length: İ lowers to two characters, so the IGNORECASE regex decides
+        ("Road to İstanbul and more words.\n", "road to istanbul and", "case"),
+        ("Road to İstanbul and more words.\n", "ROAD TO", "case"),
+        # final sigma: Σ lowers by its neighbours
+        ("ΟΔΟΣ ΚΑΙ ΠΟΛΗ and more\n", "οδος και πολη", "case"),
+        # curly quotes and dashes, the quote starting with a class (no literal at its start)
+        (
+            "Before. \u201cdon\u2019t panic\u201d \u2014 always. After.\n",
+            '"don\'t panic" -- always',
+            "typography",
+        ),
+        (
+            "Before. \u201cdon\u2019t panic\u201d \u2014 always. After.\n",
+            '"don\'t panic" - always',
+            "typography",
+        ),
+        ("range 1\u20132 pages and 3--4 more\n", "3-4 more", "typography"),
+        # a quote of quotes and dashes only: no literal to anchor on
+        ("a \u201c\u2014\u201d b\n", '"--"', "typography"),
+    ],
+)
 def test_crafted_hints_match_the_plain_search(text, quote, kind):
     hint = not_found_hint(text, quote)
     assert hint is not None and hint.kind == kind
@@ -112,7 +140,12 @@ def test_a_huge_whitespace_run_inside_the_match_is_crossed(before, between):
 
 def test_overlapping_matches_count_as_regex_finditer_counts_them():
     """finditer finds non-overlapping matches: "a a" in "a a a" once, so it is a hint."""
-    for text, quote in [("a a a\n", "a  a"), ("aa aa aa\n", "aa  aa"), ("xaaax\n", "aa"), ("abab ab\n", "ab  ab")]:
+    for text, quote in [
+        ("a a a\n", "a  a"),
+        ("aa aa aa\n", "aa  aa"),
+        ("xaaax\n", "aa"),
+        ("abab ab\n", "ab  ab"),
+    ]:
         check(text, quote)
         with tiny(chunk=2, few_words=0):
             check(text, quote)
@@ -136,11 +169,16 @@ def test_a_quote_too_long_for_the_automaton_is_found_the_plain_way():
 
 
 def test_a_ten_megabyte_document():
-    filler = "".join(f"Paragraph {i} is about topic {i % 97} and nothing else 🙂.\n\n" for i in range(170_000))
+    filler = "".join(
+        f"Paragraph {i} is about topic {i % 97} and nothing else 🙂.\n\n" for i in range(170_000)
+    )
     text = filler + "The Hut Warden serves breakfast at seven sharp.\n" + filler
     assert len(text) > 10_000_000
-    for quote, kind in [("the hut warden serves", "case"), ("Warden  serves breakfast", "whitespace"),
-                        ("The hut warden serves brekfast at seven", "closest")]:
+    for quote, kind in [
+        ("the hut warden serves", "case"),
+        ("Warden  serves breakfast", "whitespace"),
+        ("The hut warden serves brekfast at seven", "closest"),
+    ]:
         hint = not_found_hint(text, quote)
         assert hint.kind == kind and len(filler) <= hint.start < hint.end <= len(filler) + 48
     hints = not_found_hints(text, ["the hut warden serves", "The hut warden serves brekfast at seven"])
@@ -152,8 +190,14 @@ def test_lower_case_is_made_character_by_character_except_for_two():
     character whatever its neighbours; white space (what ``\\s`` and ``str.split`` both mean)
     has no case."""
     chars = [chr(i) for i in range(0x110000)]
-    odd = {c for c in chars if len(c.lower()) != 1 or (c + "a").lower() != c.lower() + "a"
-           or ("a" + c).lower() != "a" + c.lower() or ("A" + c + "A").lower() != "a" + c.lower() + "a"}
+    odd = {
+        c
+        for c in chars
+        if len(c.lower()) != 1
+        or (c + "a").lower() != c.lower() + "a"
+        or ("a" + c).lower() != "a" + c.lower()
+        or ("A" + c + "A").lower() != "a" + c.lower() + "a"
+    }
     assert odd == set(resolve._LOWER_BY_CONTEXT)
     spaces = set(re.findall(r"\s", "".join(chars)))
     assert spaces == {c for c in chars if c.isspace()} and all(c.lower() == c for c in spaces)
@@ -172,11 +216,16 @@ def text_and_quotes(draw):
     for _ in range(draw(st.integers(1, 4))):
         if text and draw(st.booleans()):
             a = draw(st.integers(0, len(text) - 1))
-            piece = text[a:draw(st.integers(a + 1, len(text)))]
+            piece = text[a : draw(st.integers(a + 1, len(text)))]
             edit = draw(st.sampled_from(["swapcase", "upper", "nfd", "ws", "dash", "none"]))
-            piece = {"swapcase": piece.swapcase(), "upper": piece.upper(), "nfd": unicodedata.normalize("NFD", piece),
-                     "ws": " ".join(piece.split()), "dash": piece.replace("—", "-").replace("’", "'"),
-                     "none": piece}[edit]
+            piece = {
+                "swapcase": piece.swapcase(),
+                "upper": piece.upper(),
+                "nfd": unicodedata.normalize("NFD", piece),
+                "ws": " ".join(piece.split()),
+                "dash": piece.replace("—", "-").replace("’", "'"),
+                "none": piece,
+            }[edit]
             quotes.append(piece)
         else:
             quotes.append(draw(texts))
@@ -206,30 +255,38 @@ def test_not_found_hints_equals_one_hint_per_quote(case, chunk, few_words, liter
 
 
 @_SETTINGS
-@given(texts, st.lists(texts.filter(bool), min_size=1, max_size=5), st.integers(1, 9), st.sampled_from([0, 6]))
+@given(
+    texts, st.lists(texts.filter(bool), min_size=1, max_size=5), st.integers(1, 9), st.sampled_from([0, 6])
+)
 def test_the_chunked_any_case_search_equals_lowering_the_whole_document(text, needles, chunk, few_words):
-    wanted = {needle: 3 for needle in needles}
+    wanted = dict.fromkeys(needles, 3)
     with tiny(chunk, few_words):
         search = _Search(text)
         search.scan([], wanted)
     assert search.any_case == _find_any_case(text, wanted)
 
 
-cased_texts = st.lists(st.sampled_from([c for c in _ALPHABET if c not in "İΣ"] + ["Ab🙂", "\U00010400"]),
-                      max_size=40).map("".join)
+cased_texts = st.lists(
+    st.sampled_from([c for c in _ALPHABET if c not in "İΣ"] + ["Ab🙂", "\U00010400"]), max_size=40
+).map("".join)
 
 
 @_SETTINGS
-@given(st.one_of(texts, cased_texts), st.lists(st.one_of(texts, cased_texts).filter(bool), min_size=1, max_size=5))
+@given(
+    st.one_of(texts, cased_texts),
+    st.lists(st.one_of(texts, cased_texts).filter(bool), min_size=1, max_size=5),
+)
 def test_the_indexed_any_case_search_equals_lowering_the_whole_document(text, needles):
-    wanted = {needle: 3 for needle in needles}
+    wanted = dict.fromkeys(needles, 3)
     search = _Search(text, indexed=True)
     search.scan([], wanted)
     assert search.any_case == _find_any_case(text, wanted)
 
 
 def test_cased_characters_beyond_the_bmp_lie_in_one_range():
-    lo, hi = (int(bound[2:], 16) for bound in resolve._ASTRAL_CASED.encode("unicode_escape").decode().split("-"))
+    lo, hi = (
+        int(bound[2:], 16) for bound in resolve._ASTRAL_CASED.encode("unicode_escape").decode().split("-")
+    )
     cased = [i for i in range(0x10000, 0x110000) if chr(i).lower() != chr(i)]
     assert lo <= min(cased) and max(cased) <= hi
     text = "x \U00010400 y\n"

@@ -13,10 +13,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
-
 from core_support import run_cli
-from golden_lsp.core.canon import canonicalize
 from interchange_support import UNANSWERABLE_QUERY, example_set, expected_chunk_ids, expected_spans
+
+from golden_lsp.core.canon import canonicalize
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,16 @@ def built_from(golden: Path, questions: Path, tmp_path: Path) -> list[dict]:
     """Build ``questions`` against the set's corpus into tmp_path, check it has no error; its
     artifact records."""
     art, man = tmp_path / "imported.v1.jsonl", tmp_path / "imported.manifest.json"
-    options = ("--config", golden / "golden-lsp.toml", "--questions", questions, "--artifact", art, "--manifest", man)
+    options = (
+        "--config",
+        golden / "golden-lsp.toml",
+        "--questions",
+        questions,
+        "--artifact",
+        art,
+        "--manifest",
+        man,
+    )
     proc = cli(golden, "build", *options)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     check = cli(golden, "check", *options)
@@ -48,8 +57,10 @@ def test_an_exported_ragas_file_imports_to_records_resolving_to_the_same_spans(g
     n_spans = sum(len(s) for s in expected_spans(golden).values())
     assert f"{n_spans} contexts anchored, 0 ambiguous, 0 not found" in proc.stderr
     rebuilt = built_from(golden, out, tmp_path)
-    assert {r["query"]: sorted((s["doc_id"], s["char_start"], s["char_end"]) for s in r["answer_spans"])
-            for r in rebuilt} == expected_spans(golden)
+    assert {
+        r["query"]: sorted((s["doc_id"], s["char_start"], s["char_end"]) for s in r["answer_spans"])
+        for r in rebuilt
+    } == expected_spans(golden)
     unanswerable = next(r for r in rebuilt if r["query"] == UNANSWERABLE_QUERY)
     assert unanswerable["unanswerable"] is True
     # every quote is a whole-word piece of its context on one line, shorter than it
@@ -64,8 +75,9 @@ def test_deepeval_goldens_import_with_their_ids_and_practice_fields(golden, tmp_
     proc = cli(golden, "import", "--from", "deepeval", goldens, "--out", out)
     assert proc.returncode == 0, proc.stderr
     rebuilt = {r["query_id"]: r for r in built_from(golden, out, tmp_path)}
-    assert {i: set(r["answer_bearing_chunk_ids"]) for i, r in rebuilt.items() if r["answer_bearing_chunk_ids"]} \
-        == expected_chunk_ids(golden)
+    assert {
+        i: set(r["answer_bearing_chunk_ids"]) for i, r in rebuilt.items() if r["answer_bearing_chunk_ids"]
+    } == expected_chunk_ids(golden)
     assert rebuilt["ex999"]["unanswerable"] is True and rebuilt["ex001"]["query_type"] == "factual"
 
 
@@ -94,7 +106,9 @@ def test_chroma_rows_import_to_the_same_spans(golden, tmp_path):
     rebuilt = built_from(golden, out, tmp_path)
     got: dict[str, list] = {}
     for r in rebuilt:  # a record over several documents came back as one row per document
-        got.setdefault(r["query"], []).extend((s["doc_id"], s["char_start"], s["char_end"]) for s in r["answer_spans"])
+        got.setdefault(r["query"], []).extend(
+            (s["doc_id"], s["char_start"], s["char_end"]) for s in r["answer_spans"]
+        )
     assert {q: sorted(s) for q, s in got.items()} == {q: s for q, s in expected_spans(golden).items() if s}
 
 
@@ -121,23 +135,33 @@ def edited(golden, tmp_path) -> Path:
 
 
 def ragas_line(query: str, *contexts: str) -> str:
-    return json.dumps({"user_input": query, "reference": f"The answer to {query}",
-                       "reference_contexts": list(contexts)}, ensure_ascii=False)
+    return json.dumps(
+        {"user_input": query, "reference": f"The answer to {query}", "reference_contexts": list(contexts)},
+        ensure_ascii=False,
+    )
 
 
 def test_a_hand_made_file_is_anchored_where_it_can_be_and_audited_where_not(edited, tmp_path):
     corpus = {p.name: canonicalize(p.read_text(encoding="utf-8")) for p in (edited / "corpus").glob("*.md")}
     good = next(line for line in corpus["02-packing-for-the-huts.md"].splitlines() if len(line) > 120)
     source = tmp_path / "generated.jsonl"
-    source.write_text("\n".join([
-        ragas_line("What should I pack?", good),
-        ragas_line("When do huts open?", "Huts in the Alps generally open in the middle of June and close in late "
-                   "September."),  # a paraphrase
-        ragas_line("When is the forecast checked?", FORECAST),  # now in two chapters
-        ragas_line("What to look at?", VANISHED),  # deleted from the corpus since
-        ragas_line("Which huts open?", "most staffed huts in the alps open from mid-june"),  # case
-        ragas_line("Which page?", "Always check the hut's own page"),  # a straight apostrophe
-    ]) + "\n", encoding="utf-8")
+    source.write_text(
+        "\n".join(
+            [
+                ragas_line("What should I pack?", good),
+                ragas_line(
+                    "When do huts open?",
+                    "Huts in the Alps generally open in the middle of June and close in late September.",
+                ),  # a paraphrase
+                ragas_line("When is the forecast checked?", FORECAST),  # now in two chapters
+                ragas_line("What to look at?", VANISHED),  # deleted from the corpus since
+                ragas_line("Which huts open?", "most staffed huts in the alps open from mid-june"),  # case
+                ragas_line("Which page?", "Always check the hut's own page"),  # a straight apostrophe
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     out = tmp_path / "questions.jsonl"
     proc = cli(edited, "import", "--from", "ragas", source, "--out", out)
     assert proc.returncode == 0, proc.stderr
@@ -146,9 +170,13 @@ def test_a_hand_made_file_is_anchored_where_it_can_be_and_audited_where_not(edit
     paraphrase, duplicate, vanished, case, typography = findings
     assert paraphrase.startswith(f"{source}:2:1: warning[import-not-found] context 1 of sample 2 not found")
     assert "the same words" not in paraphrase
-    assert duplicate.startswith(f"{source}:3:1: warning[import-ambiguous] context 1 of sample 3 occurs 2 times")
+    assert duplicate.startswith(
+        f"{source}:3:1: warning[import-ambiguous] context 1 of sample 3 occurs 2 times"
+    )
     assert "03-life-in-the-hut.md:" in duplicate and "04-weather-and-safety.md:7:1" in duplicate
-    assert vanished.startswith(f"{source}:4:1: warning[import-not-found]") and "the same words" not in vanished
+    assert (
+        vanished.startswith(f"{source}:4:1: warning[import-not-found]") and "the same words" not in vanished
+    )
     assert "occur with different capitalisation at 01-planning-a-hut-tour.md:" in case
     assert "Most staffed huts in the Alps open from mid-June" in case
     assert "occur with different quotes or dashes at 01-planning-a-hut-tour.md:" in typography
@@ -174,7 +202,11 @@ def test_import_never_overwrites_its_input_or_the_sets(golden, tmp_path):
     questions = golden / "questions.jsonl"
     before = questions.read_bytes()
     proc = cli(golden, "import", "--from", "ragas", ragas, "--out", questions)
-    assert proc.returncode == 2 and "questions file, an input" in proc.stderr and questions.read_bytes() == before
+    assert (
+        proc.returncode == 2
+        and "questions file, an input" in proc.stderr
+        and questions.read_bytes() == before
+    )
 
 
 def test_bad_input_is_a_located_error_and_writes_nothing(golden, tmp_path):
@@ -197,9 +229,16 @@ def test_chroma_names_the_document_a_context_is_looked_for_in(edited, tmp_path):
         w = csv.writer(f)
         w.writerow(["question", "references", "corpus_id"])
         # FORECAST is in 03 and 04 since the edit: the row names 04
-        w.writerow(["When is the forecast checked?", json.dumps([{"content": FORECAST}]), "04-weather-and-safety.md"])
-        w.writerow(["Which repeat?", json.dumps([{"content": twice, "start_index": 0, "end_index": 5}]),
-                    "03-life-in-the-hut.md"])  # twice in one document: no quote can pick one
+        w.writerow(
+            ["When is the forecast checked?", json.dumps([{"content": FORECAST}]), "04-weather-and-safety.md"]
+        )
+        w.writerow(
+            [
+                "Which repeat?",
+                json.dumps([{"content": twice, "start_index": 0, "end_index": 5}]),
+                "03-life-in-the-hut.md",
+            ]
+        )  # twice in one document: no quote can pick one
     proc = cli(edited, "import", "--from", "chroma", source, "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "1 contexts anchored, 1 ambiguous, 0 not found" in proc.stderr
@@ -223,6 +262,10 @@ def test_a_context_over_two_blocks_gets_a_quote_in_each_and_their_spans_cover_it
     (rec,) = built_from(golden, out, tmp_path)
     lo = text.index(context)
     spans = sorted((s["char_start"], s["char_end"]) for s in rec["answer_spans"])
-    assert spans[0][0] <= lo and spans[-1][1] >= lo + len(context) and spans[0][1] >= text.index(paragraphs[1]) - 2
+    assert (
+        spans[0][0] <= lo
+        and spans[-1][1] >= lo + len(context)
+        and spans[0][1] >= text.index(paragraphs[1]) - 2
+    )
     for loc in record["locators"]:
         assert loc["quote"] in context and text.count(loc["quote"]) == 1 and "\n" not in loc["quote"]

@@ -10,19 +10,27 @@ from __future__ import annotations
 import json
 
 import pytest
+from core_support import FAQ, GUIDE, SAMPLE_LINES, loc, qline, write_docs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core_support import FAQ, GUIDE, SAMPLE_LINES, loc, qline, write_docs
 from golden_lsp.core.analysis import Analyzer, changed_window
 from golden_lsp.core.corpus import load_corpus
 from golden_lsp.core.questions import split_lines
 from golden_lsp.core.rules import SetRules
 from golden_lsp.core.scoring import parse_hit_rule
 
-EDITS = settings(derandomize=True, max_examples=60, deadline=None, database=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                        HealthCheck.function_scoped_fixture])
+EDITS = settings(
+    derandomize=True,
+    max_examples=60,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
 RULES = SetRules(required_query_types=("procedural",))
 
 
@@ -35,27 +43,36 @@ def _record(id: str, locators: list[dict], **extra) -> str:
 #: lines an author might write: good, broken, duplicated, split into dev and test, skipped
 POOL = SAMPLE_LINES + [
     qline("q1", [loc("faq.md", "offsets break whenever")]),  # a duplicate id
-    qline("q9", [loc("guide.md", "depends on the chunk boundaries")], query="What does question q1 ask about "
-          "the corpus?"),  # a duplicate query
+    qline(
+        "q9",
+        [loc("guide.md", "depends on the chunk boundaries")],
+        query="What does question q1 ask about the corpus?",
+    ),  # a duplicate query
     qline("q10", [loc("faq.md", "not in the faq at all")]),
     qline("q11", [loc("guide.md", "the")]),  # ambiguous
     qline("q12", [loc("nowhere.md", "anything")]),
     _record("d1", [loc("faq.md", "offsets break whenever")], split="dev"),
     _record("t1", [loc("faq.md", "offsets break whenever")], split="test"),
-    _record("t2", [loc("guide.md", "A nested item about nested lists")], split="test", query_type="procedural"),
+    _record(
+        "t2", [loc("guide.md", "A nested item about nested lists")], split="test", query_type="procedural"
+    ),
     _record("e1", [loc("faq.md", "Added later to the faq")]),  # found only after a corpus edit
     '{"id": "broken", "query": ',
     "// a comment",
     "",
     "   ",
 ]
-FAQ_EDITS = [FAQ, FAQ + "\nAdded later to the faq, with words.\n", FAQ.replace("offsets break whenever", "offsets go")]
+FAQ_EDITS = [
+    FAQ,
+    FAQ + "\nAdded later to the faq, with words.\n",
+    FAQ.replace("offsets break whenever", "offsets go"),
+]
 
 step = st.one_of(
     st.tuples(st.just("replace"), st.integers(0, 40), st.sampled_from(POOL)),
     st.tuples(st.just("insert"), st.integers(0, 40), st.sampled_from(POOL)),
     st.tuples(st.just("delete"), st.integers(0, 40), st.just("")),
-    st.tuples(st.just("type"), st.integers(0, 40), st.sampled_from(["x", "\"", "}", "é", "\U0001F600", ""])),
+    st.tuples(st.just("type"), st.integers(0, 40), st.sampled_from(["x", '"', "}", "é", "\U0001f600", ""])),
     st.tuples(st.just("swap"), st.integers(0, 40), st.just("")),
     st.tuples(st.just("corpus"), st.integers(0, len(FAQ_EDITS) - 1), st.just("")),
 )
@@ -74,7 +91,7 @@ def _apply(lines: list[str], kind: str, at: int, what: str) -> None:
     elif kind == "type":  # a keystroke in the middle of a line (or a deletion of one character)
         line = lines[i]
         mid = len(line) // 2
-        lines[i] = line[:mid] + what + line[mid + (not what):]
+        lines[i] = line[:mid] + what + line[mid + (not what) :]
     elif kind == "swap" and i + 1 < len(lines):
         lines[i], lines[i + 1] = lines[i + 1], lines[i]
 
@@ -82,15 +99,25 @@ def _apply(lines: list[str], kind: str, at: int, what: str) -> None:
 def _record_view(r) -> tuple:
     """A record line by value (a parsed record compares by identity)."""
     res, rec = r.result, r.result.record
-    return (r.line, rec and (rec.text, rec.value, rec.span, rec.valid), res.diagnostics, res.artifact_line, res.deps,
-            [(x.locator.doc, x.locator.quote, x.span, x.chunks, x.coverage, x.ambiguous_at) for x in res.resolved])
+    return (
+        r.line,
+        rec and (rec.text, rec.value, rec.span, rec.valid),
+        res.diagnostics,
+        res.artifact_line,
+        res.deps,
+        [
+            (x.locator.doc, x.locator.quote, x.span, x.chunks, x.coverage, x.ambiguous_at)
+            for x in res.resolved
+        ],
+    )
 
 
 def _same(warm, cold) -> None:
     assert list(map(_record_view, warm.records)) == list(map(_record_view, cold.records))
     assert warm.diagnostics == cold.diagnostics
-    assert [(d.message, d.data, d.related) for d in warm.diagnostics] == \
-        [(d.message, d.data, d.related) for d in cold.diagnostics]
+    assert [(d.message, d.data, d.related) for d in warm.diagnostics] == [
+        (d.message, d.data, d.related) for d in cold.diagnostics
+    ]
     assert warm.counts() == cold.counts()
     assert warm.artifact_text() == cold.artifact_text()
 
@@ -128,11 +155,15 @@ def test_an_edit_in_one_line_analyses_that_line_only(root, monkeypatch):
     corpus = load_corpus(root / "corpus", "*.md", 1800)
     analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
     path = root / "questions.jsonl"
-    lines = [qline(f"q{i}", [loc("faq.md", "offsets break whenever")], query=f"Question {i}?") for i in range(60)]
+    lines = [
+        qline(f"q{i}", [loc("faq.md", "offsets break whenever")], query=f"Question {i}?") for i in range(60)
+    ]
     first = analyzer.analyze(path, "\n".join(lines) + "\n")
     analysed = []
     real = Analyzer._analyze_line
-    monkeypatch.setattr(Analyzer, "_analyze_line", lambda self, line: analysed.append(line) or real(self, line))
+    monkeypatch.setattr(
+        Analyzer, "_analyze_line", lambda self, line: analysed.append(line) or real(self, line)
+    )
     lines[30] = qline("q30", [loc("faq.md", "offsets break whenever")], query="Question thirty?")
     second = analyzer.analyze(path, "\n".join(lines) + "\n")
     assert analysed == [lines[30]]
@@ -155,14 +186,17 @@ def test_spans_changed_only_when_a_labelled_line_changes_or_moves(root):
     assert analyzer.analyze(path, "\n".join(lines) + "\n").spans_changed  # labelled records moved
 
 
-@pytest.mark.parametrize("old, new, window", [
-    ([], ["a", "b"], (0, 0, 2)),
-    (["a", "b", "c"], ["a", "x", "c"], (1, 2, 2)),
-    (["a", "b", "c"], ["a", "c"], (1, 2, 1)),
-    (["a", "a", "a"], ["a", "a"], (2, 3, 2)),
-    (["a", "b"], ["a", "b"], (2, 2, 2)),
-    (["a", "b"], ["x", "a", "b"], (0, 0, 1)),
-])
+@pytest.mark.parametrize(
+    "old, new, window",
+    [
+        ([], ["a", "b"], (0, 0, 2)),
+        (["a", "b", "c"], ["a", "x", "c"], (1, 2, 2)),
+        (["a", "b", "c"], ["a", "c"], (1, 2, 1)),
+        (["a", "a", "a"], ["a", "a"], (2, 3, 2)),
+        (["a", "b"], ["a", "b"], (2, 2, 2)),
+        (["a", "b"], ["x", "a", "b"], (0, 0, 1)),
+    ],
+)
 def test_changed_window(old, new, window):
     assert changed_window(old, new) == window
     first, old_end, new_end = window

@@ -5,18 +5,33 @@ between being read and being read again is an error, never a silently wrong labe
 from __future__ import annotations
 
 import pytest
-
 from core_support import SAMPLE_LINES, loc, make_project, qline
+
 from golden_lsp.core import diskcache
 from golden_lsp.core.config import load_config
 from golden_lsp.core.corpus import CorpusConfigError
 from golden_lsp.core.project import GoldenSet
 
 #: enough quotes for a cold start's batch, an ambiguous one and a missing one with a hint
-LINES = SAMPLE_LINES + [qline(f"x{i}", [loc("guide.md", q)]) for i, q in enumerate(
-    ["Retrieval quality", "chunk boundaries", "indexing time", "second sentence", "keeps the block",
-     "max_chars", "any_overlap", "quotes must be unique", "nested lists", "closes the list", "the",
-     "Retrieval  quality"])]
+LINES = SAMPLE_LINES + [
+    qline(f"x{i}", [loc("guide.md", q)])
+    for i, q in enumerate(
+        [
+            "Retrieval quality",
+            "chunk boundaries",
+            "indexing time",
+            "second sentence",
+            "keeps the block",
+            "max_chars",
+            "any_overlap",
+            "quotes must be unique",
+            "nested lists",
+            "closes the list",
+            "the",
+            "Retrieval  quality",
+        ]
+    )
+]
 
 
 def findings(analysis):
@@ -46,6 +61,8 @@ def test_a_document_changed_between_reads_is_an_error(tmp_path, monkeypatch):
     lean = GoldenSet(load_config(root / "golden-lsp.toml"), lean=True)
     guide = root / "corpus" / "guide.md"
     guide.write_text(guide.read_text(encoding="utf-8").replace("Retrieval", "Recall"), encoding="utf-8")
-    assert lean.check().counts()["records"] == sum(line.startswith("{") for line in LINES)  # all found in one read
+    assert lean.check().counts()["records"] == sum(
+        line.startswith("{") for line in LINES
+    )  # all found in one read
     with pytest.raises(CorpusConfigError, match=r"guide\.md changed while golden-lsp was reading it"):
         lean.corpus.docs["guide.md"].text

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-
 from eval_support import KS, ours, random_case
+
 from golden_lsp.evaluate.metrics import interval_union, iou
 from golden_lsp.evaluate.runs import trec_order
 
@@ -22,7 +22,7 @@ def trec_eval_values(qrels: dict, run: dict) -> dict[str, dict[str, float]]:
         out.setdefault(metric.query_id, {})[f"{name}@{metric.measure['cutoff']}"] = metric.value
     # trec_eval's recip_rank has no cutoff (pytrec_eval ignores RR's): MRR@k is RR of the top k
     for k in KS:
-        top = {q: dict((d, docs[d]) for d in trec_order(list(docs.items()))[:k]) for q, docs in run.items()}
+        top = {q: {d: docs[d] for d in trec_order(list(docs.items()))[:k]} for q, docs in run.items()}
         for metric in TREC.iter_calc([RR], qrels, top):
             out.setdefault(metric.query_id, {})[f"mrr@{k}"] = metric.value
     return out

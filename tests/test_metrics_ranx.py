@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 
 import pytest
-
 from eval_support import KS, ours, random_case
 
 ranx = pytest.importorskip("ranx")

@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from core_support import FAQ, GUIDE, analyze_lines, codes, loc, qline
 
-from core_support import GUIDE, FAQ, analyze_lines, codes, loc, qline
 from golden_lsp.core.questions import parse_record
 
 DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
@@ -21,12 +21,23 @@ def with_fields(line: str, **fields) -> str:
 
 # --- parsing ----------------------------------------------------------------------------------
 
+
 def test_practice_fields_parse_onto_the_record_and_locator():
-    line = with_fields(qline("q1", [loc("guide.md", "a"), {**loc("faq.md", "b"), "primary": True}], hop="multi"),
-                       query_type="comparison", split="test", annotator="ana", unanswerable=False)
+    line = with_fields(
+        qline("q1", [loc("guide.md", "a"), {**loc("faq.md", "b"), "primary": True}], hop="multi"),
+        query_type="comparison",
+        split="test",
+        annotator="ana",
+        unanswerable=False,
+    )
     rec, diags = parse_record(line)
     assert diags == [] and rec.valid
-    assert (rec.query_type, rec.split, rec.annotator, rec.unanswerable) == ("comparison", "test", "ana", False)
+    assert (rec.query_type, rec.split, rec.annotator, rec.unanswerable) == (
+        "comparison",
+        "test",
+        "ana",
+        False,
+    )
     assert [loc.primary for loc in rec.locators] == [False, True]
 
 
@@ -37,17 +48,25 @@ def test_practice_fields_default_when_absent():
     assert rec.locators[0].primary is False
 
 
-@pytest.mark.parametrize("name, value", [
-    ("query_type", 3), ("query_type", ""), ("annotator", ["ana"]), ("unanswerable", "yes"),
-    ("unanswerable", 1), ("split", "train"), ("split", None),
-])
+@pytest.mark.parametrize(
+    "name, value",
+    [
+        ("query_type", 3),
+        ("query_type", ""),
+        ("annotator", ["ana"]),
+        ("unanswerable", "yes"),
+        ("unanswerable", 1),
+        ("split", "train"),
+        ("split", None),
+    ],
+)
 def test_mistyped_practice_fields_are_wrong_type_at_the_value(name, value):
     line = with_fields(qline("q1", [loc("guide.md", "a")]), **{name: value})
     rec, diags = parse_record(line)
     assert [d.code for d in diags] == ["wrong-type"] and not rec.valid
     literal = json.dumps(value)
     start = line.index(f'"{name}": ') + len(f'"{name}": ')
-    assert line[start:start + len(literal)] == literal
+    assert line[start : start + len(literal)] == literal
     assert (diags[0].range.column, diags[0].range.end_column) == (start, start + len(literal))
     assert name in diags[0].message
 
@@ -56,11 +75,12 @@ def test_mistyped_primary_is_wrong_type_at_the_value():
     line = qline("q1", [{**loc("guide.md", "a"), "primary": "yes"}])
     rec, diags = parse_record(line)
     assert [d.code for d in diags] == ["wrong-type"] and not rec.valid
-    assert line[diags[0].range.column:diags[0].range.end_column] == '"yes"'
+    assert line[diags[0].range.column : diags[0].range.end_column] == '"yes"'
     assert "'primary'" in diags[0].message
 
 
 # --- the artifact -----------------------------------------------------------------------------
+
 
 def artifact_records(tmp_path, lines):
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
@@ -71,8 +91,12 @@ def artifact_records(tmp_path, lines):
 
 def test_the_artifact_carries_practice_keys_only_on_records_that_use_them(tmp_path):
     plain = qline("q1", [loc("guide.md", "depends on the chunk boundaries")])
-    used = with_fields(qline("q2", [{**loc("faq.md", "offsets break whenever"), "primary": True}]),
-                       query_type="factual", split="dev", annotator="ana")
+    used = with_fields(
+        qline("q2", [{**loc("faq.md", "offsets break whenever"), "primary": True}]),
+        query_type="factual",
+        split="dev",
+        annotator="ana",
+    )
     first, second = artifact_records(tmp_path, [plain, used])
     assert not {"query_type", "split", "annotator", "unanswerable"} & first.keys()
     assert "primary" not in first["answer_spans"][0]
@@ -90,17 +114,21 @@ def test_an_unanswerable_record_without_locators_builds_with_no_chunk_ids(tmp_pa
 
 # --- the findings -----------------------------------------------------------------------------
 
+
 def found(analysis, code):
     return [d for d in analysis.diagnostics if d.code == code]
 
 
 def cols(line, d):
-    return line[d.range.column:d.range.end_column]
+    return line[d.range.column : d.range.end_column]
 
 
 def test_no_locators_replaces_hop_mismatch_and_unanswerable_records_need_none(tmp_path):
-    lines = [qline("q1", []), with_fields(qline("q2", []), unanswerable=True),
-             with_fields(qline("q3", [], hop="multi"), unanswerable=True)]
+    lines = [
+        qline("q1", []),
+        with_fields(qline("q2", []), unanswerable=True),
+        with_fields(qline("q3", [], hop="multi"), unanswerable=True),
+    ]
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     (d,) = found(analysis, "no-locators")
     assert d.range.line == 0 and d.severity.value == "warning" and cols(lines[0], d) == "[]"
@@ -117,9 +145,11 @@ def test_unanswerable_with_locators_is_an_error_at_the_locators(tmp_path):
 
 
 def test_multiple_primary_points_at_each_extra_primary(tmp_path):
-    locs = [{**loc("faq.md", "offsets break whenever"), "primary": True},
-            {**loc("guide.md", "depends on the chunk boundaries"), "primary": True},
-            {**loc("faq.md", "How are answers graded?"), "primary": True}]
+    locs = [
+        {**loc("faq.md", "offsets break whenever"), "primary": True},
+        {**loc("guide.md", "depends on the chunk boundaries"), "primary": True},
+        {**loc("faq.md", "How are answers graded?"), "primary": True},
+    ]
     line = qline("q1", locs, hop="multi")
     _, analysis = analyze_lines(tmp_path, DOCS, [line])
     extra = found(analysis, "multiple-primary")
@@ -130,19 +160,29 @@ def test_multiple_primary_points_at_each_extra_primary(tmp_path):
 
 def test_multi_hop_single_span(tmp_path):
     one = with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="multi-hop")
-    same = with_fields(qline("q2", [loc("faq.md", "Because offsets break"), loc("faq.md", "text above them")],
-                             hop="multi"), query_type="multi-hop")
-    two = with_fields(qline("q3", [loc("faq.md", "How are answers graded?"),
-                                   loc("guide.md", "depends on the chunk boundaries")], hop="multi"),
-                      query_type="multi-hop")
+    same = with_fields(
+        qline("q2", [loc("faq.md", "Because offsets break"), loc("faq.md", "text above them")], hop="multi"),
+        query_type="multi-hop",
+    )
+    two = with_fields(
+        qline(
+            "q3",
+            [loc("faq.md", "How are answers graded?"), loc("guide.md", "depends on the chunk boundaries")],
+            hop="multi",
+        ),
+        query_type="multi-hop",
+    )
     _, analysis = analyze_lines(tmp_path, DOCS, [one, same, two])
-    assert [(d.range.line, cols([one, same][d.range.line], d)) for d in found(analysis, "multi-hop-single-span")] \
-        == [(0, '"multi-hop"'), (1, '"multi-hop"')]
+    assert [
+        (d.range.line, cols([one, same][d.range.line], d)) for d in found(analysis, "multi-hop-single-span")
+    ] == [(0, '"multi-hop"'), (1, '"multi-hop"')]
 
 
 def test_unknown_query_type_against_the_default_vocabulary(tmp_path):
-    lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
-             with_fields(qline("q2", [loc("faq.md", "How are answers graded?")]), query_type="procedural")]
+    lines = [
+        with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
+        with_fields(qline("q2", [loc("faq.md", "How are answers graded?")]), query_type="procedural"),
+    ]
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     (d,) = found(analysis, "unknown-query-type")
     assert d.range.line == 0 and cols(lines[0], d) == '"factoid"' and "multi-hop" in d.message
@@ -150,6 +190,7 @@ def test_unknown_query_type_against_the_default_vocabulary(tmp_path):
 
 def project_with(root, lines, config=""):
     from core_support import make_project
+
     make_project(root, lines=lines, config='corpus = "corpus"\n' + config)
     return root
 
@@ -157,11 +198,18 @@ def project_with(root, lines, config=""):
 def test_vocabulary_and_required_types_come_from_the_config(tmp_path):
     from golden_lsp.core.config import load_config
     from golden_lsp.core.project import GoldenSet
-    lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
-             with_fields(qline("q2", [loc("faq.md", "How are answers graded?")]), query_type="factual")]
-    root = project_with(tmp_path / "p", lines, 'query_types = ["factoid", "why"]\nrequired_query_types = ["why"]\n')
+
+    lines = [
+        with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
+        with_fields(qline("q2", [loc("faq.md", "How are answers graded?")]), query_type="factual"),
+    ]
+    root = project_with(
+        tmp_path / "p", lines, 'query_types = ["factoid", "why"]\nrequired_query_types = ["why"]\n'
+    )
     analysis = GoldenSet(load_config(root / "golden-lsp.toml")).check()
-    assert [(d.range.line, cols(lines[1], d)) for d in found(analysis, "unknown-query-type")] == [(1, '"factual"')]
+    assert [(d.range.line, cols(lines[1], d)) for d in found(analysis, "unknown-query-type")] == [
+        (1, '"factual"')
+    ]
     (missing,) = found(analysis, "query-type-missing")
     assert missing.severity.value == "warning" and "'why'" in missing.message and missing.range.line == 0
 
@@ -169,7 +217,9 @@ def test_vocabulary_and_required_types_come_from_the_config(tmp_path):
 def test_split_leak_same_query_or_overlapping_spans_across_dev_and_test(tmp_path):
     lines = [
         with_fields(qline("q1", [loc("faq.md", "offsets break whenever")], query="Why quote?"), split="dev"),
-        with_fields(qline("q2", [loc("faq.md", "How are answers graded?")], query="  why   QUOTE? "), split="test"),
+        with_fields(
+            qline("q2", [loc("faq.md", "How are answers graded?")], query="  why   QUOTE? "), split="test"
+        ),
         with_fields(qline("q3", [loc("guide.md", "depends on the chunk boundaries")]), split="dev"),
         # the same paragraph as q3, so the spans overlap
         with_fields(qline("q4", [loc("guide.md", "A second sentence of the same paragraph")]), split="test"),
@@ -180,7 +230,11 @@ def test_split_leak_same_query_or_overlapping_spans_across_dev_and_test(tmp_path
     ]
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     leaks = found(analysis, "split-leak")
-    assert [(d.range.line, cols(lines[d.range.line], d)) for d in leaks] == [(1, '"q2"'), (3, '"q4"'), (5, '"q6"')]
+    assert [(d.range.line, cols(lines[d.range.line], d)) for d in leaks] == [
+        (1, '"q2"'),
+        (3, '"q4"'),
+        (5, '"q6"'),
+    ]
     assert "the same query" in leaks[0].message and "overlapping spans in guide.md" in leaks[1].message
     assert [[r.range.line for r in d.related] for d in leaks] == [[0], [2], [1]]
     assert all(d.severity.value == "warning" for d in leaks)
@@ -188,13 +242,18 @@ def test_split_leak_same_query_or_overlapping_spans_across_dev_and_test(tmp_path
 
 # --- severities per set ---------------------------------------------------------------------
 
-SMALL = [qline("q1", [loc("faq.md", "offsets break whenever")], hop="multi"),
-         with_fields(qline("q2", [loc("guide.md", "depends on the chunk boundaries")]), query_type="factoid")]
+SMALL = [
+    qline("q1", [loc("faq.md", "offsets break whenever")], hop="multi"),
+    with_fields(qline("q2", [loc("guide.md", "depends on the chunk boundaries")]), query_type="factoid"),
+]
 
 
 def test_the_severity_table_changes_and_silences_codes(tmp_path, cli):
-    root = project_with(tmp_path / "p", SMALL, '[severity]\ntoo-few-records = "off"\nhop-mismatch = "info"\n'
-                        'unknown-query-type = "warning"\n')
+    root = project_with(
+        tmp_path / "p",
+        SMALL,
+        '[severity]\ntoo-few-records = "off"\nhop-mismatch = "info"\nunknown-query-type = "warning"\n',
+    )
     proc = cli(["check", "--format", "json", root])
     findings = {f["code"]: f["severity"] for f in json.loads(proc.stdout)}
     assert proc.returncode == 0, proc.stderr
@@ -208,7 +267,8 @@ def test_select_and_ignore_on_the_command_line(tmp_path, cli):
     root = project_with(tmp_path / "p", SMALL)
     base = cli(["check", "--format", "json", root])
     assert base.returncode == 1 and {"too-few-records", "hop-mismatch", "unknown-query-type"} <= {
-        f["code"] for f in json.loads(base.stdout)}
+        f["code"] for f in json.loads(base.stdout)
+    }
     picked = cli(["check", "--format", "json", "--select", "hop-mismatch,unknown-query-type", root])
     assert sorted(f["code"] for f in json.loads(picked.stdout)) == ["hop-mismatch", "unknown-query-type"]
     quiet = cli(["check", "--format", "json", "--ignore", "unknown-query-type,too-few-records", root])
@@ -216,14 +276,17 @@ def test_select_and_ignore_on_the_command_line(tmp_path, cli):
     assert {f["code"] for f in json.loads(quiet.stdout)} == {"hop-mismatch"}
 
 
-@pytest.mark.parametrize("args, config, reason", [
-    (["--ignore", "quote-not-found"], "", "always reported"),
-    (["--select", "no-such-code"], "", "unknown code 'no-such-code'"),
-    ([], '[severity]\nquote-ambiguous = "warning"\n', "always an error"),
-    ([], '[severity]\nhop-mismatch = "loud"\n', "must be one of error, warning, info, off"),
-    ([], '[severity]\nhop-mismach = "off"\n', "unknown code 'hop-mismach'"),
-    ([], 'required_query_types = ["why"]\n', "required_query_types why not in query_types"),
-])
+@pytest.mark.parametrize(
+    "args, config, reason",
+    [
+        (["--ignore", "quote-not-found"], "", "always reported"),
+        (["--select", "no-such-code"], "", "unknown code 'no-such-code'"),
+        ([], '[severity]\nquote-ambiguous = "warning"\n', "always an error"),
+        ([], '[severity]\nhop-mismatch = "loud"\n', "must be one of error, warning, info, off"),
+        ([], '[severity]\nhop-mismach = "off"\n', "unknown code 'hop-mismach'"),
+        ([], 'required_query_types = ["why"]\n', "required_query_types why not in query_types"),
+    ],
+)
 def test_bad_severity_or_vocabulary_settings_exit_2_with_the_reason(tmp_path, cli, args, config, reason):
     root = project_with(tmp_path / "p", SMALL, config)
     proc = cli(["check", *args, root])
@@ -231,8 +294,12 @@ def test_bad_severity_or_vocabulary_settings_exit_2_with_the_reason(tmp_path, cl
 
 
 def test_split_leak_sees_keys_written_with_escapes(tmp_path):
-    lines = [with_fields(qline("q1", [loc("faq.md", "offsets break whenever")], query="Why quote?"), split="dev"),
-             with_fields(qline("q2", [loc("faq.md", "How are answers graded?")], query="why quote?"), split="test")]
+    lines = [
+        with_fields(qline("q1", [loc("faq.md", "offsets break whenever")], query="Why quote?"), split="dev"),
+        with_fields(
+            qline("q2", [loc("faq.md", "How are answers graded?")], query="why quote?"), split="test"
+        ),
+    ]
     lines = [line.replace('"split"', '"\\u0073plit"') for line in lines]
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     assert [d.range.line for d in found(analysis, "split-leak")] == [1]
@@ -240,12 +307,17 @@ def test_split_leak_sees_keys_written_with_escapes(tmp_path):
 
 def test_pyproject_severity_table_and_vocabulary(tmp_path):
     from core_support import make_project
+
     from golden_lsp.core.config import config_for
     from golden_lsp.core.project import GoldenSet
+
     root = make_project(tmp_path / "p", lines=SMALL, config=None)
-    (root / "pyproject.toml").write_text('[tool.golden-lsp]\ncorpus = "corpus"\nquery_types = ["factoid"]\n'
-                                         '[tool.golden-lsp.severity]\ntoo-few-records = "off"\n'
-                                         'hop-mismatch = "info"\n', encoding="utf-8")
+    (root / "pyproject.toml").write_text(
+        '[tool.golden-lsp]\ncorpus = "corpus"\nquery_types = ["factoid"]\n'
+        '[tool.golden-lsp.severity]\ntoo-few-records = "off"\n'
+        'hop-mismatch = "info"\n',
+        encoding="utf-8",
+    )
     analysis = GoldenSet(config_for(root / "questions.jsonl")).check()
     # factoid is in this set's vocabulary; too-few-records is off, hop-mismatch an info
     assert [(d.code, d.severity.value) for d in analysis.diagnostics] == [("hop-mismatch", "info")]

@@ -9,8 +9,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from core_support import loc, make_project, qline
 
-from core_support import make_project, qline, loc
 from golden_lsp.practice.agreement import Counts, cohen_kappa
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -24,24 +24,41 @@ def examples(tmp_path: Path) -> Path:
 
 
 def example_records(root: Path) -> list[dict]:
-    return [json.loads(x) for x in (root / "questions.jsonl").read_text(encoding="utf-8").splitlines()
-            if x.startswith("{")]
+    return [
+        json.loads(x)
+        for x in (root / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+        if x.startswith("{")
+    ]
 
 
 # --- stats ------------------------------------------------------------------------------------
+
 
 def test_stats_json_on_the_example_set_matches_its_artifact(cli, examples):
     proc = cli(["stats", "--format", "json", examples])
     assert proc.returncode == 0, proc.stderr
     stats = json.loads(proc.stdout)
-    assert list(stats) == ["n_records", "hop", "n_spans", "span_chars", "spans_by_doc", "records_by_chunk_count",
-                           "query_types", "splits", "n_unanswerable"]
-    artifact = [json.loads(x) for x in (examples / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()]
+    assert list(stats) == [
+        "n_records",
+        "hop",
+        "n_spans",
+        "span_chars",
+        "spans_by_doc",
+        "records_by_chunk_count",
+        "query_types",
+        "splits",
+        "n_unanswerable",
+    ]
+    artifact = [
+        json.loads(x) for x in (examples / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
     spans = [s for r in artifact for s in r["answer_spans"]]
     lengths = sorted(s["char_end"] - s["char_start"] for s in spans)
     assert stats["n_records"] == len(artifact)
-    assert stats["hop"] == {"single": sum(r["hop"] == "single" for r in artifact),
-                            "multi": sum(r["hop"] == "multi" for r in artifact)}
+    assert stats["hop"] == {
+        "single": sum(r["hop"] == "single" for r in artifact),
+        "multi": sum(r["hop"] == "multi" for r in artifact),
+    }
     assert stats["n_spans"] == len(spans)
     assert stats["span_chars"]["min"] == lengths[0] and stats["span_chars"]["max"] == lengths[-1]
     assert stats["span_chars"]["mean"] == round(sum(lengths) / len(lengths), 1)
@@ -72,6 +89,7 @@ def test_stats_text_and_markdown_say_the_hit_rule(cli, examples):
 
 # --- agree ------------------------------------------------------------------------------------
 
+
 def paragraph(i: int) -> str:
     return f"Paragraph {i} is about hut topic {i} and says nothing else at all."
 
@@ -91,14 +109,32 @@ def unanswerable(rid: str) -> str:
 
 
 def test_agree_against_a_hand_computed_kappa(tmp_path, cli):
-    root = make_project(tmp_path / "p", CORPUS, [qline("r1", [quote(1)]), qline("r2", [quote(2)]),
-                                                 qline("r3", [quote(3)]), unanswerable("r4"),
-                                                 qline("only-a", [quote(1)])],
-                        config='corpus = "corpus"\nmax_chars = 80\n')
+    root = make_project(
+        tmp_path / "p",
+        CORPUS,
+        [
+            qline("r1", [quote(1)]),
+            qline("r2", [quote(2)]),
+            qline("r3", [quote(3)]),
+            unanswerable("r4"),
+            qline("only-a", [quote(1)]),
+        ],
+        config='corpus = "corpus"\nmax_chars = 80\n',
+    )
     b = root / "b.questions.jsonl"
-    b.write_text("\n".join([qline("r1", [quote(1)]), qline("r2", [quote(3)]),
-                            qline("r3", [quote(3), quote(4)], hop="multi"), qline("r4", [quote(5)]),
-                            qline("only-b", [quote(2)])]) + "\n", encoding="utf-8")
+    b.write_text(
+        "\n".join(
+            [
+                qline("r1", [quote(1)]),
+                qline("r2", [quote(3)]),
+                qline("r3", [quote(3), quote(4)], hop="multi"),
+                qline("r4", [quote(5)]),
+                qline("only-b", [quote(2)]),
+            ]
+        )
+        + "\n",
+        encoding="utf-8",
+    )
     proc = cli(["agree", "--format", "json", root / "questions.jsonl", b])
     assert proc.returncode == 0, proc.stderr
     got = json.loads(proc.stdout)
@@ -125,8 +161,9 @@ def test_agree_against_a_hand_computed_kappa(tmp_path, cli):
 
 
 def test_agree_of_the_example_set_with_itself_is_perfect(cli, examples):
-    got = json.loads(cli(["agree", "--format", "json", examples / "questions.jsonl",
-                          examples / "questions.jsonl"]).stdout)
+    got = json.loads(
+        cli(["agree", "--format", "json", examples / "questions.jsonl", examples / "questions.jsonl"]).stdout
+    )
     assert (got["kappa"], got["band"], got["span_f1"]) == (1.0, "good", 1.0)
     assert got["n_records"] == 73 and got["n_items"] == 73 * 29
     assert all(r["agree"] for r in got["records"])
@@ -138,8 +175,12 @@ def test_kappa_matches_scikit_learn_on_random_tables():
     for _ in range(200):
         a = [rng.random() < 0.3 for _ in range(rng.randint(2, 60))]
         b = [x if rng.random() < 0.7 else not x for x in a]
-        table = Counts(sum(x and y for x, y in zip(a, b)), sum(x and not y for x, y in zip(a, b)),
-                       sum(y and not x for x, y in zip(a, b)), sum(not x and not y for x, y in zip(a, b)))
+        table = Counts(
+            sum(x and y for x, y in zip(a, b)),
+            sum(x and not y for x, y in zip(a, b)),
+            sum(y and not x for x, y in zip(a, b)),
+            sum(not x and not y for x, y in zip(a, b)),
+        )
         ours = cohen_kappa(table)
         theirs = metrics.cohen_kappa_score(a, b)
         assert (ours is None) == (theirs != theirs) and (ours is None or abs(ours - theirs) < 1e-12)
@@ -147,11 +188,14 @@ def test_kappa_matches_scikit_learn_on_random_tables():
 
 # --- sample -----------------------------------------------------------------------------------
 
+
 def log_lines() -> list[str]:
-    short = [f"hut {i} opening" for i in range(10)]                      # 3 words
+    short = [f"hut {i} opening" for i in range(10)]  # 3 words
     medium = [f"how do I book hut number {i} for two nights" for i in range(20)]  # 10 words
-    long_ = [f"what should a family with two children pack for a four day hut tour in september {i}"
-             for i in range(4)]                                          # 18 words
+    long_ = [
+        f"what should a family with two children pack for a four day hut tour in september {i}"
+        for i in range(4)
+    ]  # 18 words
     return short + medium + long_
 
 
@@ -162,12 +206,20 @@ def test_sample_stratified_keeps_the_length_mix_and_says_shortfalls(cli, example
     assert proc.returncode == 0, proc.stderr
     recs = [json.loads(x) for x in proc.stdout.splitlines()]
     words = [len(r["query"].split()) for r in recs]
-    assert (sum(w <= 5 for w in words), sum(6 <= w <= 15 for w in words), sum(w > 15 for w in words)) == (3, 5, 2)
+    assert (sum(w <= 5 for w in words), sum(6 <= w <= 15 for w in words), sum(w > 15 for w in words)) == (
+        3,
+        5,
+        2,
+    )
     assert proc.stderr == ""
     # 30 asks for 9 / 15 / 6, but only 4 long queries exist: fewer, said on stderr
     proc = cli(["sample", log, "--n", "30", "--strategy", "stratified", "--seed", "3"], cwd=examples)
     words = [len(json.loads(x)["query"].split()) for x in proc.stdout.splitlines()]
-    assert (sum(w <= 5 for w in words), sum(6 <= w <= 15 for w in words), sum(w > 15 for w in words)) == (9, 15, 4)
+    assert (sum(w <= 5 for w in words), sum(6 <= w <= 15 for w in words), sum(w > 15 for w in words)) == (
+        9,
+        15,
+        4,
+    )
     assert "stratum > 15 words: 4 of the 6 wanted" in proc.stderr
 
 
@@ -181,7 +233,7 @@ def test_sample_is_reproducible_dedupes_and_continues_the_id_scheme(cli, example
     assert first.returncode == 0 and first.stdout == again.stdout
     recs = [json.loads(x) for x in first.stdout.splitlines()]
     queries = [r["query"] for r in recs]
-    assert len(recs) == 34 and len(set(q.casefold() for q in queries)) == 34  # deduped, folded
+    assert len(recs) == 34 and len({q.casefold() for q in queries}) == 34  # deduped, folded
     assert not {q.casefold() for q in queries} & {r["query"].casefold() for r in existing}
     assert "only 34 distinct new queries for the 40 wanted" in first.stderr
     assert [r["id"] for r in recs] == [f"ex{n:03d}" for n in range(74, 108)]
@@ -196,8 +248,10 @@ def test_sample_hard_cases_from_a_jsonl_log(cli, examples):
     rows[1]["rephrased"] = rows[4]["rephrased"] = True
     rows.append({"query": "IS HUT 2 OPEN IN OCTOBER", "rephrased": True})  # a repeat makes its first hard
     log.write_text("\n".join(json.dumps(r) for r in rows) + "\n", encoding="utf-8")
-    proc = cli(["sample", log, "--n", "5", "--strategy", "hard-cases", "--seed", "1", "--format", "json"],
-               cwd=examples)
+    proc = cli(
+        ["sample", log, "--n", "5", "--strategy", "hard-cases", "--seed", "1", "--format", "json"],
+        cwd=examples,
+    )
     assert proc.returncode == 0, proc.stderr
     assert [r["query"] for r in json.loads(proc.stdout)] == [f"is hut {i} open in october" for i in (1, 2, 4)]
     assert "only 3 hard cases" in proc.stderr
@@ -207,15 +261,22 @@ def test_sample_out_writes_a_new_file_and_never_an_input(cli, examples):
     log = examples / "log.txt"
     log.write_text("\n".join(log_lines()) + "\n", encoding="utf-8")
     before = {p: p.read_bytes() for p in examples.rglob("*") if p.is_file()}
-    for target in (log, examples / "questions.jsonl", examples / "golden-set.v1.jsonl", examples / "x.questions.jsonl",
-                   examples / "golden-lsp.toml", examples / "corpus" / "01-planning-a-hut-tour.md"):
+    for target in (
+        log,
+        examples / "questions.jsonl",
+        examples / "golden-set.v1.jsonl",
+        examples / "x.questions.jsonl",
+        examples / "golden-lsp.toml",
+        examples / "corpus" / "01-planning-a-hut-tour.md",
+    ):
         proc = cli(["sample", log, "--n", "3", "--out", target], cwd=examples)
         assert proc.returncode == 2 and "refusing to write" in proc.stderr and "an input" in proc.stderr
     assert {p: p.read_bytes() for p in examples.rglob("*") if p.is_file()} == before
     proc = cli(["sample", log, "--n", "3", "--seed", "5", "--out", examples / "new.jsonl"], cwd=examples)
     assert proc.returncode == 0 and proc.stdout == ""
-    assert (examples / "new.jsonl").read_text(encoding="utf-8") == \
-        cli(["sample", log, "--n", "3", "--seed", "5"], cwd=examples).stdout
+    assert (examples / "new.jsonl").read_text(encoding="utf-8") == cli(
+        ["sample", log, "--n", "3", "--seed", "5"], cwd=examples
+    ).stdout
 
 
 def test_sample_bad_log_line_is_located(cli, examples):
@@ -232,5 +293,8 @@ def test_sample_never_reuses_an_id_or_query_the_committed_artifact_holds(cli, ex
     q.write_text("\n".join(x for x in lines if not x.startswith('{"id": "ex073"')), encoding="utf-8")
     log = examples / "log.txt"
     log.write_text(deleted["query"] + "\nwhere is the nearest hut\n", encoding="utf-8")
-    recs = [json.loads(x) for x in cli(["sample", log, "--n", "5", "--seed", "1"], cwd=examples).stdout.splitlines()]
+    recs = [
+        json.loads(x)
+        for x in cli(["sample", log, "--n", "5", "--seed", "1"], cwd=examples).stdout.splitlines()
+    ]
     assert [(r["id"], r["query"]) for r in recs] == [("ex074", "where is the nearest hut")]

@@ -6,8 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-
 from core_support import FAQ, GUIDE, analyze_lines, codes, loc, only, qline
+
 from golden_lsp.core.config import load_config
 from golden_lsp.core.diagnostics import Diagnostic, Range
 from golden_lsp.core.project import GoldenSet
@@ -18,25 +18,28 @@ DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
 
 # --- source positions -----------------------------------------------------------------------
 
+
 def test_quote_range_through_json_escapes_and_non_bmp():
     # written by hand so the escapes are in the source text: \" \u00e9 \n \ud83d\ude00 and a raw 😀
-    line = ('{"id": "q\\u00e9", "query": "Why \\"this\\"? \U0001F600", "expected_answer": "An answer \U0001F600 here.", '
-            '"locators": [{"doc": "d.md", "quote": "caf\\u00e9 \\"and\\" \U0001F600 \\ud83d\\ude00\\n end"}]}')
+    line = (
+        '{"id": "q\\u00e9", "query": "Why \\"this\\"? \U0001f600", "expected_answer": "An answer \U0001f600 here.", '
+        '"locators": [{"doc": "d.md", "quote": "caf\\u00e9 \\"and\\" \U0001f600 \\ud83d\\ude00\\n end"}]}'
+    )
     rec, diags = parse_record(line)
     assert diags == []
     assert rec.id == "q\u00e9"
-    assert rec.query == 'Why "this"? \U0001F600'
+    assert rec.query == 'Why "this"? \U0001f600'
     (locator,) = rec.locators
-    assert locator.quote == 'caf\u00e9 "and" \U0001F600 \U0001F600\n end'
-    literal = '"caf\\u00e9 \\"and\\" \U0001F600 \\ud83d\\ude00\\n end"'
+    assert locator.quote == 'caf\u00e9 "and" \U0001f600 \U0001f600\n end'
+    literal = '"caf\\u00e9 \\"and\\" \U0001f600 \\ud83d\\ude00\\n end"'
     start = line.index(literal)
     # columns are code points: the emoji earlier on the line counts as one
     assert (locator.quote_node.start, locator.quote_node.end) == (start, start + len(literal))
-    assert line[locator.doc_node.start:locator.doc_node.end] == '"d.md"'
+    assert line[locator.doc_node.start : locator.doc_node.end] == '"d.md"'
     s, e = rec.field_range("query")
-    assert line[s:e] == '"Why \\"this\\"? \U0001F600"'
+    assert line[s:e] == '"Why \\"this\\"? \U0001f600"'
     key_node = rec.node.members["id"][0]
-    assert line[key_node.start:key_node.end] == '"id"'
+    assert line[key_node.start : key_node.end] == '"id"'
 
 
 def test_positions_with_odd_whitespace_and_nested_values():
@@ -44,10 +47,10 @@ def test_positions_with_odd_whitespace_and_nested_values():
     node = parse_json_line(line)
     loc_node = node.members["locators"][1].items[0]
     quote = loc_node.members["quote"][1]
-    assert line[quote.start:quote.end] == '"a\\\\b"' and quote.value == "a\\b"
+    assert line[quote.start : quote.end] == '"a\\\\b"' and quote.value == "a\\b"
     tags = node.members["tags"][1]
-    assert [line[i.start:i.end] for i in tags.items] == ['"t1"', '"t2"']
-    assert line[node.start:node.end] == line.strip()
+    assert [line[i.start : i.end] for i in tags.items] == ['"t1"', '"t2"']
+    assert line[node.start : node.end] == line.strip()
 
 
 def test_parser_accepts_exactly_json():
@@ -65,11 +68,17 @@ def test_a_finding_in_a_line_is_placed_later():
 
 
 def test_quote_diagnostic_range_is_the_quote_string(tmp_path):
-    line = qline("q\U0001F600", [loc("faq.md", "caf\u00e9 \"not\" here\nat all")], query="Emoji \U0001F600 query?")
+    line = qline(
+        "q\U0001f600", [loc("faq.md", 'caf\u00e9 "not" here\nat all')], query="Emoji \U0001f600 query?"
+    )
     _, analysis = analyze_lines(tmp_path, DOCS, ["// comment", "", line])
     d = only(analysis, "quote-not-found")
-    literal = json.dumps("caf\u00e9 \"not\" here\nat all", ensure_ascii=False)
-    assert (d.range.line, d.range.column, d.range.end_column) == (2, line.index(literal), line.index(literal) + len(literal))
+    literal = json.dumps('caf\u00e9 "not" here\nat all', ensure_ascii=False)
+    assert (d.range.line, d.range.column, d.range.end_column) == (
+        2,
+        line.index(literal),
+        line.index(literal) + len(literal),
+    )
 
 
 def test_lone_surrogate_escape_is_invalid_json():
@@ -77,12 +86,13 @@ def test_lone_surrogate_escape_is_invalid_json():
     line = r'{"id": "q1", "query": "bad \udc00 here?", "expected_answer": "An answer long enough.", "locators": []}'
     rec, diags = parse_record(line)
     assert rec is None and [d.code for d in diags] == ["invalid-json"]
-    assert line[diags[0].range.column:diags[0].range.end_column] == r'"bad \udc00 here?"'
+    assert line[diags[0].range.column : diags[0].range.end_column] == r'"bad \udc00 here?"'
     rec, diags = parse_record(line.replace(r"\udc00", r"\ud83d\ude00"))  # a proper pair is fine
-    assert diags == [] and rec.query == "bad \U0001F600 here?"
+    assert diags == [] and rec.query == "bad \U0001f600 here?"
 
 
 # --- per-line independence ------------------------------------------------------------------
+
 
 def test_invalid_json_line_does_not_hide_other_findings(tmp_path):
     lines = [
@@ -172,22 +182,34 @@ def test_the_position_walker_stops_at_max_depth():
 
 
 def test_lines_the_decoder_rejects_never_hide_the_other_lines(tmp_path):
-    lines = [qline("q1", [loc("faq.md", "no such words in the faq")]),
-             '{"id": ' + "9" * 5000 + "}",
-             "[" * 100_000 + "]" * 100_000,
-             '{"a": ' + "[" * 500 + "]" * 500 + "}",
-             qline("q2", [loc("nope.md", "x")])]
+    lines = [
+        qline("q1", [loc("faq.md", "no such words in the faq")]),
+        '{"id": ' + "9" * 5000 + "}",
+        "[" * 100_000 + "]" * 100_000,
+        '{"a": ' + "[" * 500 + "]" * 500 + "}",
+        qline("q2", [loc("nope.md", "x")]),
+    ]
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     found = [(d.range.line, d.code) for d in analysis.diagnostics if d.severity.value == "error"]
-    assert found == [(0, "quote-not-found"), (1, "invalid-json"), (2, "invalid-json"), (3, "invalid-json"),
-                     (4, "unknown-doc")]
+    assert found == [
+        (0, "quote-not-found"),
+        (1, "invalid-json"),
+        (2, "invalid-json"),
+        (3, "invalid-json"),
+        (4, "unknown-doc"),
+    ]
 
 
 # --- field validation -----------------------------------------------------------------------
 
+
 def _record(**fields) -> str:
-    base = {"id": "q1", "query": "A query?", "expected_answer": "An answer long enough.",
-            "locators": [{"doc": "d.md", "quote": "x"}]}
+    base = {
+        "id": "q1",
+        "query": "A query?",
+        "expected_answer": "An answer long enough.",
+        "locators": [{"doc": "d.md", "quote": "x"}],
+    }
     base.update(fields)
     return json.dumps({k: v for k, v in base.items() if v is not ...})
 
@@ -199,34 +221,40 @@ def test_missing_required_field(name):
     assert name in diags[0].message and not rec.valid
 
 
-@pytest.mark.parametrize("fields, value_text", [
-    ({"id": 7}, "7"),
-    ({"id": ""}, '""'),
-    ({"query": ["a"]}, '["a"]'),
-    ({"hop": "double"}, '"double"'),
-    ({"tags": "x"}, '"x"'),
-    ({"tags": ["a", 1]}, '["a", 1]'),
-    ({"locators": {"doc": "d.md"}}, '{"doc": "d.md"}'),
-])
+@pytest.mark.parametrize(
+    "fields, value_text",
+    [
+        ({"id": 7}, "7"),
+        ({"id": ""}, '""'),
+        ({"query": ["a"]}, '["a"]'),
+        ({"hop": "double"}, '"double"'),
+        ({"tags": "x"}, '"x"'),
+        ({"tags": ["a", 1]}, '["a", 1]'),
+        ({"locators": {"doc": "d.md"}}, '{"doc": "d.md"}'),
+    ],
+)
 def test_wrong_type_is_located_at_the_value(fields, value_text):
     line = _record(**fields)
     rec, diags = parse_record(line)
     assert [d.code for d in diags] == ["wrong-type"]
     d = diags[0]
-    assert line[d.range.column:d.range.end_column] == value_text
+    assert line[d.range.column : d.range.end_column] == value_text
     assert not rec.valid
 
 
-@pytest.mark.parametrize("locator, value_text", [
-    ({"doc": "d.md", "quote": "x", "exact": "yes"}, '"yes"'),
-    ({"doc": "d.md", "quote": 3}, "3"),
-    ({"doc": None, "quote": "x"}, "null"),
-])
+@pytest.mark.parametrize(
+    "locator, value_text",
+    [
+        ({"doc": "d.md", "quote": "x", "exact": "yes"}, '"yes"'),
+        ({"doc": "d.md", "quote": 3}, "3"),
+        ({"doc": None, "quote": "x"}, "null"),
+    ],
+)
 def test_wrong_type_in_locator(locator, value_text):
     line = _record(locators=[locator])
     rec, diags = parse_record(line)
     assert [d.code for d in diags] == ["wrong-type"]
-    assert line[diags[0].range.column:diags[0].range.end_column] == value_text
+    assert line[diags[0].range.column : diags[0].range.end_column] == value_text
     assert not rec.valid
 
 
@@ -239,8 +267,10 @@ def test_locator_missing_quote_and_non_object_locator():
 def test_unknown_fields_are_warnings_at_the_key():
     line = _record(note="hi", locators=[{"doc": "d.md", "quote": "x", "page": 3}])
     rec, diags = parse_record(line)
-    assert [(d.code, line[d.range.column:d.range.end_column]) for d in diags] == [
-        ("unknown-field", '"note"'), ("unknown-field", '"page"')]
+    assert [(d.code, line[d.range.column : d.range.end_column]) for d in diags] == [
+        ("unknown-field", '"note"'),
+        ("unknown-field", '"page"'),
+    ]
     assert all(d.severity.value == "warning" for d in diags)
     assert rec.valid
 
@@ -248,7 +278,9 @@ def test_unknown_fields_are_warnings_at_the_key():
 def test_defaults_and_values():
     rec, diags = parse_record(_record())
     assert diags == [] and rec.hop == "single" and rec.tags == [] and rec.locators[0].exact is False
-    rec, _ = parse_record(_record(hop="multi", tags=["b", "a"], locators=[{"doc": "d", "quote": "q", "exact": True}]))
+    rec, _ = parse_record(
+        _record(hop="multi", tags=["b", "a"], locators=[{"doc": "d", "quote": "q", "exact": True}])
+    )
     assert rec.hop == "multi" and rec.tags == ["b", "a"] and rec.locators[0].exact is True
 
 
@@ -264,19 +296,20 @@ def test_duplicate_id_is_an_error_and_duplicate_query_a_warning(tmp_path):
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     dup = only(analysis, "duplicate-id")
     assert dup.severity.value == "error" and dup.range.line == 3
-    assert lines[3][dup.range.column:dup.range.end_column] == '"q1"'
+    assert lines[3][dup.range.column : dup.range.end_column] == '"q1"'
     (rel,) = dup.related
     assert rel.path == path and rel.range.line == 1
-    assert lines[1][rel.range.column:rel.range.end_column] == '"q1"'
+    assert lines[1][rel.range.column : rel.range.end_column] == '"q1"'
     assert "line 2" in dup.message
     dq = only(analysis, "duplicate-query")
     assert dq.severity.value == "warning" and dq.range.line == 4
     assert dq.related[0].range.line == 1
-    assert lines[1][dq.related[0].range.column:dq.related[0].range.end_column] == '"Same query?"'
+    assert lines[1][dq.related[0].range.column : dq.related[0].range.end_column] == '"Same query?"'
     assert analysis.artifact_text() is None  # the duplicate id blocks the build
 
 
 # --- line ends, stripping and what golden-lsp refuses (SPEC §3) ------------------------------
+
 
 def test_a_lone_cr_ends_a_record_line(tmp_path):
     first = qline("q1", [loc("faq.md", "offsets break whenever")])
@@ -330,12 +363,14 @@ def test_duplicate_keys_are_errors_at_the_second_key(tmp_path):
     _, analysis = analyze_lines(tmp_path, DOCS, [line])
     d = only(analysis, "duplicate-key")
     assert d.severity.value == "error" and "'id'" in d.message
-    assert line[d.range.column:d.range.end_column] == '"id"' and d.range.column == line.rindex('"id"')
+    assert line[d.range.column : d.range.end_column] == '"id"' and d.range.column == line.rindex('"id"')
     assert analysis.records[0].record.id == "q9"  # what json keeps, reported rather than silent
-    loc_line = record.replace('"quote": "offsets break whenever"',
-                              '"quote": "offsets break whenever", "doc": "faq.md", "quote": "x"')
+    loc_line = record.replace(
+        '"quote": "offsets break whenever"',
+        '"quote": "offsets break whenever", "doc": "faq.md", "quote": "x"',
+    )
     _, analysis = analyze_lines(tmp_path, DOCS, [loc_line])
     found = [d for d in analysis.diagnostics if d.code == "duplicate-key"]
-    assert [loc_line[d.range.column:d.range.end_column] for d in found] == ['"doc"', '"quote"']
+    assert [loc_line[d.range.column : d.range.end_column] for d in found] == ['"doc"', '"quote"']
     assert all("locator" in d.message for d in found)
     assert analysis.artifact_text() is None

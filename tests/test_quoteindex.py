@@ -23,13 +23,27 @@ def test_find_all_equals_occurrences_including_overlaps_and_the_limit():
 
 
 def test_a_cold_start_through_the_index_gives_the_same_findings_and_artifact(tmp_path, monkeypatch):
-    extra = [qline(f"x{i}", [loc("faq.md", q)]) for i, q in enumerate(
-        ["offsets break", "quote", "the corpus", "golden", "Chunk IDs", "nowhere at all", "span", "labels rot"])]
-    corpus, batched = analyze_lines(tmp_path / "a", SAMPLE_DOCS, SAMPLE_LINES + extra)
+    extra = [
+        qline(f"x{i}", [loc("faq.md", q)])
+        for i, q in enumerate(
+            [
+                "offsets break",
+                "quote",
+                "the corpus",
+                "golden",
+                "Chunk IDs",
+                "nowhere at all",
+                "span",
+                "labels rot",
+            ]
+        )
+    ]
+    _corpus, batched = analyze_lines(tmp_path / "a", SAMPLE_DOCS, SAMPLE_LINES + extra)
     monkeypatch.setattr(quoteindex, "MIN_QUOTES", 10**9)  # every quote scanned on its own
     _, single = analyze_lines(tmp_path / "b", SAMPLE_DOCS, SAMPLE_LINES + extra)
-    assert [(d.code, d.range, d.message) for d in batched.diagnostics] == \
-        [(d.code, d.range, d.message) for d in single.diagnostics]
+    assert [(d.code, d.range, d.message) for d in batched.diagnostics] == [
+        (d.code, d.range, d.message) for d in single.diagnostics
+    ]
     assert batched.artifact_text() == single.artifact_text()
 
 
@@ -53,7 +67,9 @@ def test_a_megabyte_quote_among_many_is_found_by_scan_and_crashes_nothing(tmp_pa
     # goes to str.find, and the check answers with its findings
     words = " ".join(f"w{i}" for i in range(200_000))  # one line of ~1.3 MB
     big = words[:1_000_000].rsplit(" ", 1)[0]
-    doc = "# Big\n\n" + words + "\n\n" + "".join(f"Para {i} is about topic number {i}.\n\n" for i in range(12))
+    doc = (
+        "# Big\n\n" + words + "\n\n" + "".join(f"Para {i} is about topic number {i}.\n\n" for i in range(12))
+    )
     lines = [qline("big", [loc("big.md", big)])]
     lines += [qline(f"p{i}", [loc("big.md", f"about topic number {i}.")]) for i in range(10)]
     lines += [qline("gone", [loc("big.md", "no such words here")])]

@@ -10,22 +10,45 @@ line into one, other line breaks — the sections and chunks must be exactly ``s
 from __future__ import annotations
 
 import pytest
+from core_support import GUIDE, SAMPLE_DOCS, make_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_chunker_spec import MARKDOWN
 
-from core_support import GUIDE, SAMPLE_DOCS, make_project
 from golden_lsp.core import diskcache
 from golden_lsp.core.canon import canonicalize
 from golden_lsp.core.chunker import chunk_document, rechunk, sections
 from golden_lsp.core.config import load_config
 from golden_lsp.core.corpus import load_corpus
 from golden_lsp.core.project import GoldenSet
-from test_chunker_spec import MARKDOWN
 
 #: what an edit inserts: text, line breaks, and the lines that shape sections and blocks
 INSERTS = st.one_of(
-    st.sampled_from(["x", " ", "\n", "\n\n", "# ", "\n# New\n", "## ", "```", "\n```\n", "~~~\n", "---\n", "#",
-                     "`", "~", "- ", "\u2028", "\x85", "\v", "é🙂", "\r", "\n\n# H\nbody\n\n"]),
+    st.sampled_from(
+        [
+            "x",
+            " ",
+            "\n",
+            "\n\n",
+            "# ",
+            "\n# New\n",
+            "## ",
+            "```",
+            "\n```\n",
+            "~~~\n",
+            "---\n",
+            "#",
+            "`",
+            "~",
+            "- ",
+            "\u2028",
+            "\x85",
+            "\v",
+            "é🙂",
+            "\r",
+            "\n\n# H\nbody\n\n",
+        ]
+    ),
     st.text(st.sampled_from("ab #`~-\n\u2028 "), max_size=10),
     MARKDOWN.map(lambda t: t[:60]),
 )
@@ -62,6 +85,7 @@ def test_rechunk_equals_chunking_the_new_text(edit, max_chars):
 
 # --- the corpus: an edited document's chunks come from its previous version ------------------
 
+
 def corpus_with(tmp_path, text: str, max_chars: int = 1800):
     (tmp_path / "corpus").mkdir(exist_ok=True)
     (tmp_path / "corpus" / "ch.md").write_text(text, encoding="utf-8", newline="")
@@ -78,7 +102,7 @@ def test_a_chain_of_buffer_edits_chunks_like_reading_each_version_afresh(tmp_pat
     path = tmp_path / "corpus" / "ch.md"
     text = first
     for _ in range(data.draw(st.integers(1, 5))):
-        text = data.draw(st.composite(lambda draw: edit(draw, text))())
+        text = data.draw(st.composite(lambda draw, text=text: edit(draw, text))())
         corpus = corpus.with_document(path, text)
         doc = corpus.docs["ch.md"]
         assert doc.previous is None or doc.previous.previous is None
@@ -88,7 +112,9 @@ def test_a_chain_of_buffer_edits_chunks_like_reading_each_version_afresh(tmp_pat
             assert doc.previous is None  # let go once used
 
 
-def test_an_edit_keeps_the_other_sections_chunks_and_neither_reads_nor_writes_the_cache(tmp_path, monkeypatch):
+def test_an_edit_keeps_the_other_sections_chunks_and_neither_reads_nor_writes_the_cache(
+    tmp_path, monkeypatch
+):
     base = "# One\nFirst body.\n\n# Two\nSecond body.\n\n```\n# not a heading\n```\n\n# Three\nThird body.\n"
     corpus = corpus_with(tmp_path, base)
     old = corpus.docs["ch.md"].chunks  # chunked cold, and so now in the warm cache
@@ -99,7 +125,9 @@ def test_an_edit_keeps_the_other_sections_chunks_and_neither_reads_nor_writes_th
     doc = corpus.with_document(path, edited).docs["ch.md"]
     # a wrong entry under the edited text's key: the edit does not read it
     diskcache.store_chunks("ch.md", doc.sha256, 1800, old)
-    monkeypatch.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document"))
+    monkeypatch.setattr(
+        "golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document")
+    )
     new = doc.chunks
     assert as_tuples(new) == as_tuples(chunk_document("ch.md", doc.text))
     assert new[0] is old[0]  # the section before the edit keeps its very chunks
@@ -121,26 +149,38 @@ def test_a_version_never_chunked_is_chunked_cold_through_the_warm_cache(tmp_path
     assert diskcache.load_chunks("ch.md", doc.sha256, len(doc.text), 1800) == doc.chunks  # stored as before
 
 
-@pytest.mark.parametrize("edit_at, insert", [
-    ("## Lists", "A new paragraph before the list.\n\n"),  # inside a section
-    ("## Tables", "## Inserted\n\nIts text.\n\n"),  # a heading: the sections after it change paths
-    ("## Tables", "```\n"),  # an unclosed fence: every heading after it is code
-])
-def test_a_golden_sets_analysis_after_a_buffer_edit_is_that_of_a_cold_start(tmp_path, monkeypatch, edit_at, insert):
+@pytest.mark.parametrize(
+    "edit_at, insert",
+    [
+        ("## Lists", "A new paragraph before the list.\n\n"),  # inside a section
+        ("## Tables", "## Inserted\n\nIts text.\n\n"),  # a heading: the sections after it change paths
+        ("## Tables", "```\n"),  # an unclosed fence: every heading after it is code
+    ],
+)
+def test_a_golden_sets_analysis_after_a_buffer_edit_is_that_of_a_cold_start(
+    tmp_path, monkeypatch, edit_at, insert
+):
     project = make_project(tmp_path / "live")
     golden = GoldenSet(load_config(project / "golden-lsp.toml"))
     golden.check()  # chunks every document
     edited = GUIDE.replace(edit_at, insert + edit_at)
     golden.set_corpus(golden.corpus.with_document(project / "corpus" / "guide.md", edited))
-    monkeypatch.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document"))
+    monkeypatch.setattr(
+        "golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document")
+    )
     live = golden.check()
     monkeypatch.undo()
-    cold = GoldenSet(load_config(make_project(tmp_path / "cold", docs={**SAMPLE_DOCS, "guide.md": edited})
-                                 / "golden-lsp.toml")).check()
-    assert [(d.code, d.range, d.message) for d in live.diagnostics] == \
-        [(d.code, d.range, d.message) for d in cold.diagnostics]
-    assert [[as_tuples(r.chunks) for r in rec.result.resolved] for rec in live.records if rec.result] == \
-        [[as_tuples(r.chunks) for r in rec.result.resolved] for rec in cold.records if rec.result]
+    cold = GoldenSet(
+        load_config(
+            make_project(tmp_path / "cold", docs={**SAMPLE_DOCS, "guide.md": edited}) / "golden-lsp.toml"
+        )
+    ).check()
+    assert [(d.code, d.range, d.message) for d in live.diagnostics] == [
+        (d.code, d.range, d.message) for d in cold.diagnostics
+    ]
+    assert [[as_tuples(r.chunks) for r in rec.result.resolved] for rec in live.records if rec.result] == [
+        [as_tuples(r.chunks) for r in rec.result.resolved] for rec in cold.records if rec.result
+    ]
     assert live.artifact_text() == cold.artifact_text()
 
 

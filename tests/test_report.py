@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -58,7 +57,9 @@ def _set(tmp_path: Path, source: Path) -> Path:
 def test_report_of_the_example(cli, tmp_path, retriever):
     golden = _set(tmp_path, EXAMPLES)
     out = tmp_path / "out" / "report.html"
-    proc = cli(["report", golden, "--out", out, *(["--retriever", retriever] if retriever else [])], cwd=tmp_path)
+    proc = cli(
+        ["report", golden, "--out", out, *(["--retriever", retriever] if retriever else [])], cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr == "golden-lsp: wrote out/report.html\n"
     stats = json.loads(cli(["stats", golden, "--format", "json"], cwd=tmp_path).stdout)
@@ -78,8 +79,13 @@ def test_report_of_the_conformance_fixture_with_a_run(cli, tmp_path, conformance
     run = tmp_path / "run.jsonl"
     # a run that returns each record's own answer-bearing chunks first: hit@1 must then be 1
     lines = [json.loads(line) for line in (conformance / "golden-set.v1.jsonl").read_text().splitlines()]
-    run.write_text("".join(json.dumps({"query_id": r["query_id"], "chunk_ids": r["answer_bearing_chunk_ids"]}) + "\n"
-                           for r in lines), encoding="utf-8")
+    run.write_text(
+        "".join(
+            json.dumps({"query_id": r["query_id"], "chunk_ids": r["answer_bearing_chunk_ids"]}) + "\n"
+            for r in lines
+        ),
+        encoding="utf-8",
+    )
     for extra in ([], ["--run", run]):
         out = tmp_path / f"report{len(extra)}.html"
         proc = cli(["report", golden, "--out", out, *extra], cwd=tmp_path)

@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import pytest
-
 from core_support import analyze_lines, loc, only, qline
-from golden_lsp.core.resolve import (EXACT, LIST_ITEM, PARAGRAPH, TABLE_ROW, enclosing_block, lengthen,
-                                not_found_hint, occurrences, span_at)
+
+from golden_lsp.core.resolve import (
+    EXACT,
+    LIST_ITEM,
+    PARAGRAPH,
+    TABLE_ROW,
+    enclosing_block,
+    lengthen,
+    not_found_hint,
+    occurrences,
+    span_at,
+)
 
 DOC = (
     "Intro paragraph, line one.\n"
@@ -54,7 +63,9 @@ def test_table_row():
 
 
 def test_list_item_with_continuation_and_nested_items():
-    item_one = "- item one opens the list\n  and continues here\n  - nested a under one\n  - nested b under one\n"
+    item_one = (
+        "- item one opens the list\n  and continues here\n  - nested a under one\n  - nested b under one\n"
+    )
     assert expand("opens the list") == (item_one, LIST_ITEM)
     assert expand("continues here") == (item_one, LIST_ITEM)
 
@@ -99,12 +110,13 @@ def test_span_at_exact_and_expanded():
     exact = span_at("d.md", TEXT, start, "first row", exact=True)
     assert (exact.start, exact.end, exact.rule) == (start, start + len("first row"), EXACT)
     expanded = span_at("d.md", TEXT, start, "first row", exact=False)
-    assert TEXT[expanded.start:expanded.end] == "| alpha | first row cell |\n"
+    assert TEXT[expanded.start : expanded.end] == "| alpha | first row cell |\n"
     assert (expanded.quote_start, expanded.quote_end) == (start, start + 9)
     assert expanded.rule == TABLE_ROW
 
 
 # --- occurrences ----------------------------------------------------------------------------
+
 
 def test_overlapping_occurrences_are_counted():
     assert occurrences("aaa", "aa") == [0, 1]
@@ -123,7 +135,9 @@ def test_overlapping_quote_is_ambiguous_in_analysis(tmp_path):
 
 
 def test_empty_quote_is_rejected(tmp_path):
-    _, analysis = analyze_lines(tmp_path, {"d.md": "Some text of a document.\n"}, [qline("q1", [loc("d.md", "")])])
+    _, analysis = analyze_lines(
+        tmp_path, {"d.md": "Some text of a document.\n"}, [qline("q1", [loc("d.md", "")])]
+    )
     only(analysis, "empty-quote")
     assert analysis.artifact_text() is None
 
@@ -134,10 +148,11 @@ def test_unknown_doc(tmp_path):
     d = only(analysis, "unknown-doc")
     assert "missing.md" in d.message and "d.md" in d.message
     # located at the doc string of the locator
-    assert line[d.range.column:d.range.end_column] == '"missing.md"'
+    assert line[d.range.column : d.range.end_column] == '"missing.md"'
 
 
 # --- not-found hints ------------------------------------------------------------------------
+
 
 def test_hint_same_words_across_a_line_break():
     hint = not_found_hint("alpha beta\ngamma delta\n", "beta gamma")
@@ -149,20 +164,23 @@ def test_hint_different_whitespace():
     assert (hint.kind, hint.corpus_text) == ("whitespace", "beta \t gamma")
 
 
-@pytest.mark.parametrize("corpus_text, quote", [
-    ("don\u2019t stop", "don't stop"),
-    ("\u201cquoted words\u201d here", '"quoted words" here'),
-    ("a \u2014 b and c", "a - b and c"),
-    ("a \u2014 b and c", "a -- b and c"),
-    ("range 1\u20132 pages", "range 1-2 pages"),
-    ("it's \"plain\" - ascii", "it\u2019s \u201cplain\u201d \u2013 ascii"),
-])
+@pytest.mark.parametrize(
+    "corpus_text, quote",
+    [
+        ("don\u2019t stop", "don't stop"),
+        ("\u201cquoted words\u201d here", '"quoted words" here'),
+        ("a \u2014 b and c", "a - b and c"),
+        ("a \u2014 b and c", "a -- b and c"),
+        ("range 1\u20132 pages", "range 1-2 pages"),
+        ('it\'s "plain" - ascii', "it\u2019s \u201cplain\u201d \u2013 ascii"),
+    ],
+)
 def test_hint_typographic_quotes_and_dashes(corpus_text, quote):
     text = f"Before. {corpus_text}. After.\n"
     hint = not_found_hint(text, quote)
     assert hint is not None and hint.kind == "typography"
     assert hint.corpus_text == corpus_text
-    assert text[hint.start:hint.end] == corpus_text
+    assert text[hint.start : hint.end] == corpus_text
 
 
 def test_no_hint_when_nothing_or_several_places_match():
@@ -185,13 +203,14 @@ def test_not_found_message_gives_raw_doc_position_and_replacement(tmp_path):
     (rel,) = d.related
     assert (rel.range.line, rel.range.column, rel.range.end_line, rel.range.end_column) == (2, 11, 3, 5)
     # the diagnostic itself sits on the quote string of the question line
-    assert line[d.range.column:d.range.end_column] == '"alpha beta gamma"'
+    assert line[d.range.column : d.range.end_column] == '"alpha beta gamma"'
 
 
 def test_not_found_typography_hint_on_a_bom_line(tmp_path):
     raw = "\ufeffWe say \u201cdon\u2019t panic\u201d \u2014 always, in every chapter.\n"
-    _, analysis = analyze_lines(tmp_path, {"d.md": raw.encode("utf-8")},
-                                [qline("q1", [loc("d.md", "\"don't panic\" - always")])])
+    _, analysis = analyze_lines(
+        tmp_path, {"d.md": raw.encode("utf-8")}, [qline("q1", [loc("d.md", '"don\'t panic" - always')])]
+    )
     d = only(analysis, "quote-not-found")
     # canonical column 7; the BOM is not a column in the editor's buffer; 1-based 8
     assert "with different quotes or dashes at 1:8" in d.message
@@ -204,15 +223,28 @@ def test_line_break_hint_offers_only_the_parts_that_are_unique_on_their_line():
     assert hint.kind == "line break" and [text[a:b] for a, b in hint.parts] == ["alpha beta"]
 
 
-@pytest.mark.parametrize("quote, kind, message", [
-    ("Cafe\u0301 Mu\u0308ller opens", "normalisation", "the quote is Unicode NFD (decomposed accents) and the corpus "
-     "NFC; the composed text occurs at 3:5: 'Café Müller opens'"),
-    ("the café müller opens", "case", "the same words occur with different capitalisation at 3:1: "
-     "'The Café Müller opens'"),
-    ("The Café Müller opnes at dawn", "closest", "the closest passage (97% similar) is at 3:1: "
-     "'The Café Müller opens at dawn'"),
-    ("opens at dawn, every day", "closest", "is at 3:17: 'opens at dawn every day'"),
-])
+@pytest.mark.parametrize(
+    "quote, kind, message",
+    [
+        (
+            "Cafe\u0301 Mu\u0308ller opens",
+            "normalisation",
+            "the quote is Unicode NFD (decomposed accents) and the corpus "
+            "NFC; the composed text occurs at 3:5: 'Café Müller opens'",
+        ),
+        (
+            "the café müller opens",
+            "case",
+            "the same words occur with different capitalisation at 3:1: 'The Café Müller opens'",
+        ),
+        (
+            "The Café Müller opnes at dawn",
+            "closest",
+            "the closest passage (97% similar) is at 3:1: 'The Café Müller opens at dawn'",
+        ),
+        ("opens at dawn, every day", "closest", "is at 3:17: 'opens at dawn every day'"),
+    ],
+)
 def test_not_found_says_what_differs_and_where(tmp_path, quote, kind, message):
     doc = "# Huts\n\nThe Café Müller opens at dawn every day of the summer season.\n\nOther text.\n"
     _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", quote)])])
@@ -243,25 +275,39 @@ def test_the_closest_passage_is_found_in_a_large_document():
     filler = "".join(f"Paragraph {i} is about topic {i % 97} and nothing else.\n\n" for i in range(150_000))
     text = filler + "The hut warden serves breakfast at seven sharp.\n" + filler
     hint = not_found_hint(text, "The hut warden serves brekfast at seven")
-    assert hint.kind == "closest" and text[hint.start:hint.end].startswith("The hut warden serves breakfast")
+    assert hint.kind == "closest" and text[hint.start : hint.end].startswith(
+        "The hut warden serves breakfast"
+    )
 
 
-@pytest.mark.parametrize("doc, suggested", [("gide.md", "did you mean 'guide.md'?"), ("FAQ.md", "did you mean 'faq.md'?"),
-                                            ("zebra.md", "corpus: faq.md, guide.md")])
+@pytest.mark.parametrize(
+    "doc, suggested",
+    [
+        ("gide.md", "did you mean 'guide.md'?"),
+        ("FAQ.md", "did you mean 'faq.md'?"),
+        ("zebra.md", "corpus: faq.md, guide.md"),
+    ],
+)
 def test_unknown_doc_suggests_the_closest_doc_ids(tmp_path, doc, suggested):
-    _, analysis = analyze_lines(tmp_path, {"guide.md": "Some text.\n", "faq.md": "More text.\n"},
-                                [qline("q1", [loc(doc, "Some text")])])
+    _, analysis = analyze_lines(
+        tmp_path,
+        {"guide.md": "Some text.\n", "faq.md": "More text.\n"},
+        [qline("q1", [loc(doc, "Some text")])],
+    )
     assert only(analysis, "unknown-doc").message == f"unknown doc {doc!r} ({suggested})"
 
 
 def test_not_found_without_hint_has_no_replacement(tmp_path):
-    _, analysis = analyze_lines(tmp_path, {"d.md": "Nothing like it.\n"}, [qline("q1", [loc("d.md", "zebra")])])
+    _, analysis = analyze_lines(
+        tmp_path, {"d.md": "Nothing like it.\n"}, [qline("q1", [loc("d.md", "zebra")])]
+    )
     d = only(analysis, "quote-not-found")
     assert d.message == "quote not found in d.md"
     assert "replacement" not in d.data and d.related == ()
 
 
 # --- lengthen -------------------------------------------------------------------------------
+
 
 def _check_extension(text: str, quote: str, at: int, ext: str) -> int:
     """Assert the properties every extension must have; return where it sits."""
@@ -271,7 +317,7 @@ def _check_extension(text: str, quote: str, at: int, ext: str) -> int:
     end = e + len(ext)
     # it points at the chosen occurrence
     assert e <= at and at + len(quote) <= end
-    assert text[at:at + len(quote)] == quote
+    assert text[at : at + len(quote)] == quote
     # whole words added on either side
     assert e == at or e == 0 or text[e - 1].isspace()
     assert end == at + len(quote) or end == len(text) or text[end].isspace()
@@ -304,7 +350,7 @@ def test_lengthen_every_occurrence_property_based():
         ext = lengthen(text, quote, at)
         _check_extension(text, quote, at, ext)
         line_lo = text.rfind("\n", 0, at) + 1
-        line = text[line_lo:text.index("\n", at)]
+        line = text[line_lo : text.index("\n", at)]
         if len(occurrences(text, line)) == 1 and line != quote:
             assert "\n" not in ext, (at, ext)
 
@@ -326,7 +372,9 @@ def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
     searches = []
     real = resolve_module.occurrences
     monkeypatch.setattr(resolve_module, "occurrences", lambda *args: searches.append(args) or real(*args))
-    monkeypatch.setattr(resolve_module, "count_at_most", lambda *args: pytest.fail("a probe scanned the document"))
+    monkeypatch.setattr(
+        resolve_module, "count_at_most", lambda *args: pytest.fail("a probe scanned the document")
+    )
     lengthen.cache_clear()
     resolve_module._all_occurrences.cache_clear()
     first = lengthen(text, "the cat", 6)

@@ -31,19 +31,31 @@ def test_editor_deps_says_what_it_installs_and_why_before_installing(tmp_path):
     stub(bin_dir, "dpkg", "exit 1")  # nothing is installed
     stub(bin_dir, "apt-get", f'echo "apt-get $*" >> {calls}; echo "apt-get $*" >&2; exit 1')
     stub(bin_dir, "sudo", 'shift; exec "$@"')  # sudo -n CMD…
-    env = {**os.environ, "PATH": f"{bin_dir}:{os.environ['PATH']}", "GOLDEN_LSP_CACHE": str(tmp_path / "cache"),
-           "PYTHON": sys.executable}
-    proc = subprocess.run(["bash", str(ROOT / "scripts" / "editor-deps.sh")], env=env, capture_output=True,
-                          text=True, timeout=600)
+    env = {
+        **os.environ,
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "GOLDEN_LSP_CACHE": str(tmp_path / "cache"),
+        "PYTHON": sys.executable,
+    }
+    proc = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "editor-deps.sh")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert proc.returncode != 0
     err = proc.stderr
     said = err.index("about to install the Debian package(s) libkrb5-dev")
-    assert "code-server's kerberos module compiles against it" in err[said:err.index("\n", said)]
+    assert "code-server's kerberos module compiles against it" in err[said : err.index("\n", said)]
     assert said < err.index("apt-get update")  # told before apt-get ran
     assert calls.read_text(encoding="utf-8").splitlines() == ["apt-get update -qq"]
 
 
 def test_ci_run_announces_its_installs_first():
     script = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
-    announce = script.index("echo \".ci/run: installing")
-    assert announce < script.index("pip install") and "Chromium" in script[announce:script.index(">&2", announce)]
+    announce = script.index('echo ".ci/run: installing')
+    assert (
+        announce < script.index("pip install")
+        and "Chromium" in script[announce : script.index(">&2", announce)]
+    )

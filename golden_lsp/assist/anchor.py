@@ -28,7 +28,7 @@ def quote_at(doc_id: str, text: str, start: int, end: int | None = None) -> str 
     found = unique_quote_at(text, start, lo, hi)
     if found is None:
         return None
-    quote = text[found[0]:found[1]]
+    quote = text[found[0] : found[1]]
     span = span_at(doc_id, text, found[0], quote, exact=False)
     return quote if span.start <= start < span.end else None
 
@@ -39,8 +39,16 @@ def locator_json(doc_id: str, quote: str) -> str:
 
 def new_record_line(record_id: str, doc_id: str, quote: str) -> str:
     """A record for the author to complete: empty query and answer, one locator, single hop."""
-    return json.dumps({"id": record_id, "query": "", "expected_answer": "",
-                       "locators": [{"doc": doc_id, "quote": quote}], "hop": "single"}, ensure_ascii=False)
+    return json.dumps(
+        {
+            "id": record_id,
+            "query": "",
+            "expected_answer": "",
+            "locators": [{"doc": doc_id, "quote": quote}],
+            "hop": "single",
+        },
+        ensure_ascii=False,
+    )
 
 
 def add_locator_edits(record: QuestionRecord, doc_id: str, quote: str) -> list[tuple[int, int, str]] | None:
@@ -50,7 +58,11 @@ def add_locator_edits(record: QuestionRecord, doc_id: str, quote: str) -> list[t
     if node is None or not isinstance(node.value, list):
         return None
     item = locator_json(doc_id, quote)
-    edits = [(node.items[-1].end, node.items[-1].end, ", " + item)] if node.items else [(node.start, node.end, f"[{item}]")]
+    edits = (
+        [(node.items[-1].end, node.items[-1].end, ", " + item)]
+        if node.items
+        else [(node.start, node.end, f"[{item}]")]
+    )
     if node.items and record.hop != "multi":
         if "hop" in record.node.members:
             hop = record.node.members["hop"][1]
@@ -58,4 +70,3 @@ def add_locator_edits(record: QuestionRecord, doc_id: str, quote: str) -> list[t
         else:
             edits.append((record.node.end - 1, record.node.end - 1, ', "hop": "multi"'))
     return edits
-

@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .anchor import quote_at
 from ..core.corpus import Corpus
 from ..core.resolve import enclosing_block
 from ..core.search import Bm25
+from .anchor import quote_at
 
 #: blocks ranked before the first ``k`` with a usable quote are kept
 SEARCH_DEPTH = 20

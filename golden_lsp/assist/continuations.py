@@ -39,7 +39,7 @@ def continuations(text: str, typed: str, limit: int = 20) -> list[tuple[str, int
         line_end = text.find("\n", at)
         line_end = len(text) if line_end == -1 else line_end
         for n, m in enumerate(_WORD.finditer(text, at, line_end)):
-            quote = text[start:m.end()]
+            quote = text[start : m.end()]
             if quote not in found:
                 found[quote] = count(quote)
             if found[quote] == 1 or n + 1 >= MAX_WORDS:

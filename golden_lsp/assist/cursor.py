@@ -82,8 +82,12 @@ def context_at(line: str, col: int) -> CursorContext:
         nonlocal found, found_frame
         found_frame = frame
         obj = frame if frame is not None and frame.kind == "object" else None
-        in_locator = (obj is not None and obj.parent is not None and obj.parent.kind == "array"
-                      and obj.parent.key == "locators")
+        in_locator = (
+            obj is not None
+            and obj.parent is not None
+            and obj.parent.kind == "array"
+            and obj.parent.key == "locators"
+        )
         found = CursorContext(kind, key, in_locator, prefix, start, end, in_string, {})
 
     def position_kind() -> tuple[str, str | None]:
@@ -106,20 +110,24 @@ def context_at(line: str, col: int) -> CursorContext:
         # whitespace before a token: the cursor between tokens
         while i < len(line) and line[i].isspace():
             i += 1
-        if found is None and col <= i and (i == len(line) or col >= 0):
-            if col < i or i == len(line) or line[i] in ",:]}":
-                kind, key = position_kind()
-                here(kind, key, "", col, col, False)
+        if (
+            found is None
+            and col <= i
+            and (i == len(line) or col >= 0)
+            and (col < i or i == len(line) or line[i] in ",:]}")
+        ):
+            kind, key = position_kind()
+            here(kind, key, "", col, col, False)
         if i >= len(line):
             break
         c = line[i]
         if c == '"':
             end, closed = _string_end(line, i)
             inner_end = end - 1 if closed else end
-            value = _decode_partial(line[i + 1:inner_end])
-            if found is None and i < col <= inner_end or (found is None and col == end and not closed):
+            value = _decode_partial(line[i + 1 : inner_end])
+            if (found is None and i < col <= inner_end) or (found is None and col == end and not closed):
                 kind, key = position_kind()
-                here(kind, key, _decode_partial(line[i + 1:col]), i, end if closed else col, True)
+                here(kind, key, _decode_partial(line[i + 1 : col]), i, end if closed else col, True)
             if frame is not None and frame.kind == "object" and frame.expecting == "key":
                 frame.current_key = value
                 frame.members.setdefault(value, None)
@@ -128,8 +136,11 @@ def context_at(line: str, col: int) -> CursorContext:
                 value_done(value)
             i = end
         elif c in "{[":
-            key = frame.current_key if frame is not None and frame.kind == "object" else (
-                frame.key if frame is not None else None)
+            key = (
+                frame.current_key
+                if frame is not None and frame.kind == "object"
+                else (frame.key if frame is not None else None)
+            )
             new = Frame("object" if c == "{" else "array", key, frame)
             if frame is not None and frame.kind == "object" and frame.expecting == "value":
                 frame.members[frame.current_key] = {} if c == "{" else []

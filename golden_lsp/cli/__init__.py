@@ -21,9 +21,20 @@ from ..core.config import ConfigError
 from .common import USAGE_ERROR
 
 #: command → the module of this package that registers it, in the order ``--help`` lists them
-COMMANDS = {"check": "jobs", "build": "jobs", "init": "init", "stats": "stats", "agree": "agree",
-            "sample": "sample", "export": "export", "import": "importer", "eval": "evaluate", "qrels": "qrels",
-            "retrieve": "retrieve", "report": "report"}
+COMMANDS = {
+    "check": "jobs",
+    "build": "jobs",
+    "init": "init",
+    "stats": "stats",
+    "agree": "agree",
+    "sample": "sample",
+    "export": "export",
+    "import": "importer",
+    "eval": "evaluate",
+    "qrels": "qrels",
+    "retrieve": "retrieve",
+    "report": "report",
+}
 #: the extra a command module's imports come from, named when they are missing
 EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}
 
@@ -32,7 +43,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The parser for ``command`` (only its module imported), or for every command."""
     parser = argparse.ArgumentParser(
         prog="golden-lsp",
-        description="Quote-anchored RAG golden sets: check, build, or serve the editor (no command: serve).")
+        description="Quote-anchored RAG golden sets: check, build, or serve the editor (no command: serve).",
+    )
     parser.add_argument("--version", action="version", version=f"golden-lsp {__version__}")
     sub = parser.add_subparsers(dest="command")
     names = [COMMANDS[command]] if command in COMMANDS else list(dict.fromkeys(COMMANDS.values()))
@@ -43,8 +55,9 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
             if command not in COMMANDS:  # --help: list the commands that can run here
                 continue
             extra = EXTRAS.get(name, "test")
-            raise ConfigError(f"golden-lsp {command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' "
-                              f"({exc})") from None
+            raise ConfigError(
+                f"golden-lsp {command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
+            ) from None
         module.register(sub)
     serve = sub.add_parser("serve", help="run the language server (the default)")
     serve.add_argument("--stdio", action="store_true", help="talk over stdin/stdout (the default)")
@@ -80,8 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             sys.stderr.write(f"golden-lsp: {exc}\n")
             return USAGE_ERROR
         if tcp is None and sys.stdin.isatty():  # run by hand in a terminal: it would look hung
-            sys.stderr.write("golden-lsp: this is the language server, waiting for an editor to talk LSP on stdin "
-                             "(Ctrl-D quits); to check a golden set run `golden-lsp check [PATH]`\n")
+            sys.stderr.write(
+                "golden-lsp: this is the language server, waiting for an editor to talk LSP on stdin "
+                "(Ctrl-D quits); to check a golden set run `golden-lsp check [PATH]`\n"
+            )
             sys.stderr.flush()
         from ..server import serve  # the protocol layer is imported only to serve
 

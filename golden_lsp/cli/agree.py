@@ -8,16 +8,18 @@ import json
 import sys
 from pathlib import Path
 
-from ..practice.agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_of
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
-from ..core.rules import short
 from ..core.files import display
+from ..core.rules import short
+from ..practice.agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_of
 from .common import add_set_options, golden_set
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("agree", help="inter-annotator agreement of two questions files: Cohen's kappa, span F1")
+    p = sub.add_parser(
+        "agree", help="inter-annotator agreement of two questions files: Cohen's kappa, span F1"
+    )
     p.add_argument("a", type=Path, help="annotator A's questions file (its config is used for both)")
     p.add_argument("b", type=Path, help="annotator B's questions file, over the same corpus")
     p.add_argument("--format", choices=("text", "json"), default="text")
@@ -35,10 +37,14 @@ def _agree(args: argparse.Namespace) -> int:
     for analysis in (a, b):
         errors = analysis.counts()["errors"]
         if errors:
-            sys.stderr.write(f"golden-lsp: {display(analysis.path)} has {plural(errors, 'error')}: its unresolved "
-                             "locators label nothing here (see golden-lsp check)\n")
+            sys.stderr.write(
+                f"golden-lsp: {display(analysis.path)} has {plural(errors, 'error')}: its unresolved "
+                "locators label nothing here (see golden-lsp check)\n"
+            )
     if args.format == "json":
-        sys.stdout.write(json.dumps({**result, "hit_rule": str(golden.hit_rule)}, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps({**result, "hit_rule": str(golden.hit_rule)}, ensure_ascii=False, indent=2) + "\n"
+        )
         return 0
     sys.stdout.write(_text(result, a, b, golden))
     return 0
@@ -51,13 +57,18 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 def _text(result: dict, a, b, golden) -> str:
     n_chunks = golden.corpus.n_chunks
     ci = result["kappa_ci95"]
-    interval = (f"95% CI [{ci[0]:.3f}, {ci[1]:.3f}] (bootstrap over records, {BOOTSTRAP_RESAMPLES} resamples)"
-                if ci else "no interval (fewer than 2 records)")
-    out = [f"Cohen's kappa {_fmt(result['kappa'])} ({result['band']}: > {GOOD} good, {ACCEPTABLE}–{GOOD} "
-           f"acceptable, < {ACCEPTABLE} poor), {interval}",
-           f"  over N = {result['n_items']:,} (record, chunk) pairs: {result['n_records']} records in both × "
-           f"{n_chunks} chunks; a chunk is relevant when it bears a span under hit rule {golden.hit_rule}",
-           f"span agreement: mean character-level F1 {_fmt(result['span_f1'])} over {result['n_records']} records"]
+    interval = (
+        f"95% CI [{ci[0]:.3f}, {ci[1]:.3f}] (bootstrap over records, {BOOTSTRAP_RESAMPLES} resamples)"
+        if ci
+        else "no interval (fewer than 2 records)"
+    )
+    out = [
+        f"Cohen's kappa {_fmt(result['kappa'])} ({result['band']}: > {GOOD} good, {ACCEPTABLE}–{GOOD} "
+        f"acceptable, < {ACCEPTABLE} poor), {interval}",
+        f"  over N = {result['n_items']:,} (record, chunk) pairs: {result['n_records']} records in both × "
+        f"{n_chunks} chunks; a chunk is relevant when it bears a span under hit rule {golden.hit_rule}",
+        f"span agreement: mean character-level F1 {_fmt(result['span_f1'])} over {result['n_records']} records",
+    ]
     for label, ids in (("only in A", result["only_in_a"]), ("only in B", result["only_in_b"])):
         if ids:
             out.append(f"{label} ({len(ids)}): {', '.join(ids)}")
@@ -70,8 +81,10 @@ def _text(result: dict, a, b, golden) -> str:
         for who, recs in (("A", recs_a), ("B", recs_b)):
             spans = spans_of(recs[row["id"]])
             if not spans:
-                out.append(f"    {who}: no span" + (" (unanswerable)" if recs[row["id"]].record.unanswerable else ""))
+                out.append(
+                    f"    {who}: no span" + (" (unanswerable)" if recs[row["id"]].record.unanswerable else "")
+                )
             for s in spans:
-                text = golden.corpus.docs[s.doc_id].text[s.start:s.end]
+                text = golden.corpus.docs[s.doc_id].text[s.start : s.end]
                 out.append(f"    {who}: {s.doc_id} {s.start}–{s.end} {short(text)!r}")
     return "\n".join(out) + "\n"

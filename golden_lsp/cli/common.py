@@ -11,9 +11,9 @@ import argparse
 import os
 import sys
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator
 
 from ..core.canon import NotUtf8Error, decode_strict
 from ..core.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
@@ -34,15 +34,32 @@ def add_set_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--artifact", type=Path, help="artifact to write or check (golden-set.v1.jsonl)")
     p.add_argument("--manifest", type=Path, help="manifest to write or check")
     p.add_argument("--max-chars", type=int, dest="max_chars", help="chunker max_chars (default 1800)")
-    p.add_argument("--hit-rule", dest="hit_rule",
-                   help="any_overlap (default), span_containment, coverage>=τ, union_coverage>=τ")
-    p.add_argument("--query-types", dest="query_types", type=_names, metavar="T,...",
-                   help="the query_type vocabulary (default factual,conceptual,comparison,procedural,"
-                        "multi-hop,unanswerable)")
-    p.add_argument("--required-query-types", dest="required_query_types", type=_names, metavar="T,...",
-                   help="query types the set must contain")
-    p.add_argument("--select", type=_names, metavar="CODE,...",
-                   help="report only these codes (and always those that make a record unbuildable)")
+    p.add_argument(
+        "--hit-rule",
+        dest="hit_rule",
+        help="any_overlap (default), span_containment, coverage>=τ, union_coverage>=τ",
+    )
+    p.add_argument(
+        "--query-types",
+        dest="query_types",
+        type=_names,
+        metavar="T,...",
+        help="the query_type vocabulary (default factual,conceptual,comparison,procedural,"
+        "multi-hop,unanswerable)",
+    )
+    p.add_argument(
+        "--required-query-types",
+        dest="required_query_types",
+        type=_names,
+        metavar="T,...",
+        help="query types the set must contain",
+    )
+    p.add_argument(
+        "--select",
+        type=_names,
+        metavar="CODE,...",
+        help="report only these codes (and always those that make a record unbuildable)",
+    )
     p.add_argument("--ignore", type=_names, metavar="CODE,...", help="silence these codes")
 
 
@@ -77,8 +94,10 @@ def golden_set(args: argparse.Namespace, target: Path | None, lean: bool = False
     if target is not None and not target.exists():
         raise ConfigError(f"no such file or folder: {target}")
     config = config_for(target or (args.questions and args.questions.parent), args.config)
-    overrides = {k: getattr(args, k) for k in ("corpus", "glob", "questions", "artifact", "manifest",
-                                                "max_chars", "hit_rule")}
+    overrides = {
+        k: getattr(args, k)
+        for k in ("corpus", "glob", "questions", "artifact", "manifest", "max_chars", "hit_rule")
+    }
     if target is not None and target.is_file():
         overrides["questions"] = target
     elif target is not None and config.source is None and args.questions is None:

@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.artifact import write_atomically
-from ..evaluate.chunkings import load_chunking
 from ..core.config import ConfigError
 from ..core.project import GoldenSet
+from ..evaluate.chunkings import load_chunking
 from .common import golden_set
 
 if TYPE_CHECKING:
@@ -17,9 +17,13 @@ if TYPE_CHECKING:
 
 
 def add_chunks_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--chunks", type=Path, metavar="CHUNKS.jsonl",
-                   help="score your own chunking: one {chunk_id, doc_id, char_start, char_end} or "
-                        "{chunk_id, doc_id, text} per line (default: the corpus's md-struct-v1 chunks)")
+    p.add_argument(
+        "--chunks",
+        type=Path,
+        metavar="CHUNKS.jsonl",
+        help="score your own chunking: one {chunk_id, doc_id, char_start, char_end} or "
+        "{chunk_id, doc_id, text} per line (default: the corpus's md-struct-v1 chunks)",
+    )
 
 
 def load_targets(args: argparse.Namespace) -> tuple[GoldenSet, Targets]:

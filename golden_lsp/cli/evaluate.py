@@ -11,7 +11,6 @@ import json
 import math
 import sys
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from ..core.config import ConfigError
@@ -29,27 +28,61 @@ BAR = 24
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("eval", help="score a retrieval run against the golden set (metrics with 95%% intervals)")
+    p = sub.add_parser(
+        "eval", help="score a retrieval run against the golden set (metrics with 95%% intervals)"
+    )
     p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
-    p.add_argument("--run", type=Path, dest="run_file", metavar="RUN", help="TREC, JSONL ({query_id, chunk_ids}) or ranx JSON run")
+    p.add_argument(
+        "--run",
+        type=Path,
+        dest="run_file",
+        metavar="RUN",
+        help="TREC, JSONL ({query_id, chunk_ids}) or ranx JSON run",
+    )
     add_retriever_option(p)
     p.add_argument("--run-format", choices=RUN_FORMATS, help="the run's format (default: detected)")
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.add_argument("--k", default=",".join(map(str, DEFAULT_KS)), help="cutoffs (default 1,3,5,10,20,50)")
-    p.add_argument("--multi", choices=MULTI_RULES, default="any",
-                   help="multi-hop records hit when any span (default) or all spans have a bearing chunk in the top k")
-    p.add_argument("--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the bootstrap and randomization test (default 0)")
+    p.add_argument(
+        "--multi",
+        choices=MULTI_RULES,
+        default="any",
+        help="multi-hop records hit when any span (default) or all spans have a bearing chunk in the top k",
+    )
+    p.add_argument(
+        "--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)"
+    )
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the bootstrap and randomization test (default 0)"
+    )
     add_chunks_option(p)
-    p.add_argument("--compare", metavar="RUN_B", help="paired deltas against another run (a file or db:RUN_ID)")
+    p.add_argument(
+        "--compare", metavar="RUN_B", help="paired deltas against another run (a file or db:RUN_ID)"
+    )
     p.add_argument("--baseline", metavar="RUN|db:latest|db:RUN_ID", help="the run --gate compares against")
-    p.add_argument("--gate", action="append", default=[], metavar="METRIC@K",
-                   help="exit 1 when METRIC@K dropped from the baseline and the 95%% interval excludes zero")
-    p.add_argument("--floor", action="append", default=[], metavar="METRIC@K=VALUE",
-                   help="exit 1 when METRIC@K is below VALUE (e.g. hit@50=0.95)")
-    p.add_argument("--allow-different-sets", action="store_true", dest="allow_different_sets",
-                   help="compare evaluations whose fingerprints differ")
-    p.add_argument("--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file")
+    p.add_argument(
+        "--gate",
+        action="append",
+        default=[],
+        metavar="METRIC@K",
+        help="exit 1 when METRIC@K dropped from the baseline and the 95%% interval excludes zero",
+    )
+    p.add_argument(
+        "--floor",
+        action="append",
+        default=[],
+        metavar="METRIC@K=VALUE",
+        help="exit 1 when METRIC@K is below VALUE (e.g. hit@50=0.95)",
+    )
+    p.add_argument(
+        "--allow-different-sets",
+        action="store_true",
+        dest="allow_different_sets",
+        help="compare evaluations whose fingerprints differ",
+    )
+    p.add_argument(
+        "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
+    )
     add_set_options(p)
     p.set_defaults(run=_eval)
 
@@ -94,7 +127,15 @@ def _other(ref: str, args, tg, settings: Settings, fingerprint: str) -> Scored:
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from ..evaluate.evaluation import Settings, compare, evaluate, gate_failed, parse_metric_at, sanity, signals
+    from ..evaluate.evaluation import (
+        Settings,
+        compare,
+        evaluate,
+        gate_failed,
+        parse_metric_at,
+        sanity,
+        signals,
+    )
     from ..evaluate.retrieval import run_of
 
     if args.gate and args.baseline is None:
@@ -109,8 +150,12 @@ def _eval(args: argparse.Namespace) -> int:
     for role, ref in (("compare", args.compare), ("baseline", args.baseline)):
         if ref is not None:
             other = _other(ref, args, tg, settings, tg.fingerprint)
-            comparisons.append((role, compare(ev.scored(), other, settings.resamples, settings.seed,
-                                              args.allow_different_sets)))
+            comparisons.append(
+                (
+                    role,
+                    compare(ev.scored(), other, settings.resamples, settings.seed, args.allow_different_sets),
+                )
+            )
     run_id = None
     if args.db is not None:
         from ..evaluate.resultsdb import store
@@ -118,11 +163,19 @@ def _eval(args: argparse.Namespace) -> int:
         run_id = store(args.db, ev)
     notes = sanity(ev) + signals(ev)
     baseline = next((c for role, c in comparisons if role == "baseline"), None)
-    gate_results = [(m, k, baseline.at(m, k), gate_failed(baseline, m, k)) for m, k in gates] if baseline else []
+    gate_results = (
+        [(m, k, baseline.at(m, k), gate_failed(baseline, m, k)) for m, k in gates] if baseline else []
+    )
     floor_results = [(m, k, f, ev.value(m, k) < f) for m, k, f in floors]
     if args.format == "json":
-        sys.stdout.write(json.dumps(_as_json(ev, comparisons, notes, gate_results, floor_results, run_id),
-                                    ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(
+            json.dumps(
+                _as_json(ev, comparisons, notes, gate_results, floor_results, run_id),
+                ensure_ascii=False,
+                indent=2,
+            )
+            + "\n"
+        )
     else:
         sys.stdout.write(_as_text(ev, comparisons, notes, gate_results, floor_results, run_id))
     failed = any(n.severity == "error" for n in notes) or any(r[-1] for r in gate_results + floor_results)
@@ -130,6 +183,7 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 # --- output -------------------------------------------------------------------------------------
+
 
 def _num(x: float) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
@@ -148,18 +202,22 @@ def _bar(x: float) -> str:
 
 def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
     tg, st = ev.targets, ev.settings
-    out = [f"golden-lsp eval: {ev.run.name} ({ev.run.format}), fingerprint {tg.fingerprint}",
-           f"  chunking {tg.chunking.name} ({tg.chunking.digest}, {len(tg.chunking.chunks)} chunks), "
-           f"hit rule {tg.hit_rule}, multi-hop rule {st.multi}",
-           f"  N = {ev.n} answerable records; {len(ev.missing)} missing from the run, scored 0"
-           + (f" ({', '.join(ev.missing[:5])}{', …' if len(ev.missing) > 5 else ''})" if ev.missing else "")
-           + f"; {tg.excluded} excluded (errors: see golden-lsp check)",
-           f"  {ev.run.duplicates} duplicate IDs counted once; {len(ev.unknown_chunks)} chunk IDs not in the "
-           f"chunking; {len(ev.unknown_queries)} run queries not in the set; {ev.no_bearing} spans without a "
-           "bearing chunk in this chunking"]
+    out = [
+        f"golden-lsp eval: {ev.run.name} ({ev.run.format}), fingerprint {tg.fingerprint}",
+        f"  chunking {tg.chunking.name} ({tg.chunking.digest}, {len(tg.chunking.chunks)} chunks), "
+        f"hit rule {tg.hit_rule}, multi-hop rule {st.multi}",
+        f"  N = {ev.n} answerable records; {len(ev.missing)} missing from the run, scored 0"
+        + (f" ({', '.join(ev.missing[:5])}{', …' if len(ev.missing) > 5 else ''})" if ev.missing else "")
+        + f"; {tg.excluded} excluded (errors: see golden-lsp check)",
+        f"  {ev.run.duplicates} duplicate IDs counted once; {len(ev.unknown_chunks)} chunk IDs not in the "
+        f"chunking; {len(ev.unknown_queries)} run queries not in the set; {ev.no_bearing} spans without a "
+        "bearing chunk in this chunking",
+    ]
     if tg.unanswerable:
-        out.append(f"  unanswerable (reported apart, not in N): {plural(len(tg.unanswerable), 'record')}; the run returned "
-                   f"chunks for {ev.unanswerable_answered} of them")
+        out.append(
+            f"  unanswerable (reported apart, not in N): {plural(len(tg.unanswerable), 'record')}; the run returned "
+            f"chunks for {ev.unanswerable_answered} of them"
+        )
     out.append("")
     for i, metric in enumerate(METRICS):
         out.append(f"{metric} — {ev.rule_text()}, N={ev.n}")
@@ -178,27 +236,37 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
             mean, lo, hi = ev.group_stats(g)
             for metric in ("hit", "recall"):
                 i = METRICS.index(metric)
-                cells = "  ".join(f"@{k} {_num(mean[i, j])} {_ci(lo[i, j], hi[i, j])}" for j, k in enumerate(st.ks))
+                cells = "  ".join(
+                    f"@{k} {_num(mean[i, j])} {_ci(lo[i, j], hi[i, j])}" for j, k in enumerate(st.ks)
+                )
                 out.append(f"  {g.value:<14} N={len(g.rows):<4} {metric:<6} {cells}")
     for role, cmp in comparisons:
-        out.append(f"\n{role}: {cmp.a.label} − {cmp.b.label}, paired over N={len(cmp.query_ids)} queries "
-                   f"({cmp.unpaired} unpaired), hit rule {tg.hit_rule}, multi-hop rule {st.multi}, {MISSES}, "
-                   f"95% paired bootstrap ({st.resamples} resamples, seed {st.seed}), randomization-test p")
+        out.append(
+            f"\n{role}: {cmp.a.label} − {cmp.b.label}, paired over N={len(cmp.query_ids)} queries "
+            f"({cmp.unpaired} unpaired), hit rule {tg.hit_rule}, multi-hop rule {st.multi}, {MISSES}, "
+            f"95% paired bootstrap ({st.resamples} resamples, seed {st.seed}), randomization-test p"
+        )
         if cmp.a.fingerprint != cmp.b.fingerprint:
             out.append(f"  different sets allowed: fingerprints {cmp.a.fingerprint} and {cmp.b.fingerprint}")
         for i, metric in enumerate(METRICS):
-            cells = "  ".join(f"@{k} {cmp.delta[i, j]:+.3f} {_ci(cmp.lo[i, j], cmp.hi[i, j])} p={_num(cmp.p[i, j])}"
-                              for j, k in enumerate(st.ks))
+            cells = "  ".join(
+                f"@{k} {cmp.delta[i, j]:+.3f} {_ci(cmp.lo[i, j], cmp.hi[i, j])} p={_num(cmp.p[i, j])}"
+                for j, k in enumerate(st.ks)
+            )
             out.append(f"  Δ{metric:<9} {cells}")
     for metric, k, (delta, lo, hi, p), failed in gates:
         verdict = "FAIL: dropped and the interval excludes 0" if failed else "pass"
-        out.append(f"gate {metric}@{k}: Δ = {delta:+.3f} {_ci(lo, hi)} p={_num(p)} (N={ev.n}, hit rule "
-                   f"{tg.hit_rule}, multi {st.multi}, misses 0) — {verdict}")
+        out.append(
+            f"gate {metric}@{k}: Δ = {delta:+.3f} {_ci(lo, hi)} p={_num(p)} (N={ev.n}, hit rule "
+            f"{tg.hit_rule}, multi {st.multi}, misses 0) — {verdict}"
+        )
     for metric, k, floor, failed in floors:
         i, j = METRICS.index(metric), st.ks.index(k)
-        out.append(f"floor {metric}@{k} ≥ {floor}: {_num(ev.mean[i, j])} {_ci(ev.lo[i, j], ev.hi[i, j])} "
-                   f"(N={ev.n}, hit rule {tg.hit_rule}, multi {st.multi}, misses 0) — "
-                   + ("FAIL" if failed else "pass"))
+        out.append(
+            f"floor {metric}@{k} ≥ {floor}: {_num(ev.mean[i, j])} {_ci(ev.lo[i, j], ev.hi[i, j])} "
+            f"(N={ev.n}, hit rule {tg.hit_rule}, multi {st.multi}, misses 0) — "
+            + ("FAIL" if failed else "pass")
+        )
     if notes:
         out.append("")
         out.extend(f"{n.severity}: {n.message}" for n in notes)
@@ -208,9 +276,20 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
 
 
 def _cells(metric_values, lo, hi, ks, n: int, ev: Evaluation) -> list[dict]:
-    return [{"metric": m, "k": k, "value": _float(metric_values[i, j]), "ci": [_float(lo[i, j]), _float(hi[i, j])],
-             "n": n, "hit_rule": str(ev.targets.hit_rule), "multi": ev.settings.multi, "misses": "scored 0"}
-            for i, m in enumerate(METRICS) for j, k in enumerate(ks)]
+    return [
+        {
+            "metric": m,
+            "k": k,
+            "value": _float(metric_values[i, j]),
+            "ci": [_float(lo[i, j]), _float(hi[i, j])],
+            "n": n,
+            "hit_rule": str(ev.targets.hit_rule),
+            "multi": ev.settings.multi,
+            "misses": "scored 0",
+        }
+        for i, m in enumerate(METRICS)
+        for j, k in enumerate(ks)
+    ]
 
 
 def _float(x) -> float | None:
@@ -223,34 +302,87 @@ def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
     breakdowns = []
     for g in ev.groups:
         mean, lo, hi = ev.group_stats(g)
-        breakdowns.append({"by": g.by, "value": g.value, "n": len(g.rows),
-                           "metrics": _cells(mean, lo, hi, st.ks, len(g.rows), ev)})
+        breakdowns.append(
+            {
+                "by": g.by,
+                "value": g.value,
+                "n": len(g.rows),
+                "metrics": _cells(mean, lo, hi, st.ks, len(g.rows), ev),
+            }
+        )
     return {
-        "run": {"name": ev.run.name, "format": ev.run.format, "digest": ev.run.digest,
-                "duplicates": ev.run.duplicates},
-        "fingerprint": tg.fingerprint, "fingerprint_parts": tg.fingerprint_parts,
-        "chunking": {"name": tg.chunking.name, "digest": tg.chunking.digest, "chunks": len(tg.chunking.chunks)},
+        "run": {
+            "name": ev.run.name,
+            "format": ev.run.format,
+            "digest": ev.run.digest,
+            "duplicates": ev.run.duplicates,
+        },
+        "fingerprint": tg.fingerprint,
+        "fingerprint_parts": tg.fingerprint_parts,
+        "chunking": {
+            "name": tg.chunking.name,
+            "digest": tg.chunking.digest,
+            "chunks": len(tg.chunking.chunks),
+        },
         "settings": {**st.as_dict(), "hit_rule": str(tg.hit_rule), "misses": MISSES, "confidence": 0.95},
-        "n": ev.n, "missing": ev.missing, "excluded": tg.excluded, "unknown_queries": ev.unknown_queries,
-        "unknown_chunks": len(ev.unknown_chunks), "spans_without_bearing_chunk": ev.no_bearing,
+        "n": ev.n,
+        "missing": ev.missing,
+        "excluded": tg.excluded,
+        "unknown_queries": ev.unknown_queries,
+        "unknown_chunks": len(ev.unknown_chunks),
+        "spans_without_bearing_chunk": ev.no_bearing,
         "unanswerable": {"n": len(tg.unanswerable), "answered_by_run": ev.unanswerable_answered},
         "metrics": _cells(ev.mean, ev.lo, ev.hi, st.ks, ev.n, ev),
         "breakdowns": breakdowns,
-        "comparisons": [{"role": role, "a": c.a.label, "b": c.b.label, "n": len(c.query_ids), "unpaired": c.unpaired,
-                         "fingerprints": [c.a.fingerprint, c.b.fingerprint],
-                         "deltas": [{**cell, "p": _float(c.p[i, j])} for (i, j), cell in
-                                    zip(((i, j) for i in range(len(METRICS)) for j in range(len(st.ks))),
-                                        _cells(c.delta, c.lo, c.hi, st.ks, len(c.query_ids), ev))]}
-                        for role, c in comparisons],
-        "gates": [{"metric": m, "k": k, "delta": _float(d), "ci": [_float(lo), _float(hi)], "p": _float(p),
-                   "failed": failed} for m, k, (d, lo, hi, p), failed in gates],
-        "floors": [{"metric": m, "k": k, "floor": f, "value": _float(ev.value(m, k)), "failed": failed}
-                   for m, k, f, failed in floors],
+        "comparisons": [
+            {
+                "role": role,
+                "a": c.a.label,
+                "b": c.b.label,
+                "n": len(c.query_ids),
+                "unpaired": c.unpaired,
+                "fingerprints": [c.a.fingerprint, c.b.fingerprint],
+                "deltas": [
+                    {**cell, "p": _float(c.p[i, j])}
+                    for (i, j), cell in zip(
+                        ((i, j) for i in range(len(METRICS)) for j in range(len(st.ks))),
+                        _cells(c.delta, c.lo, c.hi, st.ks, len(c.query_ids), ev),
+                    )
+                ],
+            }
+            for role, c in comparisons
+        ],
+        "gates": [
+            {
+                "metric": m,
+                "k": k,
+                "delta": _float(d),
+                "ci": [_float(lo), _float(hi)],
+                "p": _float(p),
+                "failed": failed,
+            }
+            for m, k, (d, lo, hi, p), failed in gates
+        ],
+        "floors": [
+            {"metric": m, "k": k, "floor": f, "value": _float(ev.value(m, k)), "failed": failed}
+            for m, k, f, failed in floors
+        ],
         "notes": [{"severity": n.severity, "message": n.message} for n in notes],
-        "per_query": [{"query_id": t.query_id, "hop": t.hop, "query_type": t.query_type, "split": t.split,
-                       "documents": list(t.docs), "missing": t.query_id in missing,
-                       **{f"{m}@{k}": _float(ev.values[q, i, j]) for i, m in enumerate(METRICS)
-                          for j, k in enumerate(st.ks)}}
-                      for q, t in enumerate(tg.answerable)],
+        "per_query": [
+            {
+                "query_id": t.query_id,
+                "hop": t.hop,
+                "query_type": t.query_type,
+                "split": t.split,
+                "documents": list(t.docs),
+                "missing": t.query_id in missing,
+                **{
+                    f"{m}@{k}": _float(ev.values[q, i, j])
+                    for i, m in enumerate(METRICS)
+                    for j, k in enumerate(st.ks)
+                },
+            }
+            for q, t in enumerate(tg.answerable)
+        ],
         "db_run_id": run_id,
     }

@@ -9,9 +9,9 @@ from pathlib import Path
 from ..core.artifact import write_atomically
 from ..core.config import ConfigError
 from ..core.diagnostics import Severity, plural
-from ..practice.export import FOLDER_FORMATS, FORMATS, export
-from ..core.questions import SPLITS
 from ..core.files import display
+from ..core.questions import SPLITS
+from ..practice.export import FOLDER_FORMATS, FORMATS, export
 from .common import USAGE_ERROR, add_set_options, golden_set
 from .formats import format_text
 
@@ -37,8 +37,10 @@ def _run(args: argparse.Namespace) -> int:
     if analysis.has_errors:
         errors = [d for d in analysis.diagnostics if d.severity is Severity.ERROR]
         sys.stderr.write(format_text(errors))
-        sys.stderr.write(f"golden-lsp: nothing exported: {plural(len(errors), 'error')} in {display(analysis.path)} "
-                         "(an export would label what check rejects)\n")
+        sys.stderr.write(
+            f"golden-lsp: nothing exported: {plural(len(errors), 'error')} in {display(analysis.path)} "
+            "(an export would label what check rejects)\n"
+        )
         return 1
     result = export(golden, analysis, fmt, args.split)
     if args.out is None:
@@ -46,8 +48,9 @@ def _run(args: argparse.Namespace) -> int:
         where = "standard output"
     else:
         files = {args.out / name if name else args.out: text for name, text in result.files.items()}
-        golden.refuse_outputs({f"{fmt} export {name}".rstrip(): args.out / name if name else args.out
-                               for name in result.files})
+        golden.refuse_outputs(
+            {f"{fmt} export {name}".rstrip(): args.out / name if name else args.out for name in result.files}
+        )
         try:
             write_atomically(files)
         except OSError as exc:
@@ -56,8 +59,10 @@ def _run(args: argparse.Namespace) -> int:
     split = f" of split {args.split}" if args.split else ""
     sys.stderr.write(f"golden-lsp: exported {result.n_queries} queries{split} as {fmt} to {where}\n")
     if result.left_out:
-        sys.stderr.write(f"golden-lsp: {result.left_out} unanswerable records left out: {fmt} cannot hold "
-                         "a query without a relevant chunk\n")
+        sys.stderr.write(
+            f"golden-lsp: {result.left_out} unanswerable records left out: {fmt} cannot hold "
+            "a query without a relevant chunk\n"
+        )
     for note in result.notes:
         sys.stderr.write(f"golden-lsp: {note}\n")
     return 0

@@ -14,9 +14,9 @@ import json
 import urllib.parse
 import xml.etree.ElementTree as ET
 from collections import Counter
+from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from pathlib import Path, PurePath
-from typing import Callable, Sequence
 
 from .. import __version__
 from ..core.diagnostics import CODES, DESCRIPTIONS, Diagnostic, Severity
@@ -44,10 +44,17 @@ def format_text(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
 def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
     out = []
     for d in diags:
-        item = {"path": _display(d.path), **asdict(d.range.one_based()), "severity": d.severity.value,
-                "code": d.code, "message": d.message,
-                "related": [{"path": _display(r.path), **asdict(r.range.one_based()), "message": r.message}
-                            for r in d.related]}
+        item = {
+            "path": _display(d.path),
+            **asdict(d.range.one_based()),
+            "severity": d.severity.value,
+            "code": d.code,
+            "message": d.message,
+            "related": [
+                {"path": _display(r.path), **asdict(r.range.one_based()), "message": r.message}
+                for r in d.related
+            ],
+        }
         if "replacement" in d.data:
             item["fix"] = {"replacement": d.data["replacement"]}
         out.append(item)
@@ -70,15 +77,23 @@ def format_github(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()
             continue
         shown[kind] += 1
         r = d.range.one_based()
-        props = (f"file={_gh_escape(_display(d.path), True)},line={r.line},col={r.column},"
-                 f"endLine={r.end_line},endColumn={r.end_column},title={_gh_escape(d.code, True)}")
+        props = (
+            f"file={_gh_escape(_display(d.path), True)},line={r.line},col={r.column},"
+            f"endLine={r.end_line},endColumn={r.end_column},title={_gh_escape(d.code, True)}"
+        )
         lines.append(f"::{kind} {props}::{_gh_escape(d.message)}\n")
     if folded:
         lines.append(format_text(folded))
         more = Counter(GITHUB_KINDS[d.severity] for d in folded)
-        parts = [f"{more[k]} more {k}{'s' if more[k] != 1 else ''}" for k in ("error", "warning", "notice") if more[k]]
-        lines.append(f"::notice title=golden-lsp::{' and '.join(parts)} not annotated (GitHub shows "
-                     f"{GITHUB_ANNOTATIONS_PER_KIND} of each kind per step); they are listed in the log above\n")
+        parts = [
+            f"{more[k]} more {k}{'s' if more[k] != 1 else ''}"
+            for k in ("error", "warning", "notice")
+            if more[k]
+        ]
+        lines.append(
+            f"::notice title=golden-lsp::{' and '.join(parts)} not annotated (GitHub shows "
+            f"{GITHUB_ANNOTATIONS_PER_KIND} of each kind per step); they are listed in the log above\n"
+        )
     return "".join(lines)
 
 
@@ -97,7 +112,11 @@ def _quote_at(record: RecordLine, d: Diagnostic) -> str:
     rec = record.record
     for loc in rec.locators if rec else ():
         node = loc.quote_node or loc.node
-        if node.start <= d.range.column and d.range.end_column <= node.end and d.range.line == d.range.end_line:
+        if (
+            node.start <= d.range.column
+            and d.range.end_column <= node.end
+            and d.range.line == d.range.end_line
+        ):
             return loc.quote if isinstance(loc.quote, str) else ""
     return ""
 
@@ -131,28 +150,57 @@ def _sarif_uri(path: Path) -> str:
 
 def _sarif_location(path: Path, d_range) -> dict:
     r = d_range.one_based()
-    return {"physicalLocation": {"artifactLocation": {"uri": _sarif_uri(path)},
-                                 "region": {"startLine": r.line, "startColumn": r.column,
-                                            "endLine": r.end_line, "endColumn": r.end_column}}}
+    return {
+        "physicalLocation": {
+            "artifactLocation": {"uri": _sarif_uri(path)},
+            "region": {
+                "startLine": r.line,
+                "startColumn": r.column,
+                "endLine": r.end_line,
+                "endColumn": r.end_column,
+            },
+        }
+    }
 
 
 def format_sarif(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
     codes = list(CODES)
     index = {code: i for i, code in enumerate(codes)}
-    rules = [{"id": code, "shortDescription": {"text": DESCRIPTIONS[code]},
-              "defaultConfiguration": {"level": SARIF_LEVELS[CODES[code]]}} for code in codes]
+    rules = [
+        {
+            "id": code,
+            "shortDescription": {"text": DESCRIPTIONS[code]},
+            "defaultConfiguration": {"level": SARIF_LEVELS[CODES[code]]},
+        }
+        for code in codes
+    ]
     results = []
     for d, fingerprint in zip(diags, _fingerprints(diags, analyses)):
-        result = {"ruleId": d.code, "ruleIndex": index[d.code], "level": SARIF_LEVELS[d.severity],
-                  "message": {"text": d.message}, "locations": [_sarif_location(d.path, d.range)],
-                  "partialFingerprints": {FINGERPRINT: fingerprint}}
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": SARIF_LEVELS[d.severity],
+            "message": {"text": d.message},
+            "locations": [_sarif_location(d.path, d.range)],
+            "partialFingerprints": {FINGERPRINT: fingerprint},
+        }
         if d.related:
-            result["relatedLocations"] = [{"id": i, **_sarif_location(rel.path, rel.range),
-                                           "message": {"text": rel.message}} for i, rel in enumerate(d.related)]
+            result["relatedLocations"] = [
+                {"id": i, **_sarif_location(rel.path, rel.range), "message": {"text": rel.message}}
+                for i, rel in enumerate(d.related)
+            ]
         results.append(result)
-    log = {"$schema": SARIF_SCHEMA, "version": "2.1.0",
-           "runs": [{"tool": {"driver": {"name": "golden-lsp", "version": __version__, "rules": rules}},
-                     "columnKind": "unicodeCodePoints", "results": results}]}
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {"driver": {"name": "golden-lsp", "version": __version__, "rules": rules}},
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
     return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
 
 
@@ -175,11 +223,15 @@ def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
             if id(d) in shown:
                 on_record = d.path.resolve() == a.path.resolve() and d.range.line in lines
                 by_line.setdefault(d.range.line if on_record else None, []).append(d)
-        cases = [(f"{r.record.id if r.record and r.record.id else 'record'} (line {r.line + 1})", r.line)
-                 for r in a.records] + [(SET_CASE, None)]
+        cases = [
+            (f"{r.record.id if r.record and r.record.id else 'record'} (line {r.line + 1})", r.line)
+            for r in a.records
+        ] + [(SET_CASE, None)]
         n_failed = 0
         for name, line in cases:
-            case = ET.SubElement(suite, "testcase", name=name, classname=_display(a.path), file=_display(a.path))
+            case = ET.SubElement(
+                suite, "testcase", name=name, classname=_display(a.path), file=_display(a.path)
+            )
             if line is not None:
                 case.set("line", str(line + 1))
             found = by_line.get(line, [])
@@ -203,5 +255,10 @@ def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
 
 
 Format = Callable[[Sequence[Diagnostic], Sequence[Analysis]], str]
-FORMATS: dict[str, Format] = {"text": format_text, "json": format_json, "github": format_github,
-                              "sarif": format_sarif, "junit": format_junit}
+FORMATS: dict[str, Format] = {
+    "text": format_text,
+    "json": format_json,
+    "github": format_github,
+    "sarif": format_sarif,
+    "junit": format_junit,
+}

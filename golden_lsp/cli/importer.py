@@ -8,8 +8,8 @@ from pathlib import Path
 
 from ..core.artifact import write_atomically
 from ..core.config import ConfigError
-from ..practice.importer import READERS, import_samples
 from ..core.files import display
+from ..practice.importer import READERS, import_samples
 from .common import add_set_options, golden_set, read_input
 from .formats import format_text
 
@@ -27,7 +27,9 @@ def _run(args: argparse.Namespace) -> int:
     golden = golden_set(args, None)  # the corpus to anchor in: --config, else found from here
     text = read_input(args.file, "file to import")
     if args.out is not None:
-        golden.refuse_outputs({"questions file to write": args.out}, {args.file: "file to import"}, questions=True)
+        golden.refuse_outputs(
+            {"questions file to write": args.out}, {args.file: "file to import"}, questions=True
+        )
     result = import_samples(golden.corpus, args.source_format, args.file, text)
     sys.stderr.write(format_text(result.diagnostics))
     if args.out is None:
@@ -39,6 +41,8 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
         where = display(args.out)
-    sys.stderr.write(f"golden-lsp: imported {result.records} samples to {where}: {result.anchored} contexts "
-                     f"anchored, {result.ambiguous} ambiguous, {result.not_found} not found\n")
+    sys.stderr.write(
+        f"golden-lsp: imported {result.records} samples to {where}: {result.anchored} contexts "
+        f"anchored, {result.ambiguous} ambiguous, {result.not_found} not found\n"
+    )
     return 0

@@ -6,15 +6,23 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..practice.skeleton import init
 from ..core.files import display
+from ..practice.skeleton import init
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("init", help="start a golden set: config, a corpus chapter and one record (never overwrites)")
-    p.add_argument("dir", nargs="?", type=Path, default=Path("."), help="folder to write into (default: here)")
-    p.add_argument("--corpus", type=Path, metavar="EXISTING",
-                   help="use this existing corpus folder instead of writing a sample chapter")
+    p = sub.add_parser(
+        "init", help="start a golden set: config, a corpus chapter and one record (never overwrites)"
+    )
+    p.add_argument(
+        "dir", nargs="?", type=Path, default=Path("."), help="folder to write into (default: here)"
+    )
+    p.add_argument(
+        "--corpus",
+        type=Path,
+        metavar="EXISTING",
+        help="use this existing corpus folder instead of writing a sample chapter",
+    )
     p.set_defaults(run=_init)
 
 

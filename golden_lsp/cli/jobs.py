@@ -6,19 +6,22 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..core import diskcache
 from ..core.config import Config
 from ..core.diagnostics import plural
 from ..core.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
-from ..core.model import Analysis
-from ..core import diskcache
-from ..core.project import GoldenSet
 from ..core.files import display as _display
-from .common import add_set_options, golden_set as _common_golden_set, progress
+from ..core.model import Analysis
+from ..core.project import GoldenSet
+from .common import add_set_options, progress
+from .common import golden_set as _common_golden_set
 from .formats import FORMATS, format_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    check = sub.add_parser("check", help="report every finding; exit 1 on any error (also: golden-lsp --check)")
+    check = sub.add_parser(
+        "check", help="report every finding; exit 1 on any error (also: golden-lsp --check)"
+    )
     check.add_argument("paths", nargs="*", type=Path, help="questions files or folders holding a config")
     check.add_argument("--format", choices=sorted(FORMATS), default="text")
     add_set_options(check)
@@ -32,11 +35,20 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_speed_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--jobs", "-j", type=_jobs, default=AUTO, metavar="N",
-                   help="read, chunk and resolve documents in N processes (same output; default auto: "
-                        f"one per core, up to {MAX_AUTO_JOBS}, for a corpus of {AUTO_JOBS_MB} MB or more)")
-    p.add_argument("--no-cache", action="store_true",
-                   help="neither read nor write the warm cache of chunks and quote facts")
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=_jobs,
+        default=AUTO,
+        metavar="N",
+        help="read, chunk and resolve documents in N processes (same output; default auto: "
+        f"one per core, up to {MAX_AUTO_JOBS}, for a corpus of {AUTO_JOBS_MB} MB or more)",
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the warm cache of chunks and quote facts",
+    )
 
 
 def _jobs(value: str) -> int:
@@ -71,8 +83,10 @@ def _check(args: argparse.Namespace) -> int:
     if args.format == "text":
         for a in analyses:
             c = a.counts()
-            sys.stderr.write(f"{_display(a.path)}: {plural(c['records'], 'record')}, "
-                             f"{plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}\n")
+            sys.stderr.write(
+                f"{_display(a.path)}: {plural(c['records'], 'record')}, "
+                f"{plural(c['errors'], 'error')}, {plural(c['warnings'], 'warning')}\n"
+            )
     return 1 if any(a.has_errors for a in analyses) else 0
 
 
@@ -86,8 +100,10 @@ def _build(args: argparse.Namespace) -> int:
     if not written:
         sys.stderr.write(f"golden-lsp: nothing written: {plural(analysis.counts()['errors'], 'error')}\n")
         return 1
-    sys.stderr.write(f"golden-lsp: wrote {_display(config.artifact_path())} "
-                     f"({plural(analysis.counts()['records'], 'record')}) and {_display(config.manifest_path())}\n")
+    sys.stderr.write(
+        f"golden-lsp: wrote {_display(config.artifact_path())} "
+        f"({plural(analysis.counts()['records'], 'record')}) and {_display(config.manifest_path())}\n"
+    )
     return 0
 
 

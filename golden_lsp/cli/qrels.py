@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..evaluate.chunkings import qrels_text
 from ..core.config import ConfigError
 from ..core.files import display
+from ..evaluate.chunkings import qrels_text
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output
 
@@ -33,8 +33,11 @@ def _qrels(args: argparse.Namespace) -> int:
     else:
         write_output(args.out, text, golden, args.chunks)
     empty = sum(1 for t in tg.answerable for b in t.bearing if not b)
-    sys.stderr.write(f"golden-lsp: qrels of {len(tg.answerable)} answerable records over {tg.chunking.name} "
-                     f"(hit rule {tg.hit_rule}); {empty} spans have no bearing chunk; {len(tg.unanswerable)} "
-                     f"unanswerable and {tg.excluded} excluded records have none"
-                     + (f"; wrote {display(args.out)}" if args.out else "") + "\n")
+    sys.stderr.write(
+        f"golden-lsp: qrels of {len(tg.answerable)} answerable records over {tg.chunking.name} "
+        f"(hit rule {tg.hit_rule}); {empty} spans have no bearing chunk; {len(tg.unanswerable)} "
+        f"unanswerable and {tg.excluded} excluded records have none"
+        + (f"; wrote {display(args.out)}" if args.out else "")
+        + "\n"
+    )
     return 0

@@ -15,12 +15,18 @@ DEFAULT_OUT = "report.html"
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="write one self-contained HTML page: figures, findings, coverage, charts, curve")
+    p = sub.add_parser(
+        "report", help="write one self-contained HTML page: figures, findings, coverage, charts, curve"
+    )
     p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     source = p.add_mutually_exclusive_group()
-    source.add_argument("--run", dest="run_file", type=Path, help="a retrieval run to draw the curve of (as eval)")
+    source.add_argument(
+        "--run", dest="run_file", type=Path, help="a retrieval run to draw the curve of (as eval)"
+    )
     source.add_argument("--retriever", help="rank with a retriever first (bm25, or module:function), as eval")
-    p.add_argument("--out", type=Path, default=Path(DEFAULT_OUT), help=f"the page to write (default {DEFAULT_OUT})")
+    p.add_argument(
+        "--out", type=Path, default=Path(DEFAULT_OUT), help=f"the page to write (default {DEFAULT_OUT})"
+    )
     add_set_options(p)
     p.set_defaults(run=_report)
 

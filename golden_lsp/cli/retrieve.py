@@ -6,15 +6,18 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..evaluate.runs import run_text
 from ..core.files import display
+from ..evaluate.runs import run_text
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output
 
 
 def add_retriever_option(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--retriever", metavar="bm25|MODULE:FUNCTION",
-                   help="bm25 (the search extra), or your fn(query: str, k: int) -> list[str] of chunk IDs")
+    p.add_argument(
+        "--retriever",
+        metavar="bm25|MODULE:FUNCTION",
+        help="bm25 (the search extra), or your fn(query: str, k: int) -> list[str] of chunk IDs",
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -22,8 +25,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     add_retriever_option(p)
     p.add_argument("--k", type=int, default=50, help="chunks per query (default 50)")
-    p.add_argument("--out", type=Path, required=True,
-                   help="the run: JSONL when it ends in .jsonl, else TREC (qid Q0 docno rank score tag)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="the run: JSONL when it ends in .jsonl, else TREC (qid Q0 docno rank score tag)",
+    )
     add_chunks_option(p)
     add_set_options(p)
     p.set_defaults(run=_retrieve)
@@ -36,7 +43,11 @@ def _retrieve(args: argparse.Namespace) -> int:
     spec = args.retriever or "bm25"
     ids, scores = retrieve(spec, golden.corpus, tg.chunking, tg.all(), args.k)
     fmt = "jsonl" if args.out.suffix == ".jsonl" else "trec"
-    write_output(args.out, run_text(ids, scores, fmt, f"golden-lsp-{spec.replace(':', '.')}"), golden, args.chunks)
-    sys.stderr.write(f"golden-lsp: wrote {display(args.out)} ({fmt}): top {args.k} of {len(tg.chunking.chunks)} "
-                     f"chunks ({tg.chunking.name}) for {len(ids)} queries by {spec}\n")
+    write_output(
+        args.out, run_text(ids, scores, fmt, f"golden-lsp-{spec.replace(':', '.')}"), golden, args.chunks
+    )
+    sys.stderr.write(
+        f"golden-lsp: wrote {display(args.out)} ({fmt}): top {args.k} of {len(tg.chunking.chunks)} "
+        f"chunks ({tg.chunking.name}) for {len(ids)} queries by {spec}\n"
+    )
     return 0

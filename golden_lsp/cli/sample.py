@@ -8,11 +8,11 @@ import json
 import sys
 from pathlib import Path
 
-from ..practice import sampling
 from ..core.artifact import write_atomically
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.files import display
+from ..practice import sampling
 from .common import add_set_options, golden_set, read_input
 
 
@@ -23,8 +23,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--strategy", choices=sampling.STRATEGIES, default="random")
     p.add_argument("--seed", type=int, help="the same seed draws the same sample")
     p.add_argument("--out", type=Path, help="write the records here (never an input) instead of stdout")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text: questions.jsonl lines; json: a list of the records")
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: questions.jsonl lines; json: a list of the records",
+    )
     add_set_options(p)
     p.set_defaults(run=_sample)
 
@@ -40,7 +44,9 @@ def _sample(args: argparse.Namespace) -> int:
     records = [r.record for r in analysis.records if r.record is not None]
     committed = golden.committed_queries()  # deleted questions keep their ids and queries
     existing_ids = [r.id for r in records if r.id is not None] + list(committed)
-    queries = [r.query for r in records if r.query is not None] + [q for q in committed.values() if isinstance(q, str)]
+    queries = [r.query for r in records if r.query is not None] + [
+        q for q in committed.values() if isinstance(q, str)
+    ]
     pool = sampling.candidates(sampling.read_log(log_text, display(args.log)), queries)
     picked, notes = sampling.draw(pool, args.n, args.strategy, args.seed)
     for note in notes:

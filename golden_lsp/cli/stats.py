@@ -7,8 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from ..practice import stats
 from ..core.diagnostics import plural
+from ..practice import stats
 from .common import add_set_options, golden_set
 
 
@@ -31,6 +31,8 @@ def _stats(args: argparse.Namespace) -> int:
         sys.stdout.write(render(figures, golden.hit_rule, stats.shape_findings(analysis)))
     errors = analysis.counts()["errors"]
     if errors:
-        sys.stderr.write(f"golden-lsp: {plural(errors, 'error')} in the set: the figures count only what resolves "
-                         "(see golden-lsp check)\n")
+        sys.stderr.write(
+            f"golden-lsp: {plural(errors, 'error')} in the set: the figures count only what resolves "
+            "(see golden-lsp check)\n"
+        )
     return 0

@@ -32,7 +32,6 @@ from .model import Analysis, LineResult, RecordLine
 from .questions import is_skipped, parse_record, split_lines
 from .scoring import HitRule
 
-
 #: an analysis that analysed this many lines afresh freezes what it made (``gc.freeze``)
 FREEZE_AFTER = 1000
 _LINE = attrgetter("line")
@@ -103,8 +102,12 @@ def changed_window(old: list[str], new: list[str]) -> tuple[int, int, int]:
 def changed_docs(before: Corpus, now: Corpus) -> set[str]:
     """The documents (readable or broken) that are not the same object in both corpora: edited,
     added or removed (an unchanged document is carried over as the same object)."""
-    return {d for docs in ((before.docs, now.docs), (before.broken, now.broken))
-            for d in docs[0].keys() | docs[1].keys() if docs[0].get(d) is not docs[1].get(d)}
+    return {
+        d
+        for docs in ((before.docs, now.docs), (before.broken, now.broken))
+        for d in docs[0].keys() | docs[1].keys()
+        if docs[0].get(d) is not docs[1].get(d)
+    }
 
 
 def _has_spans(results: list[LineResult]) -> bool:
@@ -118,7 +121,7 @@ class Analyzer:
     of one set never evict each other's results.
     """
 
-    def __init__(self, corpus: Corpus, hit_rule: HitRule, settings: rules.SetRules = rules.SetRules()):
+    def __init__(self, corpus: Corpus, hit_rule: HitRule, settings: rules.SetRules = rules.SetRules()):  # noqa: B008 (frozen)
         self.corpus = corpus
         self.hit_rule = hit_rule
         self.settings = settings
@@ -137,8 +140,11 @@ class Analyzer:
         if corpus.max_chars != self.corpus.max_chars:
             self._files.clear()
         # the facts of a quote are its document's: they stay where the document object did
-        self._found = {key: f for key, f in self._found.items()
-                       if corpus.docs.get(key[0]) is self.corpus.docs.get(key[0]) is not None}
+        self._found = {
+            key: f
+            for key, f in self._found.items()
+            if corpus.docs.get(key[0]) is self.corpus.docs.get(key[0]) is not None
+        }
         self.corpus = corpus
 
     def _fresh(self, result: LineResult) -> bool:
@@ -205,7 +211,9 @@ class Analyzer:
         tail = records[hi:]
         if shift:
             after = [no for no in placed if no >= old_end]
-            placed.update({no + shift: [d.moved_to(no + shift, path) for d in placed.pop(no)] for no in after})
+            placed.update(
+                {no + shift: [d.moved_to(no + shift, path) for d in placed.pop(no)] for no in after}
+            )
             tail = [RecordLine(r.line + shift, r.result) for r in tail]
         middle = []
         for no, line in enumerate(window, first):
@@ -229,11 +237,13 @@ class Analyzer:
             cache.keep(line, result)
         cache.uses.update(line for line in window if line in cache.results)
         cache.uses.subtract(line for line in cache.texts[first:old_end] if line in cache.results)
-        for line in {line for line in cache.texts[first:old_end]} | fresh.keys():
+        for line in set(cache.texts[first:old_end]) | fresh.keys():
             if cache.uses[line] <= 0:
                 cache.uses.pop(line, None)
                 cache.forget(line)
-        spans_changed = cache.corpus is None or bool(shift and tail) or _has_spans(removed) or _has_spans(added)
+        spans_changed = (
+            cache.corpus is None or bool(shift and tail) or _has_spans(removed) or _has_spans(added)
+        )
         cache.texts, cache.records, cache.corpus = texts, records, self.corpus
 
         cache.tally.update(removed, added, bool(shift))
@@ -246,8 +256,9 @@ class Analyzer:
     def _place(path: Path, record: RecordLine, placed: dict[int, list[Diagnostic]]) -> RecordLine:
         """``record`` with its findings moved to its line (into ``placed``)."""
         if record.result.diagnostics:
-            placed[record.line] = sorted((d.moved_to(record.line, path) for d in record.result.diagnostics),
-                                         key=_order)
+            placed[record.line] = sorted(
+                (d.moved_to(record.line, path) for d in record.result.diagnostics), key=_order
+            )
         return record
 
     def prime(self, found: rules.Found, parsed: dict[str, tuple]) -> None:

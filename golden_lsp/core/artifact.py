@@ -42,8 +42,15 @@ def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> st
         "query_id": record.id,
         "hop": record.hop,
         "tags": record.tags,
-        "answer_spans": [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end,
-                          **({"primary": True} if r.locator.primary else {})} for r in resolved],
+        "answer_spans": [
+            {
+                "doc_id": r.span.doc_id,
+                "char_start": r.span.start,
+                "char_end": r.span.end,
+                **({"primary": True} if r.locator.primary else {}),
+            }
+            for r in resolved
+        ],
         "span_union_coverage": [round(r.coverage, 4) for r in resolved],
         "chunker_version": CHUNKER_VERSION,
         "canonical_version": CANONICAL_VERSION,
@@ -55,8 +62,9 @@ def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> st
 def practice_keys(record: QuestionRecord) -> dict[str, Any]:
     """The optional practice fields a record uses, as extra artifact keys (absent when unused, so
     a set without them builds the reference builder's bytes)."""
-    out: dict[str, Any] = {k: v for k in ("query_type", "split", "annotator")
-                           if (v := getattr(record, k)) is not None}
+    out: dict[str, Any] = {
+        k: v for k in ("query_type", "split", "annotator") if (v := getattr(record, k)) is not None
+    }
     if record.unanswerable:
         out["unanswerable"] = True
     return out
@@ -65,7 +73,9 @@ def practice_keys(record: QuestionRecord) -> dict[str, Any]:
 def corpus_commit(root: Path) -> str:
     """``git rev-parse HEAD`` in the corpus root, or "unknown" (no git, no repo, no commit)."""
     try:
-        proc = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10)
+        proc = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=10
+        )
     except (OSError, subprocess.SubprocessError):
         return "unknown"
     return proc.stdout.strip() if proc.returncode == 0 else "unknown"
@@ -144,7 +154,9 @@ def finish_interrupted(paths: list[Path]) -> list[str]:
             names = os.listdir(path.parent)
         except OSError:
             continue
-        pids.update(int(n[len(prefix):]) for n in names if n.startswith(prefix) and n[len(prefix):].isdigit())
+        pids.update(
+            int(n[len(prefix) :]) for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()
+        )
     done = []
     for pid in sorted(pids):
         if pid != os.getpid() and _running(pid):
@@ -261,8 +273,14 @@ def _read(path: Path) -> str | None:
         return None
 
 
-def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | None,
-              manifest_path: Path | None, build_command: str, files: CommittedFiles) -> list[Diagnostic]:
+def staleness(
+    analysis: Analysis,
+    fresh_manifest: dict,
+    artifact_path: Path | None,
+    manifest_path: Path | None,
+    build_command: str,
+    files: CommittedFiles,
+) -> list[Diagnostic]:
     """stale-artifact / stale-manifest findings, located at the records that differ.
 
     A path of None is not checked (the set does not keep that file); ``files`` reads the
@@ -277,47 +295,89 @@ def staleness(analysis: Analysis, fresh_manifest: dict, artifact_path: Path | No
     out: list[Diagnostic] = []
     data = {"command": build_command}
     if artifact_path is not None:
-        out.extend(_artifact_staleness(analysis, fresh, artifact_path, files.get(artifact_path, "artifact"), fix, data))
+        out.extend(
+            _artifact_staleness(
+                analysis, fresh, artifact_path, files.get(artifact_path, "artifact"), fix, data
+            )
+        )
     if manifest_path is None:
         return out
     committed = files.get(manifest_path, "manifest").parsed
     if not isinstance(committed, dict):
-        out.append(Diagnostic("stale-manifest", f"manifest {display(manifest_path)} is missing or not JSON{fix}",
-                              path, top, data=data))
+        out.append(
+            Diagnostic(
+                "stale-manifest",
+                f"manifest {display(manifest_path)} is missing or not JSON{fix}",
+                path,
+                top,
+                data=data,
+            )
+        )
     else:
-        keys = sorted(k for k in fresh_manifest.keys() | committed.keys()
-                      if k != "corpus_commit" and fresh_manifest.get(k) != committed.get(k))
+        keys = sorted(
+            k
+            for k in fresh_manifest.keys() | committed.keys()
+            if k != "corpus_commit" and fresh_manifest.get(k) != committed.get(k)
+        )
         if keys:
             pair = ""
             if artifact_path is not None and files.get(artifact_path, "artifact").text == fresh:
-                pair = (f"; the artifact {display(artifact_path)} is fresh, so the two are from different builds "
-                        "(an interrupted build?)")
-            out.append(Diagnostic("stale-manifest", f"manifest {display(manifest_path)} is stale "
-                                  f"({', '.join(keys)} differ){pair}{fix}", path, top, data=data))
+                pair = (
+                    f"; the artifact {display(artifact_path)} is fresh, so the two are from different builds "
+                    "(an interrupted build?)"
+                )
+            out.append(
+                Diagnostic(
+                    "stale-manifest",
+                    f"manifest {display(manifest_path)} is stale ({', '.join(keys)} differ){pair}{fix}",
+                    path,
+                    top,
+                    data=data,
+                )
+            )
     return out
 
 
-def _artifact_staleness(analysis: Analysis, fresh: str, artifact_path: Path, committed: CommittedFile,
-                        fix: str, data: dict) -> list[Diagnostic]:
+def _artifact_staleness(
+    analysis: Analysis, fresh: str, artifact_path: Path, committed: CommittedFile, fix: str, data: dict
+) -> list[Diagnostic]:
     path = analysis.path
     top = Range.on_line(0, 0, 0)
     out: list[Diagnostic] = []
     if committed.text is None:
-        out.append(Diagnostic("stale-artifact", f"artifact {display(artifact_path)} is missing or unreadable{fix}",
-                              path, top, data=data))
+        out.append(
+            Diagnostic(
+                "stale-artifact",
+                f"artifact {display(artifact_path)} is missing or unreadable{fix}",
+                path,
+                top,
+                data=data,
+            )
+        )
     elif committed.text != fresh:
         have = committed.lines
-        differing = [r for r in analysis.records if r.result.artifact_line and r.result.artifact_line not in have]
+        differing = [
+            r for r in analysis.records if r.result.artifact_line and r.result.artifact_line not in have
+        ]
         where = top
         if differing:
             first = differing[0]
             s, e = first.record.field_range("id")
             where = Range.on_line(first.line, s, e)
             ids = ", ".join(str(r.record.id) for r in differing[:5]) + (", …" if len(differing) > 5 else "")
-            what = (f"{plural(len(differing), 'record')} {'differs' if len(differing) == 1 else 'differ'} "
-                    f"from a fresh build ({ids})")
+            what = (
+                f"{plural(len(differing), 'record')} {'differs' if len(differing) == 1 else 'differ'} "
+                f"from a fresh build ({ids})"
+            )
         else:
             what = "records were removed or reordered since it was built"
-        out.append(Diagnostic("stale-artifact", f"artifact {display(artifact_path)} is stale: {what}{fix}",
-                              path, where, data=data))
+        out.append(
+            Diagnostic(
+                "stale-artifact",
+                f"artifact {display(artifact_path)} is stale: {what}{fix}",
+                path,
+                where,
+                data=data,
+            )
+        )
     return out

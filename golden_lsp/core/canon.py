@@ -102,7 +102,7 @@ class PositionMap:
             text, starts = self._text, self._canonical_starts()
             if not 0 <= line < len(starts):
                 return ""
-            return text[starts[line]:starts[line + 1] - 1 if line + 1 < len(starts) else len(text)]
+            return text[starts[line] : starts[line + 1] - 1 if line + 1 < len(starts) else len(text)]
         if self._raw_starts is None:
             starts = array("q", [0])
             starts.extend(m.end() for m in _RAW_LINE_BREAK.finditer(self._raw))
@@ -111,8 +111,8 @@ class PositionMap:
         if not 0 <= line < len(starts):
             return ""
         if line + 1 < len(starts):
-            return self._raw[starts[line]:starts[line + 1]].rstrip("\r\n")
-        return self._raw[starts[line]:]
+            return self._raw[starts[line] : starts[line + 1]].rstrip("\r\n")
+        return self._raw[starts[line] :]
 
     def canonical_position(self, offset: int) -> tuple[int, int]:
         """(line, column) of ``offset`` in the canonical text, both 0-based. Until some request
@@ -159,7 +159,7 @@ class PositionMap:
             raw = stripped
         starts = self._canonical_starts()
         end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self._text)
-        canonical_line = self._text[starts[line]:end]
+        canonical_line = self._text[starts[line] : end]
         if raw == canonical_line:
             return line, col + shift
         # The line was recomposed by NFC: find the longest raw prefix whose NFC form is at most

@@ -28,9 +28,11 @@ _EOL = f"(?=[{_BREAKS}]|\\Z)"
 # SPEC §2's three patterns, each confined to one line, plus blank lines: the only lines that
 # shape sections and blocks (every other line is text). A match's ``lastindex`` is its kind.
 _HEADING = f"(#{{1,6}}){_WS}+([^{_BREAKS}]*\\S){_WS}*{_EOL}"  # groups: hashes, title
-_LINE = (f"(?:({_WS}*(?:```|~~~))"                                   # 1 fence
-         f"|{_HEADING}"                                              # 2, 3 heading
-         f"|({_WS}*(?:([-*_])(?:{_WS}*\\5){{2,}}{_WS}*)?){_EOL})")  # 4 blank or rule (5: its char)
+_LINE = (
+    f"(?:({_WS}*(?:```|~~~))"  # 1 fence
+    f"|{_HEADING}"  # 2, 3 heading
+    f"|({_WS}*(?:([-*_])(?:{_WS}*\\5){{2,}}{_WS}*)?){_EOL})"
+)  # 4 blank or rule (5: its char)
 FENCE, HEAD, SEP = 1, 3, 4
 _RARE = f"(?:({_WS}*(?:```|~~~))|{_HEADING})"  # fence and heading lines only: enough for sections
 
@@ -39,8 +41,11 @@ def _patterns(line: str) -> tuple[re.Pattern, re.Pattern, re.Pattern]:
     """``line`` at the text's start, after a ``\\n``, after any line break. Searching for the break
     first keeps the scan in C, and the lookahead (every character such a line can start with)
     turns most text lines away at once."""
-    return (re.compile(line), re.compile("\n(?=[\\s#`~*_-])" + line),
-            re.compile("(?:\r\n|\r(?!\n)|[\n\v\f\x1c-\x1e\x85\u2028\u2029])(?=[\\s#`~*_-])" + line))
+    return (
+        re.compile(line),
+        re.compile("\n(?=[\\s#`~*_-])" + line),
+        re.compile("(?:\r\n|\r(?!\n)|[\n\v\f\x1c-\x1e\x85\u2028\u2029])(?=[\\s#`~*_-])" + line),
+    )
 
 
 _ALL_LINES, _RARE_LINES = _patterns(_LINE), _patterns(_RARE)
@@ -147,7 +152,9 @@ def _gaps(start: int, end: int, sep_starts: list[int], sep_ends: list[int]) -> l
     return [(a, b) for a, b in zip([start, *sep_ends[i:j]], [*sep_starts[i:j], end]) if b > a]
 
 
-def _blocks(start: int, end: int, fences: list[tuple[int, int]], sep_starts, sep_ends) -> list[tuple[int, int]]:
+def _blocks(
+    start: int, end: int, fences: list[tuple[int, int]], sep_starts, sep_ends
+) -> list[tuple[int, int]]:
     """Blocks of the section [start, end) whose fence lines are ``fences`` ((start, end), each
     wholly inside it): text runs between blank and rule lines, and fenced stretches (with the
     text run right before their opening line, which the fence joins)."""
@@ -203,7 +210,7 @@ def _chunk_sections(doc_id: str, text: str, sections, lines, max_chars: int) -> 
     rare, sep_starts, sep_ends = lines
     fences = [(start, end) for kind, start, end in rare if kind == FENCE]
     fence_starts = [start for start, _ in fences]
-    prefix = hashlib.sha256(f"{doc_id}\0{CHUNKER_VERSION}\0".encode("utf-8"))
+    prefix = hashlib.sha256(f"{doc_id}\0{CHUNKER_VERSION}\0".encode())
     chunks = []
     for s, e, path in sections:
         if e <= s:
@@ -211,7 +218,7 @@ def _chunk_sections(doc_id: str, text: str, sections, lines, max_chars: int) -> 
         lo = bisect.bisect_left(fence_starts, s)
         hi = bisect.bisect_left(fence_starts, e, lo)
         head = prefix.copy()  # the hash so far of every chunk of this section
-        head.update(f"{path}\n\n".encode("utf-8"))
+        head.update(f"{path}\n\n".encode())
         for start, end in _pack(text, _blocks(s, e, fences[lo:hi], sep_starts, sep_ends), max_chars):
             stripped = text[start:end].strip()
             if stripped:
@@ -241,7 +248,7 @@ def _common_prefix(a: str, b: str, limit: int, reverse: bool = False) -> int:
     na, nb = len(a), len(b)
 
     def same(lo: int, hi: int) -> bool:  # the characters lo..hi from the start (or the end) agree
-        return a.endswith(b[nb - hi:nb - lo], 0, na - lo) if reverse else a.startswith(b[lo:hi], lo)
+        return a.endswith(b[nb - hi : nb - lo], 0, na - lo) if reverse else a.startswith(b[lo:hi], lo)
 
     lo, step = 0, 1024
     while lo < limit:
@@ -263,19 +270,31 @@ def _shifted_sections(doc_id: str, old_text: str, old_sections, new_text: str, p
     n0, n1 = len(old_text), len(new_text)
     left = old_text.rfind("\n", 0, p) + 1  # the \n-delimited lines around the change
     right = old_text.find("\n", n0 - q) + 1 or n0
-    if _lines(old_text[left:right], _RARE_LINES)[0] or _lines(new_text[left:right + n1 - n0], _RARE_LINES)[0]:
+    if (
+        _lines(old_text[left:right], _RARE_LINES)[0]
+        or _lines(new_text[left : right + n1 - n0], _RARE_LINES)[0]
+    ):
         return None
     delta = n1 - n0
-    headed = [(s if s <= left else s + delta, n1 if e == n0 else e if e <= left else e + delta, path)
-              for s, e, path in old_sections if path != doc_id]
+    headed = [
+        (s if s <= left else s + delta, n1 if e == n0 else e if e <= left else e + delta, path)
+        for s, e, path in old_sections
+        if path != doc_id
+    ]
     if not headed:
         return [(0, n1, doc_id)]
     first_end = new_text.rfind("\n", 0, headed[0][0] - 1) + 1
     return ([(0, first_end, doc_id)] if _NON_SPACE.search(new_text, 0, first_end) else []) + headed
 
 
-def rechunk(doc_id: str, old_text: str, old_sections, old_chunks: list[Chunk], new_text: str,
-            max_chars: int = DEFAULT_MAX_CHARS) -> tuple[list[tuple[int, int, str]], list[Chunk]]:
+def rechunk(
+    doc_id: str,
+    old_text: str,
+    old_sections,
+    old_chunks: list[Chunk],
+    new_text: str,
+    max_chars: int = DEFAULT_MAX_CHARS,
+) -> tuple[list[tuple[int, int, str]], list[Chunk]]:
     """``sections`` and ``chunk_document`` of ``new_text``, from those of ``old_text`` (an edit
     of it): a section whose path and text are those of an old section before or after the
     change keeps that section's chunks (shifted, with their content-addressed IDs); only the
@@ -296,12 +315,18 @@ def rechunk(doc_id: str, old_text: str, old_sections, old_chunks: list[Chunk], n
         if e <= s:
             continue
         if e <= p and (s, e, path) in old_keys:
-            chunks += old_chunks[bisect.bisect_left(starts, s):bisect.bisect_left(starts, e)]
+            chunks += old_chunks[bisect.bisect_left(starts, s) : bisect.bisect_left(starts, e)]
         elif s >= n1 - q and (s - delta, e - delta, path) in old_keys:
-            chunks += [Chunk(doc_id, c.start + delta, c.end + delta, path, c.chunk_id)
-                       for c in old_chunks[bisect.bisect_left(starts, s - delta):bisect.bisect_left(starts, e - delta)]]
+            chunks += [
+                Chunk(doc_id, c.start + delta, c.end + delta, path, c.chunk_id)
+                for c in old_chunks[
+                    bisect.bisect_left(starts, s - delta) : bisect.bisect_left(starts, e - delta)
+                ]
+            ]
         else:  # its text is new: chunk it alone (its ends are line boundaries, so its lines are its own)
             body = new_text[s:e]
-            chunks += [Chunk(doc_id, c.start + s, c.end + s, path, c.chunk_id)
-                       for c in _chunk_sections(doc_id, body, [(0, e - s, path)], _lines(body), max_chars)]
+            chunks += [
+                Chunk(doc_id, c.start + s, c.end + s, path, c.chunk_id)
+                for c in _chunk_sections(doc_id, body, [(0, e - s, path)], _lines(body), max_chars)
+            ]
     return new_sections, chunks

@@ -20,8 +20,8 @@ else:  # pragma: no cover - Python 3.10
 
 from .chunker import DEFAULT_MAX_CHARS
 from .diagnostics import BLOCKING, CODES
-from .questions import DEFAULT_QUERY_TYPES
 from .files import NotRegularFile, display, read_regular
+from .questions import DEFAULT_QUERY_TYPES
 from .scoring import DEFAULT_HIT_RULE, parse_hit_rule
 
 CONFIG_NAME = "golden-lsp.toml"
@@ -63,8 +63,9 @@ class Config:
         """Apply overrides (CLI flags, editor settings); relative paths resolve against ``base``."""
         values = _validated({k: v for k, v in overrides.items() if v is not None}, base, "override")
         overridden = self.overridden + tuple(k for k in values if k not in self.overridden)
-        return _checked(replace(self, **values, explicit=self.explicit | values.keys(), overridden=overridden),
-                        "override")
+        return _checked(
+            replace(self, **values, explicit=self.explicit | values.keys(), overridden=overridden), "override"
+        )
 
     def questions_path(self) -> Path:
         if self.questions is not None:
@@ -114,7 +115,9 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
 
 def _severity_table(value: Any, where: str) -> dict[str, str]:
     if not isinstance(value, dict):
-        raise ConfigError(f"{where}: 'severity' must be a table of code = \"error\" | \"warning\" | \"info\" | \"off\"")
+        raise ConfigError(
+            f'{where}: \'severity\' must be a table of code = "error" | "warning" | "info" | "off"'
+        )
     for code, level in value.items():
         if code not in CODES:
             raise ConfigError(f"{where}: [severity] names an unknown code {code!r}")
@@ -129,8 +132,10 @@ def _checked(config: Config, where: str) -> Config:
     """Checks across keys, once all of them are known."""
     unknown = [t for t in config.required_query_types if t not in config.query_types]
     if unknown:
-        raise ConfigError(f"{where}: required_query_types {', '.join(unknown)} not in query_types "
-                          f"({', '.join(config.query_types)})")
+        raise ConfigError(
+            f"{where}: required_query_types {', '.join(unknown)} not in query_types "
+            f"({', '.join(config.query_types)})"
+        )
     return config
 
 

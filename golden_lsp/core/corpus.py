@@ -13,9 +13,9 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from . import diskcache
@@ -23,7 +23,6 @@ from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, edito
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document, rechunk, sections
 from .files import display, read_regular
 from .resolve import forget_text
-
 
 _RAW_BREAKS = re.compile(rb"\r\n|\r|\n")
 
@@ -96,13 +95,17 @@ class CorpusDoc:
         try:
             data = read_regular(self.path)
             if self._data_sha is not None and hashlib.sha256(data).hexdigest() != self._data_sha:
-                raise CorpusConfigError(f"corpus file {display(self.path)} changed while golden-lsp was reading it")
+                raise CorpusConfigError(
+                    f"corpus file {display(self.path)} changed while golden-lsp was reading it"
+                )
             raw = decode_strict(data)
         except (OSError, NotUtf8Error) as exc:
             raise CorpusConfigError(f"cannot read corpus file {display(self.path)} again: {exc}") from None
         text = raw if self._same else canonicalize(raw)
         if self._data_sha is None and hashlib.sha256(text.encode("utf-8")).hexdigest() != self.sha256:
-            raise CorpusConfigError(f"corpus file {display(self.path)} changed while golden-lsp was reading it")
+            raise CorpusConfigError(
+                f"corpus file {display(self.path)} changed while golden-lsp was reading it"
+            )
         self._raw, self._text = raw, text
 
     @cached_property
@@ -113,8 +116,9 @@ class CorpusDoc:
         them (``diskcache``), else chunked."""
         previous, self.previous = self.previous, None
         if previous is not None:
-            self.sections, chunks = rechunk(self.doc_id, previous.text, previous.sections, previous.chunks,
-                                            self.text, self.max_chars)
+            self.sections, chunks = rechunk(
+                self.doc_id, previous.text, previous.sections, previous.chunks, self.text, self.max_chars
+            )
             return chunks
         chunks = diskcache.load_chunks(self.doc_id, self.sha256, self.chars, self.max_chars)
         if chunks is None:
@@ -225,14 +229,27 @@ class Corpus:
         doc_id = self.doc_id_for(path)
         if doc_id is None:
             return self
-        return self._replaced(doc_id, CorpusDoc(doc_id, self.root / doc_id, raw, canonicalize(raw), self.max_chars))
+        return self._replaced(
+            doc_id, CorpusDoc(doc_id, self.root / doc_id, raw, canonicalize(raw), self.max_chars)
+        )
 
     def _replaced(self, doc_id: str, doc: CorpusDoc | BrokenDoc | None) -> Corpus:
         old = self.docs.get(doc_id)
-        if (isinstance(doc, CorpusDoc) and old is not None and "chunks" in old.__dict__ and old._text is not None
-                and old.max_chars == doc.max_chars):
-            doc.previous = old  # chunked, its text at hand: the new version re-uses its chunks (never a chain)
-        if old is not None and old._text is not None and (doc is None or getattr(doc, "_text", None) != old._text):
+        if (
+            isinstance(doc, CorpusDoc)
+            and old is not None
+            and "chunks" in old.__dict__
+            and old._text is not None
+            and old.max_chars == doc.max_chars
+        ):
+            doc.previous = (
+                old  # chunked, its text at hand: the new version re-uses its chunks (never a chain)
+            )
+        if (
+            old is not None
+            and old._text is not None
+            and (doc is None or getattr(doc, "_text", None) != old._text)
+        ):
             forget_text(old._text)  # what was computed from the old version is of no more use
         docs = {k: v for k, v in self.docs.items() if k != doc_id}
         broken = {k: v for k, v in self.broken.items() if k != doc_id}
@@ -240,7 +257,9 @@ class Corpus:
         return Corpus(self.root, self.glob, self.max_chars, dict(sorted(docs.items())), broken)
 
 
-def read_document(root: Path, doc_id: str, max_chars: int, lean: bool = False) -> CorpusDoc | BrokenDoc | None:
+def read_document(
+    root: Path, doc_id: str, max_chars: int, lean: bool = False
+) -> CorpusDoc | BrokenDoc | None:
     """The corpus file ``root/doc_id`` read as bytes and decoded as strict UTF-8 (SPEC §1).
 
     A file that is not UTF-8 is a ``BrokenDoc`` located at its first bad byte; None when there is
@@ -272,8 +291,9 @@ def read_document(root: Path, doc_id: str, max_chars: int, lean: bool = False) -
     if text is raw:  # the bytes are the canonical text's UTF-8: no need to encode it again
         doc.__dict__["sha256"] = data_sha
     if lean:
-        diskcache.store_canonical(data_sha, {"sha256": doc.sha256, "chars": doc.chars, "raw_key": doc.raw_key,
-                                             "same": doc._same})
+        diskcache.store_canonical(
+            data_sha, {"sha256": doc.sha256, "chars": doc.chars, "raw_key": doc.raw_key, "same": doc._same}
+        )
     return doc
 
 
@@ -296,7 +316,9 @@ def _known(root: Path, doc_id: str, max_chars: int, data_sha: str) -> CorpusDoc 
     return doc
 
 
-def _file(doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken: dict[str, BrokenDoc]) -> None:
+def _file(
+    doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken: dict[str, BrokenDoc]
+) -> None:
     """File a document read from disk under the readable or the broken ones (None: nowhere)."""
     if isinstance(doc, CorpusDoc):
         docs[doc.doc_id] = doc
@@ -304,8 +326,12 @@ def _file(doc: CorpusDoc | BrokenDoc | None, docs: dict[str, CorpusDoc], broken:
         broken[doc.doc_id] = doc
 
 
-def load_corpus(root: Path, glob: str = "*.md", max_chars: int = DEFAULT_MAX_CHARS,
-                read: Callable[[list[str]], Iterable[CorpusDoc | BrokenDoc | None]] | None = None) -> Corpus:
+def load_corpus(
+    root: Path,
+    glob: str = "*.md",
+    max_chars: int = DEFAULT_MAX_CHARS,
+    read: Callable[[list[str]], Iterable[CorpusDoc | BrokenDoc | None]] | None = None,
+) -> Corpus:
     """Read every regular file matching ``glob`` under ``root`` (pathlib semantics); ``read``
     reads the given doc IDs some other way (``docindex.load_indexed``: a map over the files)."""
     if not root.is_dir():

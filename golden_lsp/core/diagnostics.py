@@ -64,9 +64,21 @@ CODES: dict[str, Severity] = {
 
 #: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
 #: says, so that quieting a finding can never make a build silently drop a record
-BLOCKING = frozenset({"invalid-json", "not-an-object", "missing-field", "wrong-type", "unknown-doc",
-                      "empty-quote", "quote-not-found", "quote-ambiguous", "no-bearing-chunk",
-                      "corpus-error", "config-error"})
+BLOCKING = frozenset(
+    {
+        "invalid-json",
+        "not-an-object",
+        "missing-field",
+        "wrong-type",
+        "unknown-doc",
+        "empty-quote",
+        "quote-not-found",
+        "quote-ambiguous",
+        "no-bearing-chunk",
+        "corpus-error",
+        "config-error",
+    }
+)
 #: One line per code, for reports that describe their rules (SARIF's rule table, ``--format``s).
 DESCRIPTIONS: dict[str, str] = {
     "invalid-json": "The line is not valid JSON.",
@@ -153,8 +165,9 @@ class Diagnostic:
     level: Severity | None = None
 
     @classmethod
-    def at_columns(cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (),
-                   **data: Any) -> Diagnostic:
+    def at_columns(
+        cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (), **data: Any
+    ) -> Diagnostic:
         """A finding in one line's text at columns [start, end), on line 0 of no file yet.
 
         Lines are analysed independently of where they sit; ``moved_to`` places the finding.
@@ -170,5 +183,5 @@ class Diagnostic:
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
-    """"1 error", "2 errors" (``many`` for irregular plurals)."""
+    """ "1 error", "2 errors" (``many`` for irregular plurals)."""
     return f"{n} {word if n == 1 else many or word + 's'}"

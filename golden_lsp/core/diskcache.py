@@ -65,8 +65,15 @@ _CODE = _code_digest()
 
 
 def _key(kind: str, doc_sha: str, **params: Any) -> str:
-    parts = [kind, doc_sha, CHUNKER_VERSION, __version__, _CODE, f"format={FORMAT}",
-             *(f"{k}={v}" for k, v in sorted(params.items()))]
+    parts = [
+        kind,
+        doc_sha,
+        CHUNKER_VERSION,
+        __version__,
+        _CODE,
+        f"format={FORMAT}",
+        *(f"{k}={v}" for k, v in sorted(params.items())),
+    ]
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
@@ -81,8 +88,12 @@ def _read(key: str) -> Any | None:
         data = (cache_dir() / key[:2] / f"{key}.json").read_bytes()
         head, _, body = data.partition(b"\n")
         entry = json.loads(head)
-        if not isinstance(entry, dict) or entry.get("key") != key or entry.get("format") != FORMAT \
-                or entry.get("digest") != hashlib.sha256(body).hexdigest():
+        if (
+            not isinstance(entry, dict)
+            or entry.get("key") != key
+            or entry.get("format") != FORMAT
+            or entry.get("digest") != hashlib.sha256(body).hexdigest()
+        ):
             return None
         return json.loads(body)
     except (OSError, ValueError, TypeError, RecursionError):
@@ -120,8 +131,14 @@ def load_chunks(doc_id: str, doc_sha: str, text_len: int, max_chars: int) -> lis
         return None
     last = 0
     for c in chunks:  # ordered, disjoint, inside the text, with well-formed ids
-        if not (isinstance(c.start, int) and isinstance(c.end, int) and last <= c.start < c.end <= text_len
-                and isinstance(c.heading_path, str) and isinstance(c.chunk_id, str) and _HEX64.fullmatch(c.chunk_id)):
+        if not (
+            isinstance(c.start, int)
+            and isinstance(c.end, int)
+            and last <= c.start < c.end <= text_len
+            and isinstance(c.heading_path, str)
+            and isinstance(c.chunk_id, str)
+            and _HEX64.fullmatch(c.chunk_id)
+        ):
             return None
         last = c.end
     return chunks
@@ -130,17 +147,25 @@ def load_chunks(doc_id: str, doc_sha: str, text_len: int, max_chars: int) -> lis
 def store_chunks(doc_id: str, doc_sha: str, max_chars: int, chunks: list[Chunk]) -> None:
     paths: dict[str, int] = {}
     rows = [[c.start, c.end, paths.setdefault(c.heading_path, len(paths)), c.chunk_id] for c in chunks]
-    _write(_key("chunks", doc_sha, doc_id=doc_id, max_chars=max_chars), {"paths": list(paths), "chunks": rows})
+    _write(
+        _key("chunks", doc_sha, doc_id=doc_id, max_chars=max_chars), {"paths": list(paths), "chunks": rows}
+    )
 
 
 def load_canonical(data_sha: str) -> dict | None:
     """What a file whose bytes hash to ``data_sha`` is as a document (its canonical text's sha256
     and length, ``CorpusDoc.raw_key`` and whether the canonical text is the raw text), as stored."""
     payload = _read(_key("canonical", data_sha))
-    if (isinstance(payload, dict) and isinstance(payload.get("sha256"), str) and _HEX64.fullmatch(payload["sha256"])
-            and type(payload.get("chars")) is int and payload["chars"] >= 0 and type(payload.get("same")) is bool
-            and isinstance(payload.get("raw_key"), str)
-            and (payload["raw_key"] == "canonical" or _HEX64.fullmatch(payload["raw_key"]))):
+    if (
+        isinstance(payload, dict)
+        and isinstance(payload.get("sha256"), str)
+        and _HEX64.fullmatch(payload["sha256"])
+        and type(payload.get("chars")) is int
+        and payload["chars"] >= 0
+        and type(payload.get("same")) is bool
+        and isinstance(payload.get("raw_key"), str)
+        and (payload["raw_key"] == "canonical" or _HEX64.fullmatch(payload["raw_key"]))
+    ):
         return payload
     return None
 
@@ -175,8 +200,11 @@ def _row(f: QuoteFacts) -> list:
 
 
 def _ints(values: Any, n: int | None = None) -> tuple[int, ...]:
-    if not isinstance(values, list) or (n is not None and len(values) != n) \
-            or not all(type(v) is int and v >= 0 for v in values):
+    if (
+        not isinstance(values, list)
+        or (n is not None and len(values) != n)
+        or not all(type(v) is int and v >= 0 for v in values)
+    ):
         raise ValueError("not a list of offsets")
     return tuple(values)
 
@@ -189,7 +217,12 @@ def _facts(quote: str, row: Any, limit: int) -> QuoteFacts:
         raise ValueError("starts")
     if block is not None:
         lo, hi = _ints(block[:2])
-        if len(block) != 3 or block[2] not in (TABLE_ROW, LIST_ITEM, PARAGRAPH) or lo > hi or len(starts) != 1:
+        if (
+            len(block) != 3
+            or block[2] not in (TABLE_ROW, LIST_ITEM, PARAGRAPH)
+            or lo > hi
+            or len(starts) != 1
+        ):
             raise ValueError("block")
         block = (lo, hi, block[2])
     if type(exact_chars) is not int or type(block_chars) is not int:
@@ -197,13 +230,18 @@ def _facts(quote: str, row: Any, limit: int) -> QuoteFacts:
     if hint is not None:
         start, end = _ints(hint[:2])
         kind, corpus_text, parts, score = hint[2:]
-        if kind not in HINT_KINDS or not isinstance(corpus_text, str) or not isinstance(score, (int, float)) or starts:
+        if (
+            kind not in HINT_KINDS
+            or not isinstance(corpus_text, str)
+            or not isinstance(score, (int, float))
+            or starts
+        ):
             raise ValueError("hint")
         hint = Hint(start, end, kind, corpus_text, tuple(_ints(p, 2) for p in parts), float(score))
     if not isinstance(part_texts, list) or not all(isinstance(t, str) for t in part_texts):
         raise ValueError("part texts")
     table = {o: (line, col) for o, line, col in (_ints(p, 3) for p in positions)}
-    needed = {o for s in starts[:limit - 1] for o in (s, s + len(quote))} if len(starts) > 1 else set()
+    needed = {o for s in starts[: limit - 1] for o in (s, s + len(quote))} if len(starts) > 1 else set()
     if hint is not None:
         needed |= {hint.start, hint.end, *(o for p in hint.parts for o in p)}
     if not needed <= table.keys() or (hint is not None and len(part_texts) != len(hint.parts)):

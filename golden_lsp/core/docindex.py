@@ -36,8 +36,9 @@ def auto_jobs(corpus_bytes: int) -> int:
     return max(1, min(cores, MAX_AUTO_JOBS))
 
 
-def index_document(doc: CorpusDoc, quotes: set[str], limit: int,
-                   release: bool = False) -> tuple[list[Chunk], dict[str, QuoteFacts]]:
+def index_document(
+    doc: CorpusDoc, quotes: set[str], limit: int, release: bool = False
+) -> tuple[list[Chunk], dict[str, QuoteFacts]]:
     """The document's chunks, and the facts of each quote in it (``limit`` starts at most)."""
     known = diskcache.load_facts(doc.sha256, doc.raw_key, limit) if quotes else {}
     missing = quotes - known.keys()
@@ -52,8 +53,11 @@ def index_document(doc: CorpusDoc, quotes: set[str], limit: int,
             starts = {q: occurrences(text, q, limit) for q in missing}
         hints = _hints(text, [q for q, s in starts.items() if not s])
         position = doc.positions.raw_position
-        fresh = {q: quote_facts(text, position, q, limit, s, hints.get(q)) for q, s in starts.items()
-                 if s or q in hints}
+        fresh = {
+            q: quote_facts(text, position, q, limit, s, hints.get(q))
+            for q, s in starts.items()
+            if s or q in hints
+        }
         diskcache.store_facts(doc.sha256, doc.raw_key, limit, {**known, **fresh})
         known.update(fresh)
     if release:
@@ -109,8 +113,9 @@ def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit
     return doc, {q: known[q] for q in quotes}
 
 
-def load_indexed(root: Path, glob: str, max_chars: int, wanted: dict[str, set[str]], limit: int,
-                 jobs: int = 1) -> tuple[Corpus, Found]:
+def load_indexed(
+    root: Path, glob: str, max_chars: int, wanted: dict[str, set[str]], limit: int, jobs: int = 1
+) -> tuple[Corpus, Found]:
     """The corpus read as a map over its files — each read, chunked and its ``wanted`` quotes'
     facts found, then its text let go — in this process or in ``jobs`` worker processes (which
     then read the files themselves: this process decodes none; ``AUTO``: ``auto_jobs``); the

@@ -49,8 +49,14 @@ class QuoteFacts:
 Found = dict[tuple[str, str], QuoteFacts]
 
 
-def quote_facts(text: str, raw_position, quote: str, limit: int, starts: list[int] | None = None,
-                hint: Hint | None | object = _UNSET) -> QuoteFacts:
+def quote_facts(
+    text: str,
+    raw_position,
+    quote: str,
+    limit: int,
+    starts: list[int] | None = None,
+    hint: Hint | object | None = _UNSET,
+) -> QuoteFacts:
     """The facts of ``quote`` in the canonical ``text`` (``raw_position``: the document's
     ``PositionMap.raw_position``). ``starts`` and ``hint`` may come from a batch search of the
     whole document; they are computed here when not given."""
@@ -62,12 +68,16 @@ def quote_facts(text: str, raw_position, quote: str, limit: int, starts: list[in
         lo, hi, rule = enclosing_block(text, start, end)
         return QuoteFacts((start,), (lo, hi, rule), len(text[start:end].strip()), len(text[lo:hi].strip()))
     if starts:
-        offsets = {o for s in starts[:limit - 1] for o in (s, s + len(quote))}
+        offsets = {o for s in starts[: limit - 1] for o in (s, s + len(quote))}
         return QuoteFacts(tuple(starts), positions={o: raw_position(o) for o in offsets})
     if hint is _UNSET:
         hint = not_found_hint(text, quote)
     if hint is None:
         return QuoteFacts(())
     offsets = {hint.start, hint.end, *(o for part in hint.parts for o in part)}
-    return QuoteFacts((), hint=hint, part_texts=tuple(text[a:b] for a, b in hint.parts),
-                      positions={o: raw_position(o) for o in offsets})
+    return QuoteFacts(
+        (),
+        hint=hint,
+        part_texts=tuple(text[a:b] for a, b in hint.parts),
+        positions={o: raw_position(o) for o in offsets},
+    )

@@ -110,8 +110,11 @@ class Analysis:
     def _counts(self) -> dict[str, int]:
         by = Counter(d.severity for d in self.diagnostics)
         n = self.n_records
-        return {"records": sum(1 for r in self.records if r.result.record is not None) if n is None else n,
-                "errors": by[Severity.ERROR], "warnings": by[Severity.WARNING]}
+        return {
+            "records": sum(1 for r in self.records if r.result.record is not None) if n is None else n,
+            "errors": by[Severity.ERROR],
+            "warnings": by[Severity.WARNING],
+        }
 
     def counts(self) -> dict[str, int]:
         """Records, errors and warnings (computed once per analysis)."""

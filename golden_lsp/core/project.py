@@ -13,14 +13,21 @@ import shlex
 from pathlib import Path, PurePosixPath
 
 from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
-from .artifact import (CommittedFiles, corpus_commit, finish_interrupted, manifest, manifest_text, staleness,
-                       write_atomically)
+from .artifact import (
+    CommittedFiles,
+    corpus_commit,
+    finish_interrupted,
+    manifest,
+    manifest_text,
+    staleness,
+    write_atomically,
+)
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
 from .docindex import load_indexed
-from .questions import is_skipped, split_lines
 from .files import NotRegularFile, display, read_regular
+from .questions import is_skipped, split_lines
 from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
 
@@ -45,14 +52,21 @@ class GoldenSet:
                     text = ""
                 self._read = text  # what the first analysis reads (the same saved file, read once)
                 lines = [line for line in split_lines(text) if not is_skipped(line)]
-                self.corpus, found = load_indexed(config.corpus_path(), config.glob, config.max_chars,
-                                                  cold_quotes(lines, parsed), LIMIT, jobs)
+                self.corpus, found = load_indexed(
+                    config.corpus_path(),
+                    config.glob,
+                    config.max_chars,
+                    cold_quotes(lines, parsed),
+                    LIMIT,
+                    jobs,
+                )
             else:
                 self.corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
-        self.analyzer = Analyzer(self.corpus, self.hit_rule,
-                                 SetRules(config.query_types, config.required_query_types))
+        self.analyzer = Analyzer(
+            self.corpus, self.hit_rule, SetRules(config.query_types, config.required_query_types)
+        )
         self.analyzer.lean = lean
         self.analyzer.prime(found, parsed)
         self._committed = CommittedFiles()
@@ -95,7 +109,9 @@ class GoldenSet:
             raise ConfigError(str(exc)) from None
         if not self.config.severity:
             return analysis
-        return dataclasses.replace(analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity))
+        return dataclasses.replace(
+            analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity)
+        )
 
     def build_command(self) -> str:
         """The command that rebuilds this set as it was configured here, overrides included, with
@@ -142,8 +158,9 @@ class GoldenSet:
         try:
             self.recovered += finish_interrupted([self.config.artifact_path(), self.config.manifest_path()])
         except OSError as exc:
-            raise ConfigError(f"cannot finish an interrupted build: {display(exc.filename or '')}: "
-                              f"{exc.strerror or exc}") from None
+            raise ConfigError(
+                f"cannot finish an interrupted build: {display(exc.filename or '')}: {exc.strerror or exc}"
+            ) from None
 
     def check(self, text: str | list[str] | None = None, path: Path | None = None) -> Analysis:
         """Every finding for a questions file (its text, or its lines: an editor buffer's); for the
@@ -154,21 +171,30 @@ class GoldenSet:
             return analysis
         if not self._looked_for_temporaries:
             self.finish_interrupted_build()
-        stale = staleness(analysis, self.fresh_manifest(analysis),
-                          self._kept("artifact", self.config.artifact_path()),
-                          self._kept("manifest", self.config.manifest_path()), self.build_command(), self._committed)
+        stale = staleness(
+            analysis,
+            self.fresh_manifest(analysis),
+            self._kept("artifact", self.config.artifact_path()),
+            self._kept("manifest", self.config.manifest_path()),
+            self.build_command(),
+            self._committed,
+        )
         stale += id_reused(analysis, self.committed_queries())
         if not stale:
             return analysis
         stale = with_severities(stale, self.config.severity)
-        diagnostics = sorted(analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code))
+        diagnostics = sorted(
+            analysis.diagnostics + stale, key=lambda d: (d.range.line, d.range.column, d.code)
+        )
         return dataclasses.replace(analysis, diagnostics=diagnostics)
 
     def inputs(self, derived: bool = True) -> dict[Path, str]:
         """Every file this set reads, resolved, with what it is: corpus documents, the config, the
         questions file and (``derived``) the committed artifact and manifest."""
-        owners = {doc.path.resolve(): f"corpus document {doc.doc_id}"
-                  for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())}
+        owners = {
+            doc.path.resolve(): f"corpus document {doc.doc_id}"
+            for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())
+        }
         if self.config.source is not None:
             owners[self.config.source.resolve()] = f"config file {self.config.source.name}"
         owners.setdefault(self.questions_path.resolve(), "questions file")
@@ -177,8 +203,14 @@ class GoldenSet:
             owners.setdefault(self.config.manifest_path().resolve(), "manifest")
         return owners
 
-    def refuse_outputs(self, outputs: dict[str, Path], also: dict[Path, str] | None = None, action: str = "write",
-                       derived: bool = True, questions: bool = False) -> None:
+    def refuse_outputs(
+        self,
+        outputs: dict[str, Path],
+        also: dict[Path, str] | None = None,
+        action: str = "write",
+        derived: bool = True,
+        questions: bool = False,
+    ) -> None:
         """Raise ConfigError unless every output (what → path) is a new file of its own: no output
         of any command overwrites an input of the set (``inputs``), a command's other inputs
         (``also``), a file named like a config or (unless the output is one: ``questions``) a
@@ -191,7 +223,9 @@ class GoldenSet:
         for what, path in outputs.items():
             resolved = path.resolve()
             other = owners.setdefault(resolved, what)
-            if other == what and (resolved.name in CONFIG_NAMES or not questions and is_input_name(resolved.name)):
+            if other == what and (
+                resolved.name in CONFIG_NAMES or (not questions and is_input_name(resolved.name))
+            ):
                 inputs.add(resolved)
                 other = f"{'config' if resolved.name in CONFIG_NAMES else 'questions'} file {resolved.name}"
             if other == what and _glob_would_match(root, self.corpus.glob, resolved):
@@ -201,16 +235,22 @@ class GoldenSet:
                 raise ConfigError(f"refusing to {action}: the {what} {display(path)} is a folder")
             if other != what:
                 an_input = ", an input: an output never overwrites an input" if resolved in inputs else ""
-                raise ConfigError(f"refusing to {action}: the {what} {display(path)} would overwrite the {other}"
-                                  f"{an_input}")
+                raise ConfigError(
+                    f"refusing to {action}: the {what} {display(path)} would overwrite the {other}{an_input}"
+                )
 
     def _refuse_colliding_paths(self) -> None:
         """A build writes neither over an input nor both outputs to one file."""
         other = self.inputs(derived=False)[self.questions_path.resolve()]
         if other != "questions file":
-            raise ConfigError(f"the questions file and the {other} are the same file: {display(self.questions_path)}")
-        self.refuse_outputs({"artifact": self.config.artifact_path(), "manifest": self.config.manifest_path()},
-                            action="build", derived=False)
+            raise ConfigError(
+                f"the questions file and the {other} are the same file: {display(self.questions_path)}"
+            )
+        self.refuse_outputs(
+            {"artifact": self.config.artifact_path(), "manifest": self.config.manifest_path()},
+            action="build",
+            derived=False,
+        )
 
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error."""
@@ -222,10 +262,13 @@ class GoldenSet:
             return analysis, False
         m = self.fresh_manifest(analysis, corpus_commit(self.corpus.root))
         try:
-            write_atomically({self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)})
+            write_atomically(
+                {self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)}
+            )
         except OSError as exc:
-            raise ConfigError(f"cannot write {display(exc.filename or self.config.artifact_path())}: "
-                              f"{exc.strerror or exc}") from None
+            raise ConfigError(
+                f"cannot write {display(exc.filename or self.config.artifact_path())}: {exc.strerror or exc}"
+            ) from None
         return analysis, True
 
 
@@ -248,6 +291,6 @@ def _glob_would_match(root: Path, glob: str, path: Path) -> bool:
         return rel.full_match(glob)
     parts = PurePosixPath(glob).parts
     if "**" in parts:
-        tail = parts[len(parts) - parts[::-1].index("**"):]
+        tail = parts[len(parts) - parts[::-1].index("**") :]
         return not tail or rel.match(str(PurePosixPath(*tail)))
     return len(rel.parts) == len(parts) and rel.match(glob)

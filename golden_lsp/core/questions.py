@@ -22,15 +22,31 @@ _WS = re.compile(r"[ \t\n\r]*")
 #: what ``str.strip()`` removes before a line is parsed (SPEC §3), and the BOMs editors tolerate
 _LEAD = re.compile(r"[\s\ufeff]*")
 #: ``str.splitlines`` breaks that do not end a questions-file line (SPEC §3)
-OTHER_BREAKS = {"\v": "a vertical tab (\\v)", "\f": "a form feed (\\f)", "\x1c": "U+001C FILE SEPARATOR",
-                "\x1d": "U+001D GROUP SEPARATOR", "\x1e": "U+001E RECORD SEPARATOR",
-                "\x85": "U+0085 NEXT LINE", "\u2028": "U+2028 LINE SEPARATOR",
-                "\u2029": "U+2029 PARAGRAPH SEPARATOR"}
+OTHER_BREAKS = {
+    "\v": "a vertical tab (\\v)",
+    "\f": "a form feed (\\f)",
+    "\x1c": "U+001C FILE SEPARATOR",
+    "\x1d": "U+001D GROUP SEPARATOR",
+    "\x1e": "U+001E RECORD SEPARATOR",
+    "\x85": "U+0085 NEXT LINE",
+    "\u2028": "U+2028 LINE SEPARATOR",
+    "\u2029": "U+2029 PARAGRAPH SEPARATOR",
+}
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
 
-RECORD_FIELDS = ("id", "query", "expected_answer", "locators", "hop", "tags",
-                 "query_type", "unanswerable", "split", "annotator")
+RECORD_FIELDS = (
+    "id",
+    "query",
+    "expected_answer",
+    "locators",
+    "hop",
+    "tags",
+    "query_type",
+    "unanswerable",
+    "split",
+    "annotator",
+)
 REQUIRED_FIELDS = ("id", "query", "expected_answer", "locators")
 LOCATOR_FIELDS = ("doc", "quote", "exact", "primary")
 HOPS = ("single", "multi")
@@ -208,16 +224,22 @@ def _invalid_json(text: str, lead: int, body: str, exc: Exception) -> Diagnostic
     # the range ends within the line (an editor would otherwise draw it into the next one)
     end = min(max(col + 1, lead + len(body)), len(text))
     reason = getattr(exc, "msg", None) or str(exc).split(";")[0]  # not Python's advice after ";"
-    brk = OTHER_BREAKS.get(body[pos:pos + 1])
+    brk = OTHER_BREAKS.get(body[pos : pos + 1])
     if brk and reason == "Extra data":
-        message = (f"two records on one line, separated by {brk} (column {col + 1}): a record ends only at "
-                   "a line break (\\n, \\r\\n or \\r) — put each record on its own line")
+        message = (
+            f"two records on one line, separated by {brk} (column {col + 1}): a record ends only at "
+            "a line break (\\n, \\r\\n or \\r) — put each record on its own line"
+        )
     elif brk and reason.startswith("Invalid control character"):
-        message = (f"invalid JSON: a raw {brk} inside a string (column {col + 1}): write it as "
-                   f"\\u{ord(body[pos]):04x}")
+        message = (
+            f"invalid JSON: a raw {brk} inside a string (column {col + 1}): write it as "
+            f"\\u{ord(body[pos]):04x}"
+        )
     elif brk:
-        message = (f"invalid JSON: {brk} is not white space in JSON (column {col + 1}): remove it, or write it "
-                   f"as \\u{ord(body[pos]):04x} inside a string")
+        message = (
+            f"invalid JSON: {brk} is not white space in JSON (column {col + 1}): remove it, or write it "
+            f"as \\u{ord(body[pos]):04x} inside a string"
+        )
     else:
         message = f"invalid JSON: {reason} (column {col + 1})"
     return Diagnostic.at_columns("invalid-json", message, col, end)
@@ -227,9 +249,15 @@ def _duplicate_keys(node: JsonNode, what: str) -> list[Diagnostic]:
     """``duplicate-key`` at each repeated key of one object (``json`` silently keeps the last)."""
     out = []
     for key_node in node.duplicates:
-        out.append(Diagnostic.at_columns(
-            "duplicate-key", f"duplicate key {key_node.value!r} in this {what}: JSON keeps only the last "
-            "value — remove one of them", key_node.start, key_node.end))
+        out.append(
+            Diagnostic.at_columns(
+                "duplicate-key",
+                f"duplicate key {key_node.value!r} in this {what}: JSON keeps only the last "
+                "value — remove one of them",
+                key_node.start,
+                key_node.end,
+            )
+        )
     return out
 
 
@@ -267,19 +295,30 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
         # the rare lines that need their positions at once: deep (the walker's limit), with
         # a surrogate escape, or with a repeated key
         node = None
-        if (_decoding.duplicates or body.count("[") + body.count("{") > MAX_DEPTH
-                or _SURROGATE_ESCAPE.search(body)):
+        if (
+            _decoding.duplicates
+            or body.count("[") + body.count("{") > MAX_DEPTH
+            or _SURROGATE_ESCAPE.search(body)
+        ):
             node = _parse_node(text, lead)[0]
     except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
         return None, [_invalid_json(text, lead, body, exc)]
     lone = _lone_surrogate(node) if node is not None else None
     if lone is not None:
         # json accepts "\ud800" alone, but no UTF-8 file (the artifact) can hold it
-        return None, [Diagnostic.at_columns("invalid-json", "invalid JSON: a \\u escape is a lone surrogate, "
-                                            "not a character", lone.start, lone.end)]
+        return None, [
+            Diagnostic.at_columns(
+                "invalid-json",
+                "invalid JSON: a \\u escape is a lone surrogate, not a character",
+                lone.start,
+                lone.end,
+            )
+        ]
     if not isinstance(value, dict):
         kind = type(value).__name__ if not isinstance(value, list) else "array"
-        return None, [Diagnostic.at_columns("not-an-object", f"each line must be a JSON object, not {kind}", *span)]
+        return None, [
+            Diagnostic.at_columns("not-an-object", f"each line must be a JSON object, not {kind}", *span)
+        ]
     rec = QuestionRecord(text, value, span)
     if node is not None:
         rec.node = node  # already walked
@@ -297,9 +336,14 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     for name in members:
         if name not in RECORD_FIELDS:
             key_node = rec.node.members[name][0]
-            diags.append(Diagnostic.at_columns("unknown-field",
-                                               f"unknown field {name!r} (known: {', '.join(RECORD_FIELDS)})",
-                                               key_node.start, key_node.end))
+            diags.append(
+                Diagnostic.at_columns(
+                    "unknown-field",
+                    f"unknown field {name!r} (known: {', '.join(RECORD_FIELDS)})",
+                    key_node.start,
+                    key_node.end,
+                )
+            )
     for name in ("id", "query", "expected_answer"):
         if name in members:
             value = members[name]
@@ -311,7 +355,7 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
         if members["hop"] in HOPS:
             rec.hop = members["hop"]
         else:
-            wrong("hop", "'hop' must be \"single\" or \"multi\"")
+            wrong("hop", '\'hop\' must be "single" or "multi"')
     if "tags" in members:
         if _is_str_list(members["tags"]):
             rec.tags = members["tags"]
@@ -320,7 +364,7 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     _parse_practice_fields(rec, members, wrong)
     if "locators" in members:
         if not isinstance(members["locators"], list):
-            wrong("locators", "'locators' must be a list of {\"doc\", \"quote\"} objects")
+            wrong("locators", '\'locators\' must be a list of {"doc", "quote"} objects')
         else:
             for index, item in enumerate(members["locators"]):
                 locator, errors = _parse_locator(rec, index, item)
@@ -359,26 +403,39 @@ def _parse_locator(rec: QuestionRecord, index: int, item: Any) -> tuple[Locator 
 
     if not isinstance(item, dict):
         node = item_node()
-        return None, [Diagnostic.at_columns("wrong-type", "each locator must be an object {\"doc\", \"quote\"}",
-                                            node.start, node.end)]
+        return None, [
+            Diagnostic.at_columns(
+                "wrong-type", 'each locator must be an object {"doc", "quote"}', node.start, node.end
+            )
+        ]
     diags = _duplicate_keys(item_node(), "locator") if _decoding.duplicates else []
     for name in item:
         if name not in LOCATOR_FIELDS:
             key_node = item_node().members[name][0]
-            diags.append(Diagnostic.at_columns("unknown-field",
-                                               f"unknown locator field {name!r} (known: {', '.join(LOCATOR_FIELDS)})",
-                                               key_node.start, key_node.end))
+            diags.append(
+                Diagnostic.at_columns(
+                    "unknown-field",
+                    f"unknown locator field {name!r} (known: {', '.join(LOCATOR_FIELDS)})",
+                    key_node.start,
+                    key_node.end,
+                )
+            )
     values: dict[str, Any] = {}
     for name in ("doc", "quote"):
         if name not in item:
             node = item_node()
-            diags.append(Diagnostic.at_columns("missing-field", f"locator is missing {name!r}", node.start, node.end))
+            diags.append(
+                Diagnostic.at_columns("missing-field", f"locator is missing {name!r}", node.start, node.end)
+            )
         elif isinstance(item[name], str):
             values[name] = item[name]
         else:
             node = item_node().members[name][1]
-            diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be a string",
-                                               node.start, node.end))
+            diags.append(
+                Diagnostic.at_columns(
+                    "wrong-type", f"locator {name!r} must be a string", node.start, node.end
+                )
+            )
     exact, primary = (_locator_flag(item, item_node, name, diags) for name in ("exact", "primary"))
     return Locator(values.get("doc"), values.get("quote"), exact, rec, index, primary), diags
 
@@ -390,7 +447,9 @@ def _locator_flag(item: dict[str, Any], item_node, name: str, diags: list[Diagno
     if isinstance(item[name], bool):
         return item[name]
     node = item_node().members[name][1]
-    diags.append(Diagnostic.at_columns("wrong-type", f"locator {name!r} must be true or false", node.start, node.end))
+    diags.append(
+        Diagnostic.at_columns("wrong-type", f"locator {name!r} must be true or false", node.start, node.end)
+    )
     return False
 
 

@@ -30,7 +30,9 @@ def find_all(text: str, quotes: Iterable[str], limit: int) -> dict[str, list[int
     automaton = ahocorasick.Automaton()
     for quote in quotes:
         if len(quote) > MAX_QUOTE_CHARS:
-            raise ValueError(f"a quote of {len(quote)} characters is past MAX_QUOTE_CHARS: find it with str.find")
+            raise ValueError(
+                f"a quote of {len(quote)} characters is past MAX_QUOTE_CHARS: find it with str.find"
+            )
         automaton.add_word(quote, quote)
     found: dict[str, list[int]] = {quote: [] for quote in automaton.values()}
     if not found:

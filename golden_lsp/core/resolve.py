@@ -22,17 +22,19 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import islice
+from typing import ClassVar
 
 import ahocorasick
 
 from .quoteindex import MAX_QUOTE_CHARS
+
 
 class _PerText:
     """A memo of ``fn(text, *args)`` for the latest ``texts`` documents (least recently used go
     first), every entry of one text dropped by ``forget_text``: a cache of golden-lsp never keeps
     a document's text alive after the corpus let go of it (a released or an edited document)."""
 
-    caches: list[_PerText] = []
+    caches: ClassVar[list[_PerText]] = []
 
     def __init__(self, fn, texts: int):
         self.fn, self.texts = fn, texts
@@ -152,8 +154,12 @@ def span_at(doc_id: str, text: str, start: int, quote: str, exact: bool) -> Span
 # --- help for quotes that do not resolve -------------------------------------------------
 
 _QUOTE_CLASSES = {
-    "'": "['‘’‚‛′]", "‘": "['‘’‚‛′]", "’": "['‘’‚‛′]",
-    '"': '["“”„‟″]', "“": '["“”„‟″]', "”": '["“”„‟″]',
+    "'": "['‘’‚‛′]",
+    "‘": "['‘’‚‛′]",
+    "’": "['‘’‚‛′]",
+    '"': '["“”„‟″]',
+    "“": '["“”„‟″]',
+    "”": '["“”„‟″]',
 }
 _DASHES = "-‐‑‒–—―−"
 _DASH = f"(?:--|[{_DASHES}])"
@@ -354,7 +360,9 @@ def _find_any_case(text: str, needles: dict[str, int]) -> dict[str, list[tuple[i
         if low is None and len(needle.lower()) == len(needle):
             low = text.lower()
         if len(needle.lower()) != len(needle) or len(low) != len(text):
-            out[needle] = [m.span() for m in islice(re.finditer(re.escape(needle), text, re.IGNORECASE), limit)]
+            out[needle] = [
+                m.span() for m in islice(re.finditer(re.escape(needle), text, re.IGNORECASE), limit)
+            ]
         else:
             out[needle] = [(at, at + len(needle)) for at in occurrences(low, needle.lower(), limit)]
     return out
@@ -362,15 +370,16 @@ def _find_any_case(text: str, needles: dict[str, int]) -> dict[str, list[tuple[i
 
 #: every cased character beyond the BMP lies in this range (the tests check it against the
 #: Unicode database): a document holding one is searched through chunks instead of an index
-_ASTRAL_CASED = "\U00010400-\U0001E921"
+_ASTRAL_CASED = "\U00010400-\U0001e921"
 _NON_SPACE_RUN = re.compile(r"\S*")
 
 
 @lru_cache(maxsize=1)
 def _cased_pattern() -> re.Pattern[str]:
     """A character of the BMP that lower case changes, or a cased one beyond it."""
-    return re.compile("[" + "".join(re.escape(c) for c in map(chr, range(0x10000)) if c.lower() != c)
-                      + _ASTRAL_CASED + "]")
+    return re.compile(
+        "[" + "".join(re.escape(c) for c in map(chr, range(0x10000)) if c.lower() != c) + _ASTRAL_CASED + "]"
+    )
 
 
 @dataclass(frozen=True)
@@ -427,15 +436,16 @@ def _find_any_case_indexed(text: str, index: _CaseIndex, needle: str, limit: int
         for at in occurrences(index.joined, piece.group()):
             k = bisect_right(index.offsets, at) - 1
             shift = at - index.offsets[k] - piece.start()
-            for start in index.starts[index.first[k]:index.first[k + 1]]:
+            for start in index.starts[index.first[k] : index.first[k + 1]]:
                 i = start + shift
-                if i >= 0 and text[i:i + len(low)].lower() == low:
+                if i >= 0 and text[i : i + len(low)].lower() == low:
                     found.add(i)
     return [(i, i + len(low)) for i in sorted(found)[:limit]]
 
 
-def _find_any_case_within(text: str, needle: str, limit: int,
-                          complete: list[tuple[str, list[tuple[int, int]]]]) -> list[tuple[int, int]] | None:
+def _find_any_case_within(
+    text: str, needle: str, limit: int, complete: list[tuple[str, list[tuple[int, int]]]]
+) -> list[tuple[int, int]] | None:
     """The first ``limit`` occurrences of ``needle`` in any case, when a shorter needle of
     ``complete`` (lower case, with all its occurrences) lies in its lower case: each occurrence
     holds one of it there, so only those places are checked. None when no such needle is known."""
@@ -443,8 +453,11 @@ def _find_any_case_within(text: str, needle: str, limit: int,
     for part, spans in complete:
         shift = low.find(part)
         if shift != -1:
-            return [(i, i + len(low)) for i in (start - shift for start, _ in spans)
-                    if i >= 0 and text[i:i + len(low)].lower() == low][:limit]
+            return [
+                (i, i + len(low))
+                for i in (start - shift for start, _ in spans)
+                if i >= 0 and text[i : i + len(low)].lower() == low
+            ][:limit]
     return None
 
 
@@ -479,18 +492,26 @@ class _Search:
         text = self.text
         literals = [literal for literal in dict.fromkeys(literals) if literal not in self.literal]
         needles = {needle: limit for needle, limit in needles.items() if needle not in self.any_case}
-        index = _case_index(text) if self.indexed and needles else None  # None: İ or Σ in the text, or no index
+        index = (
+            _case_index(text) if self.indexed and needles else None
+        )  # None: İ or Σ in the text, or no index
         # one literal alone is found by str.find, with no lower case made
-        lowered = (len(literals) > 1 or bool(needles)) and \
-            (index is not None or not any(c in text for c in _LOWER_BY_CONTEXT))
+        lowered = (len(literals) > 1 or bool(needles)) and (
+            index is not None or not any(c in text for c in _LOWER_BY_CONTEXT)
+        )
         for literal in literals:
             if not lowered or len(literal.lower()) != len(literal):
                 hits = occurrences(text, literal, _MAX_LITERAL_HITS + 1)
                 self.literal[literal] = hits if len(hits) <= _MAX_LITERAL_HITS else None
         literals = [literal for literal in literals if literal not in self.literal]
         # the automaton takes no needle past MAX_QUOTE_CHARS (see quoteindex): those are found the plain way
-        fast = {needle: limit for needle, limit in needles.items() if lowered and len(needle.lower()) == len(needle)
-                and (index is not None or len(needle) <= MAX_QUOTE_CHARS)}
+        fast = {
+            needle: limit
+            for needle, limit in needles.items()
+            if lowered
+            and len(needle.lower()) == len(needle)
+            and (index is not None or len(needle) <= MAX_QUOTE_CHARS)
+        }
         if index is not None:
             complete: list[tuple[str, list[tuple[int, int]]]] = []  # needles found everywhere they occur
             for needle, limit in sorted(fast.items(), key=lambda item: len(item[0])):
@@ -501,8 +522,11 @@ class _Search:
                 if len(spans) < limit:
                     complete.append((needle.lower(), spans))
             fast = {}
-        plain = {needle: limit for needle, limit in needles.items()
-                 if needle not in fast and needle not in self.any_case}
+        plain = {
+            needle: limit
+            for needle, limit in needles.items()
+            if needle not in fast and needle not in self.any_case
+        }
         if plain:
             self.any_case.update(_find_any_case(text, plain))
         words: dict[str, tuple[list[str], list[tuple[str, int]]]] = {}
@@ -524,15 +548,16 @@ class _Search:
 
         def wanted(word: str) -> bool:
             exact, any_case = words[word]
-            return any(len(at_literal[literal]) <= _MAX_LITERAL_HITS for literal in exact) or \
-                any(len(spans_of[needle]) < limit for needle, limit in any_case)
+            return any(len(at_literal[literal]) <= _MAX_LITERAL_HITS for literal in exact) or any(
+                len(spans_of[needle]) < limit for needle, limit in any_case
+            )
 
         open_words = list(words)
         for lo in range(0, len(text), _CHUNK):
             open_words = [word for word in open_words if wanted(word)]
             if not open_words:
                 break  # every needle has its occurrences, every literal too many
-            low = text[lo:lo + _CHUNK + overlap].lower()
+            low = text[lo : lo + _CHUNK + overlap].lower()
             for at, word in _chunk_hits(low, open_words, automaton):
                 if at >= _CHUNK:
                     continue  # it starts in the next chunk, which reports it
@@ -569,7 +594,9 @@ def _plan(quote: str) -> _Plan:
     needles = {composed: 2}
     words: tuple[str, ...] = ()
     if len(composed) <= MAX_FUZZY_QUOTE:
-        words = tuple(sorted(set(re.findall(r"\w{3,}", composed)), key=lambda w: (-len(w), w))[:_ANCHOR_WORDS])
+        words = tuple(
+            sorted(set(re.findall(r"\w{3,}", composed)), key=lambda w: (-len(w), w))[:_ANCHOR_WORDS]
+        )
         for word in words:
             needles[word] = max(needles.get(word, 0), _ANCHOR_OCCURRENCES)
     return _Plan(quote, _loose(quote), composed, needles, words)
@@ -646,7 +673,7 @@ def _hint(text: str, plan: _Plan, search: _Search) -> Hint | None:
         search.scan([], plan.needles)
         starts = search.any_case[composed][:2]
         if len(starts) == 1:
-            return Hint(starts[0][0], starts[0][1], "case", text[starts[0][0]:starts[0][1]])
+            return Hint(starts[0][0], starts[0][1], "case", text[starts[0][0] : starts[0][1]])
         found = starts
     return None if found else closest_passage(text, plan, search)
 
@@ -711,9 +738,10 @@ def lengthen(text: str, quote: str, at: int) -> str | None:
     unique = _unique_among(text, at, _all_occurrences(text, quote))
     best = _shortest_unique(text, at, end, line_lo, line_hi, grow=True, unique=unique)
     if best is None:
-        best = _shortest_unique(text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True,
-                                unique=unique)
-    return None if best is None else text[best[0]:best[1]]
+        best = _shortest_unique(
+            text, at, end, max(0, at - 2000), min(len(text), end + 2000), grow=True, unique=unique
+        )
+    return None if best is None else text[best[0] : best[1]]
 
 
 @per_text(8)
@@ -724,6 +752,7 @@ def _all_occurrences(text: str, quote: str) -> tuple[int, ...]:
 def _unique_among(text: str, at: int, starts: tuple[int, ...]):
     """Whether ``text[a:b]`` (which holds the quote at ``at``) occurs once, probing only where the
     quote occurs: an extension can occur nowhere else, so no probe scans the document."""
+
     def unique(a: int, b: int) -> bool:
         candidate, shift, n = text[a:b], at - a, 0
         for s in starts:
@@ -732,6 +761,7 @@ def _unique_among(text: str, at: int, starts: tuple[int, ...]):
                 if n > 1:
                     return False
         return n == 1
+
     return unique
 
 
@@ -794,14 +824,17 @@ def _boundaries_right(text: str, end: int, hi: int) -> list[int]:
     return out
 
 
-def _shortest_unique(text: str, at: int, end: int, lo: int, hi: int, grow: bool,
-                     unique=None) -> tuple[int, int] | None:
+def _shortest_unique(
+    text: str, at: int, end: int, lo: int, hi: int, grow: bool, unique=None
+) -> tuple[int, int] | None:
     """The shortest unique [a, b) with whole-word ends in [lo, hi) that contains [at, end);
     with ``grow`` it must be longer than [at, end) itself (which is known not to be unique).
     ``unique(a, b)`` tells whether ``text[a:b]`` occurs once (by default: scanning ``text``)."""
     if unique is None:
+
         def unique(a: int, b: int) -> bool:
             return count_at_most(text, text[a:b], 2) == 1
+
     lefts = _boundaries_left(text, at, lo)
     rights = _boundaries_right(text, end, hi)
     best: tuple[int, int] | None = None

@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
-from typing import Mapping
 
 from .corpus import Corpus, CorpusDoc
 from .diagnostics import Diagnostic, Range, Related, Severity, plural
+from .facts import Found, QuoteFacts, quote_facts
 from .model import Analysis, LineResult, RecordLine, ResolvedLocator
 from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
-from .facts import Found, QuoteFacts, quote_facts
 from .resolve import EXACT, Span
 from .scoring import HitRule, bearing_chunks, union_coverage
 
@@ -34,15 +34,12 @@ MAX_DOC_SHARE = 0.6
 MAX_LISTED_OCCURRENCES = 20
 
 
-
 @dataclass(frozen=True)
 class SetRules:
     """What a set's config tells the rules: the query-type vocabulary and the required types."""
 
     query_types: tuple[str, ...] = DEFAULT_QUERY_TYPES
     required_query_types: tuple[str, ...] = ()
-
-
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
@@ -62,8 +59,15 @@ def short(text: str, limit: int = 60) -> str:
 
 # --- one line ---------------------------------------------------------------------------------
 
-def line_result(corpus: Corpus, hit_rule: HitRule, record: QuestionRecord | None, diags: list[Diagnostic],
-                found: Found, settings: SetRules = SetRules()) -> LineResult:
+
+def line_result(
+    corpus: Corpus,
+    hit_rule: HitRule,
+    record: QuestionRecord | None,
+    diags: list[Diagnostic],
+    found: Found,
+    settings: SetRules = SetRules(),
+) -> LineResult:
     """Everything one parsed line yields: its resolved locators, findings and artifact line."""
     if record is None:
         return LineResult(None, [], diags, False, ())
@@ -83,11 +87,14 @@ def line_result(corpus: Corpus, hit_rule: HitRule, record: QuestionRecord | None
 def crashed_line(line: str, exc: Exception) -> LineResult:
     """A line whose analysis raised: it costs its own findings, never the whole file's."""
     message = f"cannot analyse this line ({type(exc).__name__}: {exc})"
-    return LineResult(None, [], [Diagnostic.at_columns("invalid-json", message, 0, len(line.rstrip()))], False, ())
+    return LineResult(
+        None, [], [Diagnostic.at_columns("invalid-json", message, 0, len(line.rstrip()))], False, ()
+    )
 
 
-def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: list[Diagnostic],
-                    found: Found) -> ResolvedLocator:
+def resolve_locator(
+    corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: list[Diagnostic], found: Found
+) -> ResolvedLocator:
     out = ResolvedLocator(locator)
     if not locator.well_formed:
         return out
@@ -99,12 +106,20 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         diags.append(unknown_doc(corpus, locator))
         return out
     if not quote:
-        diags.append(Diagnostic.at_columns(
-            "empty-quote", "the quote is empty: quote a few exact words of the answer", *_cols(locator)))
+        diags.append(
+            Diagnostic.at_columns(
+                "empty-quote", "the quote is empty: quote a few exact words of the answer", *_cols(locator)
+            )
+        )
         return out
     if "\n" in quote:
-        diags.append(Diagnostic.at_columns(
-            "quote-multiline", "the quote spans lines: keep quotes on one line of the doc", *_cols(locator)))
+        diags.append(
+            Diagnostic.at_columns(
+                "quote-multiline",
+                "the quote spans lines: keep quotes on one line of the doc",
+                *_cols(locator),
+            )
+        )
     # counting stops after the listed ones: a one-letter quote occurs millions of times
     facts = found.get((doc_id, quote))
     if facts is None:
@@ -114,16 +129,27 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
         diags.append(not_found(doc, quote, facts, locator.quote_node))
         return out
     if len(starts) > 1:
-        total = (str(len(starts)) if len(starts) <= MAX_LISTED_OCCURRENCES
-                 else f"more than {MAX_LISTED_OCCURRENCES}")
+        total = (
+            str(len(starts))
+            if len(starts) <= MAX_LISTED_OCCURRENCES
+            else f"more than {MAX_LISTED_OCCURRENCES}"
+        )
         out.ambiguous_at = list(starts)
-        related = [_related(doc, facts.position, start, start + len(quote), f"occurrence {i + 1} of {total}")
-                   for i, start in enumerate(starts[:MAX_LISTED_OCCURRENCES])]
+        related = [
+            _related(doc, facts.position, start, start + len(quote), f"occurrence {i + 1} of {total}")
+            for i, start in enumerate(starts[:MAX_LISTED_OCCURRENCES])
+        ]
         where = ", ".join("{0.line}:{0.column}".format(r.range.one_based()) for r in related[:5])
         more = ", …" if len(starts) > 5 else ""
-        diags.append(Diagnostic.at_columns(
-            "quote-ambiguous", f"quote occurs {total} times in {doc_id} (at {where}{more}): "
-            "lengthen it until it is unique", *_cols(locator), related, doc_id=doc_id))
+        diags.append(
+            Diagnostic.at_columns(
+                "quote-ambiguous",
+                f"quote occurs {total} times in {doc_id} (at {where}{more}): lengthen it until it is unique",
+                *_cols(locator),
+                related,
+                doc_id=doc_id,
+            )
+        )
         return out
     start, end = starts[0], starts[0] + len(quote)
     if locator.exact:
@@ -135,13 +161,23 @@ def resolve_locator(corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: 
     out.chunks = bearing_chunks(hit_rule, doc.chunks_overlapping(span.start, span.end), span)
     out.coverage = union_coverage(out.chunks, span)
     if not out.chunks:
-        diags.append(Diagnostic.at_columns(
-            "no-bearing-chunk", f"no chunk bears the span {span.start}–{span.end} of {doc_id} under hit rule "
-            f"{hit_rule} (headings are not part of any chunk body)", *_cols(locator)))
+        diags.append(
+            Diagnostic.at_columns(
+                "no-bearing-chunk",
+                f"no chunk bears the span {span.start}–{span.end} of {doc_id} under hit rule "
+                f"{hit_rule} (headings are not part of any chunk body)",
+                *_cols(locator),
+            )
+        )
     if chars < MIN_SPAN_CHARS:
-        diags.append(Diagnostic.at_columns(
-            "span-too-short", f"the resolved span ({span.rule}) is under {MIN_SPAN_CHARS} characters: "
-            "the label is probably mis-anchored", *_cols(locator)))
+        diags.append(
+            Diagnostic.at_columns(
+                "span-too-short",
+                f"the resolved span ({span.rule}) is under {MIN_SPAN_CHARS} characters: "
+                "the label is probably mis-anchored",
+                *_cols(locator),
+            )
+        )
     return out
 
 
@@ -152,33 +188,47 @@ def _cols(locator: Locator) -> tuple[int, int]:
 
 
 #: how a not-found hint reads, by its kind (``resolve.Hint.kind``); the importer says it the same way
-HINT_WHY = {"line break": "the same words occur across a line break", "whitespace": "the same words occur with "
-        "different whitespace", "typography": "the same words occur with different quotes or dashes",
-        "normalisation": "the quote is Unicode NFD (decomposed accents) and the corpus NFC; the composed "
-        "text occurs", "case": "the same words occur with different capitalisation"}
+HINT_WHY = {
+    "line break": "the same words occur across a line break",
+    "whitespace": "the same words occur with different whitespace",
+    "typography": "the same words occur with different quotes or dashes",
+    "normalisation": "the quote is Unicode NFD (decomposed accents) and the corpus NFC; the composed "
+    "text occurs",
+    "case": "the same words occur with different capitalisation",
+}
 
 
 def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, qnode: JsonNode) -> Diagnostic:
     """quote-not-found, with where the author probably meant (a hint and a fix, never a relabel)."""
     doc_id, hint = doc.doc_id, facts.hint
     if hint is None:
-        return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}", qnode.start, qnode.end)
+        return Diagnostic.at_columns(
+            "quote-not-found", f"quote not found in {doc_id}", qnode.start, qnode.end
+        )
     loc = _related(doc, facts.position, hint.start, hint.end, f"the text as it is in {doc_id}")
     where = loc.range.one_based()
     data = {"doc_id": doc_id, "hint": hint.kind}
     if hint.kind == "closest":
-        message = (f"quote not found in {doc_id}; the closest passage ({hint.score:.0f}% similar) is at "
-                   f"{where.line}:{where.column}: {short(hint.corpus_text)!r}")
+        message = (
+            f"quote not found in {doc_id}; the closest passage ({hint.score:.0f}% similar) is at "
+            f"{where.line}:{where.column}: {short(hint.corpus_text)!r}"
+        )
     else:
-        message = f"quote not found in {doc_id}; {HINT_WHY[hint.kind]} at {where.line}:{where.column}: " \
-                  f"{short(hint.corpus_text)!r}"
+        message = (
+            f"quote not found in {doc_id}; {HINT_WHY[hint.kind]} at {where.line}:{where.column}: "
+            f"{short(hint.corpus_text)!r}"
+        )
         # a fix never writes a quote spanning lines: for a line break, the parts on one line
         choices = list(facts.part_texts) if hint.kind == "line break" else [hint.corpus_text]
         if choices:
             data["replacement"] = choices[0]
-            data["replacements"] = [[part, "{0.line}:{0.column}".format(
-                _related(doc, facts.position, a, b, "").range.one_based())]
-                for part, (a, b) in zip(facts.part_texts, hint.parts)]
+            data["replacements"] = [
+                [
+                    part,
+                    "{0.line}:{0.column}".format(_related(doc, facts.position, a, b, "").range.one_based()),
+                ]
+                for part, (a, b) in zip(facts.part_texts, hint.parts)
+            ]
     return Diagnostic.at_columns("quote-not-found", message, qnode.start, qnode.end, (loc,), **data)
 
 
@@ -188,55 +238,106 @@ def unknown_doc(corpus: Corpus, locator: Locator) -> Diagnostic:
 
     doc_id = locator.doc
     stems = {d: PurePosixPath(d).stem for d in corpus.docs}  # ".md" alike in every name: compare the rest
-    close = [d for _, _, d in process.extract(PurePosixPath(doc_id).stem, stems, scorer=fuzz.WRatio,
-                                              processor=utils.default_process, limit=3, score_cutoff=70)]
+    close = [
+        d
+        for _, _, d in process.extract(
+            PurePosixPath(doc_id).stem,
+            stems,
+            scorer=fuzz.WRatio,
+            processor=utils.default_process,
+            limit=3,
+            score_cutoff=70,
+        )
+    ]
     if close:
         known = f"did you mean {', '.join(map(repr, close))}?"
     else:
-        known = "corpus: " + (", ".join(corpus.docs) if len(corpus.docs) <= 8 else f"{len(corpus.docs)} documents")
-    return Diagnostic.at_columns("unknown-doc", f"unknown doc {doc_id!r} ({known})", locator.doc_node.start,
-                                 locator.doc_node.end, suggestions=close)
+        known = "corpus: " + (
+            ", ".join(corpus.docs) if len(corpus.docs) <= 8 else f"{len(corpus.docs)} documents"
+        )
+    return Diagnostic.at_columns(
+        "unknown-doc",
+        f"unknown doc {doc_id!r} ({known})",
+        locator.doc_node.start,
+        locator.doc_node.end,
+        suggestions=close,
+    )
 
 
 def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
     n = len(record.locators)
     locators_ok = isinstance(record.value.get("locators"), list)
     if locators_ok and n == 0 and not record.unanswerable:
-        diags.append(Diagnostic.at_columns("no-locators", "an answerable record needs at least one locator "
-                                           "(or mark it \"unanswerable\": true)", *record.field_range("locators")))
-    elif (locators_ok and n and not record.unanswerable
-          and ((record.hop == "single" and n != 1) or (record.hop == "multi" and n < 2))):
+        diags.append(
+            Diagnostic.at_columns(
+                "no-locators",
+                'an answerable record needs at least one locator (or mark it "unanswerable": true)',
+                *record.field_range("locators"),
+            )
+        )
+    elif (
+        locators_ok
+        and n
+        and not record.unanswerable
+        and ((record.hop == "single" and n != 1) or (record.hop == "multi" and n < 2))
+    ):
         where = record.field_range("hop") if "hop" in record.value else record.field_range("locators")
         need = "exactly one locator" if record.hop == "single" else "at least two locators"
-        diags.append(Diagnostic.at_columns("hop-mismatch", f"hop {record.hop!r} needs {need}, found {n}", *where))
+        diags.append(
+            Diagnostic.at_columns("hop-mismatch", f"hop {record.hop!r} needs {need}, found {n}", *where)
+        )
     if record.expected_answer is not None and len(record.expected_answer.strip()) < MIN_ANSWER_CHARS:
-        diags.append(Diagnostic.at_columns("answer-too-thin", f"expected_answer is under {MIN_ANSWER_CHARS} "
-                                           "characters: too thin to grade against",
-                                           *record.field_range("expected_answer")))
+        diags.append(
+            Diagnostic.at_columns(
+                "answer-too-thin",
+                f"expected_answer is under {MIN_ANSWER_CHARS} characters: too thin to grade against",
+                *record.field_range("expected_answer"),
+            )
+        )
 
 
-def record_practice(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic],
-                    settings: SetRules) -> None:
+def record_practice(
+    record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic], settings: SetRules
+) -> None:
     """Query type, unanswerable and primary: the practice rules of one record."""
     if record.query_type is not None and record.query_type not in settings.query_types:
-        diags.append(Diagnostic.at_columns("unknown-query-type", f"unknown query_type {record.query_type!r} "
-                                           f"(known: {', '.join(settings.query_types)})",
-                                           *record.field_range("query_type")))
+        diags.append(
+            Diagnostic.at_columns(
+                "unknown-query-type",
+                f"unknown query_type {record.query_type!r} (known: {', '.join(settings.query_types)})",
+                *record.field_range("query_type"),
+            )
+        )
     if record.unanswerable and record.locators:
-        diags.append(Diagnostic.at_columns("unanswerable-with-locators", "an unanswerable record has no answer "
-                                           "to locate: remove its locators or \"unanswerable\"",
-                                           *record.field_range("locators")))
+        diags.append(
+            Diagnostic.at_columns(
+                "unanswerable-with-locators",
+                'an unanswerable record has no answer to locate: remove its locators or "unanswerable"',
+                *record.field_range("locators"),
+            )
+        )
     for extra in [loc for loc in record.locators if loc.primary][1:]:
         value = extra.node.members["primary"][1]
-        diags.append(Diagnostic.at_columns("multiple-primary", "a second primary locator: at most one locator "
-                                           "of a record is its primary span", value.start, value.end))
+        diags.append(
+            Diagnostic.at_columns(
+                "multiple-primary",
+                "a second primary locator: at most one locator of a record is its primary span",
+                value.start,
+                value.end,
+            )
+        )
     if record.query_type == "multi-hop" and record.locators:
         spans = {(r.span.doc_id, r.span.start, r.span.end) for r in resolved if r.span is not None}
         n = len(spans) if all(r.span is not None for r in resolved) else len(record.locators)
         if n == 1:
-            diags.append(Diagnostic.at_columns("multi-hop-single-span", "query_type 'multi-hop' with a single "
-                                               "span: a multi-hop question needs evidence from two places",
-                                               *record.field_range("query_type")))
+            diags.append(
+                Diagnostic.at_columns(
+                    "multi-hop-single-span",
+                    "query_type 'multi-hop' with a single "
+                    "span: a multi-hop question needs evidence from two places",
+                    *record.field_range("query_type"),
+                )
+            )
 
 
 def folded(query: str) -> str:
@@ -320,8 +421,14 @@ class SetTally:
             self.leaks = None
 
 
-def set_rules(corpus: Corpus, path: Path, first_line: str, records: list[RecordLine], tally: SetTally,
-              settings: SetRules = SetRules()) -> list[Diagnostic]:
+def set_rules(
+    corpus: Corpus,
+    path: Path,
+    first_line: str,
+    records: list[RecordLine],
+    tally: SetTally,
+    settings: SetRules = SetRules(),
+) -> list[Diagnostic]:
     """The set-level findings of a file whose first line is ``first_line`` and whose records are
     ``records``, counted in ``tally``."""
     out: list[Diagnostic] = []
@@ -332,28 +439,53 @@ def set_rules(corpus: Corpus, path: Path, first_line: str, records: list[RecordL
     spans = {doc_id: n for doc_id, n in tally.spans.items() if n > 0 and doc_id in corpus.docs}
     n_records = tally.n_records
     if n_records < MIN_RECORDS:
-        out.append(Diagnostic("too-few-records", f"{plural(n_records, 'record')}: a golden set needs at least "
-                              f"{MIN_RECORDS} to measure anything", path, top))
+        out.append(
+            Diagnostic(
+                "too-few-records",
+                f"{plural(n_records, 'record')}: a golden set needs at least "
+                f"{MIN_RECORDS} to measure anything",
+                path,
+                top,
+            )
+        )
     total = sum(spans.values())
     for doc_id, n in spans.items():  # at most one document holds more than half the spans
         if total and n / total > MAX_DOC_SHARE:
-            out.append(Diagnostic("doc-dominates", f"{doc_id} holds {n} of {total} spans "
-                                  f"({n / total:.0%} > {MAX_DOC_SHARE:.0%}): the set is lopsided", path, top))
+            out.append(
+                Diagnostic(
+                    "doc-dominates",
+                    f"{doc_id} holds {n} of {total} spans "
+                    f"({n / total:.0%} > {MAX_DOC_SHARE:.0%}): the set is lopsided",
+                    path,
+                    top,
+                )
+            )
     for doc_id, doc in corpus.docs.items():
         if doc_id not in spans and n_records:
             related = Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
-            out.append(Diagnostic("doc-unlabelled", f"no question points into {doc_id}", path, top, (related,)))
+            out.append(
+                Diagnostic("doc-unlabelled", f"no question points into {doc_id}", path, top, (related,))
+            )
     for qt in settings.required_query_types:
         if tally.query_types[qt] <= 0:
-            out.append(Diagnostic("query-type-missing", f"no record has query_type {qt!r} "
-                                  "(required_query_types)", path, top))
+            out.append(
+                Diagnostic(
+                    "query-type-missing", f"no record has query_type {qt!r} (required_query_types)", path, top
+                )
+            )
     if all(tally.splits[s] > 0 for s in _LEAKING):
         if tally.leaks is None:
             tally.leaks = split_leaks(path, [r for r in records if r.result.record is not None])
         out.extend(tally.leaks)
     for broken in corpus.broken.values():
-        out.append(Diagnostic("corpus-error", f"{broken.doc_id}: {broken.message}", broken.path,
-                              Range.on_line(broken.line, broken.column, broken.column + 1)))
+        out.append(
+            Diagnostic(
+                "corpus-error",
+                f"{broken.doc_id}: {broken.message}",
+                broken.path,
+                Range.on_line(broken.line, broken.column, broken.column + 1),
+            )
+        )
     return out
 
 
@@ -376,8 +508,13 @@ def duplicate(path: Path, name: str, value: str, first: RecordLine, again: Recor
     s, e = first.record.field_range(name)
     related = Related(path, Range.on_line(first.line, s, e), f"first used on line {first.line + 1}")
     s, e = again.record.field_range(name)
-    return Diagnostic(code, f"{name} {short(value)!r} already used on line {first.line + 1}",
-                      path, Range.on_line(again.line, s, e), (related,))
+    return Diagnostic(
+        code,
+        f"{name} {short(value)!r} already used on line {first.line + 1}",
+        path,
+        Range.on_line(again.line, s, e),
+        (related,),
+    )
 
 
 _SPLIT = attrgetter("result.record.split")
@@ -430,13 +567,23 @@ def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
         later, (earlier_line, why) = at[line], flagged[line]
         earlier = at[earlier_line]
         s, e = earlier.record.field_range("id")
-        related = Related(path, Range.on_line(earlier.line, s, e), f"{earlier.record.split} record on line "
-                          f"{earlier.line + 1}")
+        related = Related(
+            path,
+            Range.on_line(earlier.line, s, e),
+            f"{earlier.record.split} record on line {earlier.line + 1}",
+        )
         s, e = later.record.field_range("id")
-        out.append(Diagnostic("split-leak", f"{later.record.split} record {later.record.id!r} and "
-                              f"{earlier.record.split} record {earlier.record.id!r} (line {earlier.line + 1}) share "
-                              f"{why}: test results leak into tuning", path, Range.on_line(later.line, s, e),
-                              (related,)))
+        out.append(
+            Diagnostic(
+                "split-leak",
+                f"{later.record.split} record {later.record.id!r} and "
+                f"{earlier.record.split} record {earlier.record.id!r} (line {earlier.line + 1}) share "
+                f"{why}: test results leak into tuning",
+                path,
+                Range.on_line(later.line, s, e),
+                (related,),
+            )
+        )
     return out
 
 
@@ -448,7 +595,13 @@ def id_reused(analysis: Analysis, committed: dict[str, object]) -> list[Diagnost
         r = rec.record
         if r is None or r.id not in committed or r.query is None or committed[r.id] == r.query:
             continue
-        out.append(Diagnostic("id-reused", f"id {r.id!r} is held by the committed artifact for another query "
-                              f"({short(str(committed[r.id]))!r}): give this question a new id",
-                              analysis.path, Range.on_line(rec.line, *r.field_range("id"))))
+        out.append(
+            Diagnostic(
+                "id-reused",
+                f"id {r.id!r} is held by the committed artifact for another query "
+                f"({short(str(committed[r.id]))!r}): give this question a new id",
+                analysis.path,
+                Range.on_line(rec.line, *r.field_range("id")),
+            )
+        )
     return out

@@ -9,8 +9,9 @@ Coverage is counted over characters, with overlapping chunks merged, so it never
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Iterable, Protocol
+from typing import Protocol
 
 DEFAULT_HIT_RULE = "any_overlap"
 
@@ -38,7 +39,8 @@ def parse_hit_rule(spelling: str) -> HitRule:
     if m is None:
         raise ValueError(
             f"unknown hit rule {spelling!r}: use any_overlap, span_containment, coverage>=τ "
-            "or union_coverage>=τ (0 < τ <= 1)")
+            "or union_coverage>=τ (0 < τ <= 1)"
+        )
     if m.group(1):
         return HitRule(m.group(1), None, spelling.strip())
     tau = float(m.group(3))

@@ -35,7 +35,9 @@ class Bm25:
         self._empty = not any(t.strip() for t in texts)
         self._index = bm25s.BM25(method=METHOD, k1=K1, b=B)
         if self.n and not self._empty:
-            self._index.index(bm25s.tokenize(list(texts), stopwords="en", show_progress=False), show_progress=False)
+            self._index.index(
+                bm25s.tokenize(list(texts), stopwords="en", show_progress=False), show_progress=False
+            )
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
         """The top ``k`` texts for ``query`` with a positive score; ties keep the texts' order."""

@@ -43,8 +43,10 @@ class Chunking:
         out: dict[str, list[Chunk]] = {}
         for c in self.chunks:
             out.setdefault(c.doc_id, []).append(c)
-        return {d: ([c.start for c in cs], cs) for d, cs in
-                ((d, sorted(cs, key=lambda c: (c.start, c.end))) for d, cs in out.items())}
+        return {
+            d: ([c.start for c in cs], cs)
+            for d, cs in ((d, sorted(cs, key=lambda c: (c.start, c.end))) for d, cs in out.items())
+        }
 
     def overlapping(self, doc_id: str, start: int, end: int) -> list[Chunk]:
         """Chunks of ``doc_id`` overlapping [start, end) (user chunks may overlap or nest)."""
@@ -54,14 +56,18 @@ class Chunking:
 
     def bearing(self, rule: HitRule, span: Span) -> frozenset[str]:
         """The IDs of the chunks bearing ``span`` under ``rule`` (SPEC §5)."""
-        return frozenset(c.chunk_id for c in bearing_chunks(rule, self.overlapping(span.doc_id, span.start, span.end),
-                                                            span))
+        return frozenset(
+            c.chunk_id
+            for c in bearing_chunks(rule, self.overlapping(span.doc_id, span.start, span.end), span)
+        )
 
 
 def corpus_chunking(corpus: Corpus) -> Chunking:
     """The md-struct-v1 chunks the set was built with."""
     chunks = tuple(c for doc in corpus.docs.values() for c in doc.chunks)
-    return Chunking(CHUNKER_VERSION, f"{CHUNKER_VERSION}/max_chars={corpus.max_chars}", chunks, corpus.max_chars)
+    return Chunking(
+        CHUNKER_VERSION, f"{CHUNKER_VERSION}/max_chars={corpus.max_chars}", chunks, corpus.max_chars
+    )
 
 
 def _fragment(text: str) -> str:
@@ -102,15 +108,21 @@ class _Reader:
             if not found:
                 raise self.fail(line, f"chunk {cid!r}: text not found in the canonical text of {doc_id}")
             if len(found) > 1:
-                raise self.fail(line, f"chunk {cid!r}: text is ambiguous in {doc_id} (at offsets {found[0]} and "
-                                      f"{found[1]}); give char_start and char_end instead")
+                raise self.fail(
+                    line,
+                    f"chunk {cid!r}: text is ambiguous in {doc_id} (at offsets {found[0]} and "
+                    f"{found[1]}); give char_start and char_end instead",
+                )
             return Chunk(doc_id, found[0], found[0] + len(wanted), "", cid)
         start, end = obj.get("char_start"), obj.get("char_end")
         if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
             raise self.fail(line, "give 'text', or integer 'char_start' and 'char_end' (canonical offsets)")
         if not 0 <= start < end <= doc.chars:
-            raise self.fail(line, f"chunk {cid!r}: [{start}, {end}) is not a non-empty range inside {doc_id} "
-                                  f"(0..{doc.chars} canonical characters)")
+            raise self.fail(
+                line,
+                f"chunk {cid!r}: [{start}, {end}) is not a non-empty range inside {doc_id} "
+                f"(0..{doc.chars} canonical characters)",
+            )
         return Chunk(doc_id, start, end, "", cid)
 
 

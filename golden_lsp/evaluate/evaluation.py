@@ -20,15 +20,15 @@ from functools import cached_property
 import numpy as np
 
 from ..core.chunker import Chunk
-from .chunkings import Chunking, corpus_chunking
 from ..core.config import ConfigError
 from ..core.diagnostics import Severity
-from .evalspec import METRICS, MISSES, MULTI_RULES
-from .metrics import Judged, bootstrap, iou, per_query, randomization_p
 from ..core.project import GoldenSet
 from ..core.resolve import Span
-from .runs import Run
 from ..core.scoring import HitRule, union_coverage
+from .chunkings import Chunking, corpus_chunking
+from .evalspec import METRICS, MISSES, MULTI_RULES
+from .metrics import Judged, bootstrap, iou, per_query, randomization_p
+from .runs import Run
 
 #: record findings that do not stop a record from being scored (bearing chunks are re-derived)
 _SCORABLE = {"no-bearing-chunk"}
@@ -78,8 +78,11 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
     chunking = chunking or corpus_chunking(golden.corpus)
     text = golden.read_questions()
     analysis = golden.analyze(text)
-    bad_lines = {d.range.line for d in analysis.diagnostics
-                 if d.severity is Severity.ERROR and d.code not in _SCORABLE and d.path == analysis.path}
+    bad_lines = {
+        d.range.line
+        for d in analysis.diagnostics
+        if d.severity is Severity.ERROR and d.code not in _SCORABLE and d.path == analysis.path
+    }
     answerable, unanswerable, excluded = [], [], 0
     for rec in analysis.records:
         r = rec.record
@@ -88,7 +91,13 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
         if rec.line in bad_lines or not r.valid or r.id is None or r.query is None:
             excluded += 1
             continue
-        facets = dict(query_id=r.id, query=r.query, hop=r.hop, query_type=r.query_type, split=r.split)
+        facets = {
+            "query_id": r.id,
+            "query": r.query,
+            "hop": r.hop,
+            "query_type": r.query_type,
+            "split": r.split,
+        }
         if r.unanswerable:
             unanswerable.append(Target(**facets, docs=()))
             continue
@@ -96,11 +105,21 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
         if not spans or any(s is None for s in spans):
             excluded += 1
             continue
-        answerable.append(Target(**facets, docs=tuple(dict.fromkeys(s.doc_id for s in spans)), spans=spans,
-                                 bearing=tuple(chunking.bearing(golden.hit_rule, s) for s in spans)))
-    parts = {"questions_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
-             "corpus_digest": golden.corpus.digest(), "chunking": chunking.digest,
-             "max_chars": chunking.max_chars, "hit_rule": str(golden.hit_rule)}
+        answerable.append(
+            Target(
+                **facets,
+                docs=tuple(dict.fromkeys(s.doc_id for s in spans)),
+                spans=spans,
+                bearing=tuple(chunking.bearing(golden.hit_rule, s) for s in spans),
+            )
+        )
+    parts = {
+        "questions_sha256": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+        "corpus_digest": golden.corpus.digest(),
+        "chunking": chunking.digest,
+        "max_chars": chunking.max_chars,
+        "hit_rule": str(golden.hit_rule),
+    }
     return Targets(answerable, unanswerable, excluded, chunking, golden.hit_rule, parts)
 
 
@@ -115,8 +134,9 @@ class Settings:
         return {"k": list(self.ks), "multi": self.multi, "bootstrap": self.resamples, "seed": self.seed}
 
 
-def _first_satisfied(rule: HitRule, ranking: list[str], by_id: dict[str, Chunk], span: Span,
-                     bearing: frozenset[str]) -> int:
+def _first_satisfied(
+    rule: HitRule, ranking: list[str], by_id: dict[str, Chunk], span: Span, bearing: frozenset[str]
+) -> int:
     """The first rank (1-based) at which the top chunks bear ``span`` under ``rule``; 0 if none."""
     if rule.name != "union_coverage":
         return next((r for r, cid in enumerate(ranking, 1) if cid in bearing), 0)
@@ -206,8 +226,13 @@ class Evaluation:
         return float(self.mean[METRICS.index(metric), self.settings.ks.index(k)])
 
     def scored(self) -> Scored:
-        return Scored(self.run.name, self.targets.fingerprint, self.settings,
-                      [t.query_id for t in self.targets.answerable], self.values)
+        return Scored(
+            self.run.name,
+            self.targets.fingerprint,
+            self.settings,
+            [t.query_id for t in self.targets.answerable],
+            self.values,
+        )
 
     def group_stats(self, group: Group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sub = self.values[group.rows]
@@ -215,9 +240,11 @@ class Evaluation:
         return sub.mean(axis=0), lo, hi
 
     def rule_text(self) -> str:
-        return (f"hit rule {self.targets.hit_rule}, multi-hop rule {self.settings.multi}, {MISSES} "
-                f"({len(self.missing)} missing), 95% bootstrap interval ({self.settings.resamples} resamples, "
-                f"seed {self.settings.seed})")
+        return (
+            f"hit rule {self.targets.hit_rule}, multi-hop rule {self.settings.multi}, {MISSES} "
+            f"({len(self.missing)} missing), 95% bootstrap interval ({self.settings.resamples} resamples, "
+            f"seed {self.settings.seed})"
+        )
 
 
 def _groups(answerable: list[Target]) -> list[Group]:
@@ -236,23 +263,32 @@ def evaluate(tg: Targets, run: Run, settings: Settings) -> Evaluation:
     if settings.multi not in MULTI_RULES:
         raise ConfigError(f"--multi must be any or all, not {settings.multi!r}")
     if not tg.answerable:
-        raise ConfigError(f"no answerable record to score ({len(tg.unanswerable)} unanswerable, {tg.excluded} "
-                          "excluded with errors: see golden-lsp check)")
+        raise ConfigError(
+            f"no answerable record to score ({len(tg.unanswerable)} unanswerable, {tg.excluded} "
+            "excluded with errors: see golden-lsp check)"
+        )
     values = per_query(judge(tg, run, settings), settings.ks)
     lo, hi = bootstrap(values, settings.resamples, settings.seed)
     known = {t.query_id for t in tg.all()}
     retrieved = {cid for ids in run.rankings.values() for cid in ids}
     return Evaluation(
-        tg, run, settings, values, lo, hi,
+        tg,
+        run,
+        settings,
+        values,
+        lo,
+        hi,
         missing=[t.query_id for t in tg.answerable if t.query_id not in run.rankings],
         unknown_queries=sorted(q for q in run.rankings if q not in known),
         unknown_chunks=sorted(retrieved - tg.chunking.by_id.keys()),
         unanswerable_answered=sum(1 for t in tg.unanswerable if run.rankings.get(t.query_id)),
         no_bearing=sum(1 for t in tg.answerable for b in t.bearing if not b),
-        groups=_groups(tg.answerable))
+        groups=_groups(tg.answerable),
+    )
 
 
 # --- reading aids -------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Note:
@@ -271,19 +307,44 @@ def sanity(ev: Evaluation) -> list[Note]:
     for k in ks:
         mrr, hit = ev.value("mrr", k), ev.value("hit", k)
         if mrr > hit + 1e-9:
-            out.append(Note("error", f"sanity: MRR@{k} = {mrr:.3f} > hit@{k} = {hit:.3f} (N={ev.n}, {rules}): a bug, "
-                                     "not a result"))
+            out.append(
+                Note(
+                    "error",
+                    f"sanity: MRR@{k} = {mrr:.3f} > hit@{k} = {hit:.3f} (N={ev.n}, {rules}): a bug, "
+                    "not a result",
+                )
+            )
         if exact and 1 in ks and ev.value("recall", 1) > mrr + 1e-9:
-            out.append(Note("error", f"sanity: recall@1 = {ev.value('recall', 1):.3f} > MRR@{k} = {mrr:.3f} "
-                                     f"(N={ev.n}, {rules}): a bug, not a result"))
+            out.append(
+                Note(
+                    "error",
+                    f"sanity: recall@1 = {ev.value('recall', 1):.3f} > MRR@{k} = {mrr:.3f} "
+                    f"(N={ev.n}, {rules}): a bug, not a result",
+                )
+            )
     if not exact:
-        out.append(Note("info", "sanity: recall@1 ≤ MRR@k is not a rule here: under multi-hop rule all or a "
-                                "union_coverage hit rule, MRR counts the rank where the record is complete"))
-    if 1 in ks and 10 in ks and ev.value("hit", 10) > 0 and abs(ev.value("mrr", 10) - ev.value("hit", 1)) < 1e-12:
-        out.append(Note("warning", f"sanity: MRR@10 = hit@1 = {ev.value('hit', 1):.3f} (N={ev.n}, {rules}, "
-                                   f"{_cite(ev, 'mrr', 10)}): every hit "
-                                   "within 10 is at rank 1 — a run cut to one result, or labels leaking into "
-                                   "the ranking?"))
+        out.append(
+            Note(
+                "info",
+                "sanity: recall@1 ≤ MRR@k is not a rule here: under multi-hop rule all or a "
+                "union_coverage hit rule, MRR counts the rank where the record is complete",
+            )
+        )
+    if (
+        1 in ks
+        and 10 in ks
+        and ev.value("hit", 10) > 0
+        and abs(ev.value("mrr", 10) - ev.value("hit", 1)) < 1e-12
+    ):
+        out.append(
+            Note(
+                "warning",
+                f"sanity: MRR@10 = hit@1 = {ev.value('hit', 1):.3f} (N={ev.n}, {rules}, "
+                f"{_cite(ev, 'mrr', 10)}): every hit "
+                "within 10 is at rank 1 — a run cut to one result, or labels leaking into "
+                "the ranking?",
+            )
+        )
     return out
 
 
@@ -305,34 +366,62 @@ def signals(ev: Evaluation) -> list[Note]:
         if h10 > 0:
             ratio = h1 / h10
             if ratio < 0.6:
-                out.append(Note("warning", f"hit@1/hit@10 = {ratio:.2f} < 0.6 {tag}: a ranking problem — the "
-                                           "answer is found but ranked low; try a reranker or fusion"))
+                out.append(
+                    Note(
+                        "warning",
+                        f"hit@1/hit@10 = {ratio:.2f} < 0.6 {tag}: a ranking problem — the "
+                        "answer is found but ranked low; try a reranker or fusion",
+                    )
+                )
             elif ratio > 0.85:
-                out.append(Note("info", f"hit@1/hit@10 = {ratio:.2f} > 0.85 {tag}: ranking is already good; "
-                                        "gains are in finding more answers"))
+                out.append(
+                    Note(
+                        "info",
+                        f"hit@1/hit@10 = {ratio:.2f} > 0.85 {tag}: ranking is already good; "
+                        "gains are in finding more answers",
+                    )
+                )
             else:
                 out.append(Note("info", f"hit@1/hit@10 = {ratio:.2f} {tag}: between 0.6 and 0.85"))
     if 10 in ks and 50 in ks:
         h10, h50 = ev.value("hit", 10), ev.value("hit", 50)
         if h50 - h10 < DEPTH_EPSILON and h50 < 1:
-            out.append(Note("warning", f"hit@50 = {h50:.3f} ≈ hit@10 = {h10:.3f} (within {DEPTH_EPSILON}) {tag}: "
-                                       "depth is exhausted — retrieving deeper finds nothing more; look at "
-                                       "chunking or the representation"))
+            out.append(
+                Note(
+                    "warning",
+                    f"hit@50 = {h50:.3f} ≈ hit@10 = {h10:.3f} (within {DEPTH_EPSILON}) {tag}: "
+                    "depth is exhausted — retrieving deeper finds nothing more; look at "
+                    "chunking or the representation",
+                )
+            )
     if 50 in ks:
         h50 = ev.value("hit", 50)
         if h50 < 0.95:
-            out.append(Note("warning", f"hit@50 = {h50:.3f} < 0.95 {tag}: candidate generation fails the floor "
-                                       "— no reranker can recover an answer that is not retrieved"))
+            out.append(
+                Note(
+                    "warning",
+                    f"hit@50 = {h50:.3f} < 0.95 {tag}: candidate generation fails the floor "
+                    "— no reranker can recover an answer that is not retrieved",
+                )
+            )
     if max(ks) > len(ev.targets.chunking.chunks):
-        out.append(Note("info", f"k={max(ks)} exceeds the {len(ev.targets.chunking.chunks)} chunks of "
-                                f"{ev.targets.chunking.name}: the deepest cutoffs rank the whole corpus"))
+        out.append(
+            Note(
+                "info",
+                f"k={max(ks)} exceeds the {len(ev.targets.chunking.chunks)} chunks of "
+                f"{ev.targets.chunking.name}: the deepest cutoffs rank the whole corpus",
+            )
+        )
     missing = [k for k in (1, 10, 50) if k not in ks]
     if missing:
-        out.append(Note("info", f"ratio signals need k = 1, 10 and 50; missing: {', '.join(map(str, missing))}"))
+        out.append(
+            Note("info", f"ratio signals need k = 1, 10 and 50; missing: {', '.join(map(str, missing))}")
+        )
     return out
 
 
 # --- comparison and gate ------------------------------------------------------------------------
+
 
 @dataclass
 class Comparison:
@@ -351,15 +440,21 @@ class Comparison:
         return float(self.delta[i, j]), float(self.lo[i, j]), float(self.hi[i, j]), float(self.p[i, j])
 
 
-def compare(a: Scored, b: Scored, resamples: int, seed: int, allow_different_sets: bool = False) -> Comparison:
+def compare(
+    a: Scored, b: Scored, resamples: int, seed: int, allow_different_sets: bool = False
+) -> Comparison:
     """Paired deltas a − b over the queries both scored, with a paired bootstrap and a randomization test."""
     if a.fingerprint != b.fingerprint and not allow_different_sets:
-        raise ConfigError(f"refusing to compare {a.label} (fingerprint {a.fingerprint}) with {b.label} "
-                          f"(fingerprint {b.fingerprint}): they were measured against different golden sets, "
-                          "corpora, chunkings or hit rules; pass --allow-different-sets to compare anyway")
+        raise ConfigError(
+            f"refusing to compare {a.label} (fingerprint {a.fingerprint}) with {b.label} "
+            f"(fingerprint {b.fingerprint}): they were measured against different golden sets, "
+            "corpora, chunkings or hit rules; pass --allow-different-sets to compare anyway"
+        )
     if (a.settings.ks, a.settings.multi) != (b.settings.ks, b.settings.multi):
-        raise ConfigError(f"cannot compare {a.label} (k {list(a.settings.ks)}, multi {a.settings.multi}) with "
-                          f"{b.label} (k {list(b.settings.ks)}, multi {b.settings.multi}): settings differ")
+        raise ConfigError(
+            f"cannot compare {a.label} (k {list(a.settings.ks)}, multi {a.settings.multi}) with "
+            f"{b.label} (k {list(b.settings.ks)}, multi {b.settings.multi}): settings differ"
+        )
     index_b = {q: i for i, q in enumerate(b.query_ids)}
     pairs = [(i, index_b[q]) for i, q in enumerate(a.query_ids) if q in index_b]
     ia = np.asarray([i for i, _ in pairs], dtype=int)
@@ -368,8 +463,9 @@ def compare(a: Scored, b: Scored, resamples: int, seed: int, allow_different_set
     lo, hi = bootstrap(deltas, resamples, seed)
     mean = deltas.mean(axis=0) if len(pairs) else np.full(a.values.shape[1:], np.nan)
     unpaired = len(a.query_ids) + len(b.query_ids) - 2 * len(pairs)
-    return Comparison(a, b, [a.query_ids[i] for i in ia], mean, lo, hi, randomization_p(deltas, resamples, seed),
-                      unpaired)
+    return Comparison(
+        a, b, [a.query_ids[i] for i in ia], mean, lo, hi, randomization_p(deltas, resamples, seed), unpaired
+    )
 
 
 def parse_metric_at(spec: str, ks: tuple[int, ...]) -> tuple[str, int]:

@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import __version__
 from ..core.config import ConfigError
-from .evaluation import Evaluation, Scored, Settings
 from .evalspec import METRICS
+from .evaluation import Evaluation, Scored, Settings
 
 SCHEMA = [
     """CREATE TABLE IF NOT EXISTS runs (
@@ -76,36 +76,65 @@ def store(path: Path, ev: Evaluation) -> str:
     nm, nk = len(METRICS), len(st.ks)
     con.begin()
     seq = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM runs").fetchone()[0]
-    con.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", [
-        run_id, seq, datetime.now(timezone.utc), tg.fingerprint, json.dumps(tg.fingerprint_parts),
-        ev.run.name, ev.run.format, ev.run.digest, json.dumps(st.as_dict()), str(tg.hit_rule), st.multi,
-        tg.chunking.name, ev.n, len(tg.unanswerable), len(ev.missing), tg.excluded, __version__])
+    con.execute(
+        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            run_id,
+            seq,
+            datetime.now(timezone.utc),
+            tg.fingerprint,
+            json.dumps(tg.fingerprint_parts),
+            ev.run.name,
+            ev.run.format,
+            ev.run.digest,
+            json.dumps(st.as_dict()),
+            str(tg.hit_rule),
+            st.multi,
+            tg.chunking.name,
+            ev.n,
+            len(tg.unanswerable),
+            len(ev.missing),
+            tg.excluded,
+            __version__,
+        ],
+    )
     groups = list(_aggregates(ev))
     cells = len(groups) * nm * nk
-    _insert(con, "run_metrics", {
-        "run_id": _strings([run_id] * cells),
-        "group_by": _strings(g[0] for g in groups for _ in range(nm * nk)),
-        "group_value": _strings(g[1] for g in groups for _ in range(nm * nk)),
-        "metric": _strings(m for _ in groups for m in METRICS for _ in st.ks),
-        "k": np.tile(np.asarray(st.ks), len(groups) * nm),
-        "value": np.concatenate([g[2].ravel() for g in groups]),
-        "ci_low": np.concatenate([g[3].ravel() for g in groups]),
-        "ci_high": np.concatenate([g[4].ravel() for g in groups]),
-        "n": np.repeat([g[5] for g in groups], nm * nk)},
+    _insert(
+        con,
+        "run_metrics",
+        {
+            "run_id": _strings([run_id] * cells),
+            "group_by": _strings(g[0] for g in groups for _ in range(nm * nk)),
+            "group_value": _strings(g[1] for g in groups for _ in range(nm * nk)),
+            "metric": _strings(m for _ in groups for m in METRICS for _ in st.ks),
+            "k": np.tile(np.asarray(st.ks), len(groups) * nm),
+            "value": np.concatenate([g[2].ravel() for g in groups]),
+            "ci_low": np.concatenate([g[3].ravel() for g in groups]),
+            "ci_high": np.concatenate([g[4].ravel() for g in groups]),
+            "n": np.repeat([g[5] for g in groups], nm * nk),
+        },
         "run_id, group_by, group_value, metric, k, CASE WHEN isnan(value) THEN NULL ELSE value END, "
-        "CASE WHEN isnan(ci_low) THEN NULL ELSE ci_low END, CASE WHEN isnan(ci_high) THEN NULL ELSE ci_high END, n")
+        "CASE WHEN isnan(ci_low) THEN NULL ELSE ci_low END, CASE WHEN isnan(ci_high) THEN NULL ELSE ci_high END, n",
+    )
     if ev.n:
         missing = set(ev.missing)
         rows = ev.n * nk
         answerable = tg.answerable
-        columns = {"run_id": _strings([run_id] * rows),
-                   "query_id": _strings(t.query_id for t in answerable for _ in st.ks),
-                   "k": np.tile(np.asarray(st.ks), ev.n),
-                   "missing": np.repeat([t.query_id in missing for t in answerable], nk)}
+        columns = {
+            "run_id": _strings([run_id] * rows),
+            "query_id": _strings(t.query_id for t in answerable for _ in st.ks),
+            "k": np.tile(np.asarray(st.ks), ev.n),
+            "missing": np.repeat([t.query_id in missing for t in answerable], nk),
+        }
         # values is (query, metric, k): each metric's column in (query, k) order
         columns.update({m: ev.values[:, i, :].ravel() for i, m in enumerate(METRICS)})
-        columns.update({f: _strings(getattr(t, f) for t in answerable for _ in st.ks)
-                        for f in ("hop", "query_type", "split")})
+        columns.update(
+            {
+                f: _strings(getattr(t, f) for t in answerable for _ in st.ks)
+                for f in ("hop", "query_type", "split")
+            }
+        )
         columns["documents"] = _strings(json.dumps(list(t.docs)) for t in answerable for _ in st.ks)
         _insert(con, "query_results", columns, "* EXCLUDE (documents), from_json(documents, '[\"VARCHAR\"]')")
     con.commit()
@@ -124,23 +153,30 @@ def load(path: Path, ref: str, fingerprint: str) -> Scored:
     """A stored run's per-query values: ``latest`` (the last with ``fingerprint``) or a run id."""
     con = _connect(path, create=False)
     if ref == "latest":
-        row = con.execute("SELECT run_id, fingerprint, settings, run_name FROM runs WHERE fingerprint = ? "
-                          "ORDER BY seq DESC LIMIT 1", [fingerprint]).fetchone()
+        row = con.execute(
+            "SELECT run_id, fingerprint, settings, run_name FROM runs WHERE fingerprint = ? "
+            "ORDER BY seq DESC LIMIT 1",
+            [fingerprint],
+        ).fetchone()
         if row is None:
             others = con.execute("SELECT count(*) FROM runs").fetchone()[0]
-            raise ConfigError(f"{path}: no stored run has fingerprint {fingerprint} ({others} runs with other "
-                              "fingerprints); name one as db:RUN_ID with --allow-different-sets to compare anyway")
+            raise ConfigError(
+                f"{path}: no stored run has fingerprint {fingerprint} ({others} runs with other "
+                "fingerprints); name one as db:RUN_ID with --allow-different-sets to compare anyway"
+            )
     else:
-        row = con.execute("SELECT run_id, fingerprint, settings, run_name FROM runs WHERE run_id = ?",
-                          [ref]).fetchone()
+        row = con.execute(
+            "SELECT run_id, fingerprint, settings, run_name FROM runs WHERE run_id = ?", [ref]
+        ).fetchone()
         if row is None:
             raise ConfigError(f"{path}: no stored run {ref!r}")
     run_id, fp, settings_json, run_name = row
     s = json.loads(settings_json)
     settings = Settings(tuple(s["k"]), s["multi"], s["bootstrap"], s["seed"])
     cols = ", ".join(f'"{m}"' for m in METRICS)
-    data = con.execute(f"SELECT query_id, k, {cols} FROM query_results WHERE run_id = ? ORDER BY query_id, k",
-                       [run_id]).fetchall()
+    data = con.execute(
+        f"SELECT query_id, k, {cols} FROM query_results WHERE run_id = ? ORDER BY query_id, k", [run_id]
+    ).fetchall()
     con.close()
     ids = list(dict.fromkeys(r[0] for r in data))
     kpos = {k: j for j, k in enumerate(settings.ks)}

@@ -14,12 +14,12 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .chunkings import Chunking
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
+from ..core.search import Bm25, SearchUnavailable
+from .chunkings import Chunking
 from .evaluation import Target, Targets
 from .runs import Run, in_memory_run, read_run
-from ..core.search import Bm25, SearchUnavailable
 
 Rankings = tuple[dict[str, list[str]], dict[str, list[float]]]
 
@@ -27,7 +27,7 @@ Rankings = tuple[dict[str, list[str]], dict[str, list[float]]]
 def chunk_text(corpus: Corpus, chunking: Chunking, i: int) -> str:
     """What BM25 indexes for a chunk: its heading path (md-struct-v1) and its canonical text."""
     c = chunking.chunks[i]
-    body = corpus.docs[c.doc_id].text[c.start:c.end]
+    body = corpus.docs[c.doc_id].text[c.start : c.end]
     return f"{c.heading_path}\n\n{body}" if c.heading_path else body
 
 
@@ -51,7 +51,9 @@ def user_function(spec: str) -> Callable[[str, int], list[str]]:
     try:
         module = importlib.import_module(module_name)
     except Exception as exc:
-        raise ConfigError(f"--retriever {spec!r}: cannot import {module_name}: {type(exc).__name__}: {exc}") from None
+        raise ConfigError(
+            f"--retriever {spec!r}: cannot import {module_name}: {type(exc).__name__}: {exc}"
+        ) from None
     fn = getattr(module, name, None)
     if not callable(fn):
         raise ConfigError(f"--retriever {spec!r}: {module_name} has no function {name!r}")
@@ -64,10 +66,14 @@ def call_user(fn: Callable[[str, int], list[str]], spec: str, queries: list[Targ
         try:
             got = fn(t.query, k)
         except Exception as exc:
-            raise ConfigError(f"--retriever {spec}: failed on query {t.query_id}: {type(exc).__name__}: {exc}") from None
+            raise ConfigError(
+                f"--retriever {spec}: failed on query {t.query_id}: {type(exc).__name__}: {exc}"
+            ) from None
         if not isinstance(got, (list, tuple)) or not all(isinstance(c, str) for c in got):
-            raise ConfigError(f"--retriever {spec}: query {t.query_id}: expected a list of chunk ID strings, "
-                              f"got {type(got).__name__}")
+            raise ConfigError(
+                f"--retriever {spec}: query {t.query_id}: expected a list of chunk ID strings, "
+                f"got {type(got).__name__}"
+            )
         ids[t.query_id] = list(got)[:k]
     # no scores from the user: rank order as descending scores, so a TREC file keeps it
     return ids, {q: [float(len(r) - i) for i in range(len(r))] for q, r in ids.items()}
@@ -81,8 +87,14 @@ def retrieve(spec: str, corpus: Corpus, chunking: Chunking, queries: list[Target
     return call_user(user_function(spec), spec, queries, k)
 
 
-def run_of(tg: Targets, corpus: Corpus, k: int, run_file: Path | None = None, run_format: str | None = None,
-           retriever: str | None = None) -> Run:
+def run_of(
+    tg: Targets,
+    corpus: Corpus,
+    k: int,
+    run_file: Path | None = None,
+    run_format: str | None = None,
+    retriever: str | None = None,
+) -> Run:
     """The run to evaluate: a run file read, or a retriever's rankings for every query (top ``k``)."""
     if (run_file is None) == (retriever is None):
         raise ConfigError("eval needs exactly one of --run RUN or --retriever bm25|MODULE:FUNCTION")

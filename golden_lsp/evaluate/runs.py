@@ -78,7 +78,9 @@ def _read_trec(path: Path, text: str) -> dict[str, list[str]]:
         if not fields:
             continue
         if len(fields) != 6:
-            raise _fail(path, no, f"a TREC run line has 6 fields (qid Q0 docno rank score tag), not {len(fields)}")
+            raise _fail(
+                path, no, f"a TREC run line has 6 fields (qid Q0 docno rank score tag), not {len(fields)}"
+            )
         scored.setdefault(fields[0], []).append((fields[2], _score(path, no, fields[4])))
     return {qid: trec_order(docs) for qid, docs in scored.items()}
 
@@ -151,8 +153,10 @@ def in_memory_run(name: str, rankings: dict[str, list[str]]) -> Run:
 def run_text(rankings: dict[str, list[str]], scores: dict[str, list[float]], fmt: str, tag: str) -> str:
     """A run file's text: TREC (``qid Q0 docno rank score tag``; scores are required there) or JSONL."""
     if fmt == "jsonl":
-        return "".join(json.dumps({"query_id": q, "chunk_ids": ids}, ensure_ascii=False) + "\n"
-                       for q, ids in rankings.items())
+        return "".join(
+            json.dumps({"query_id": q, "chunk_ids": ids}, ensure_ascii=False) + "\n"
+            for q, ids in rankings.items()
+        )
     lines = []
     for qid, ids in rankings.items():
         if any(c.isspace() for c in qid):

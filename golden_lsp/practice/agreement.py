@@ -36,8 +36,12 @@ class Counts:
     neither: int = 0
 
     def __add__(self, other: Counts) -> Counts:
-        return Counts(self.both + other.both, self.only_a + other.only_a, self.only_b + other.only_b,
-                      self.neither + other.neither)
+        return Counts(
+            self.both + other.both,
+            self.only_a + other.only_a,
+            self.only_b + other.only_b,
+            self.neither + other.neither,
+        )
 
     @property
     def n(self) -> int:
@@ -131,8 +135,14 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         sa, sb = spans_of(ra), spans_of(rb)
         agree = _union(sa) == _union(sb) and ra.record.unanswerable == rb.record.unanswerable
         kappa = cohen_kappa(table)
-        rows.append({"id": rid, "kappa": None if kappa is None else round(kappa, 4),
-                     "span_f1": round(span_f1(sa, sb), 4), "agree": agree})
+        rows.append(
+            {
+                "id": rid,
+                "kappa": None if kappa is None else round(kappa, 4),
+                "span_f1": round(span_f1(sa, sb), 4),
+                "agree": agree,
+            }
+        )
     total = sum(tables, Counts())
     kappa = cohen_kappa(total)
     return {
@@ -164,4 +174,7 @@ def bootstrap_interval(tables: list[Counts], seed: int = 0) -> list[float] | Non
     if not values:
         return None
     values.sort()
-    return [round(values[int(0.025 * (len(values) - 1))], 4), round(values[int(0.975 * (len(values) - 1))], 4)]
+    return [
+        round(values[int(0.025 * (len(values) - 1))], 4),
+        round(values[int(0.975 * (len(values) - 1))], 4),
+    ]

@@ -15,19 +15,19 @@ import csv
 import io
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Callable
 
 from ..core.canon import CANONICAL_VERSION
 from ..core.chunker import CHUNKER_VERSION
-from ..evaluate.chunkings import qrels_text
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
 from ..core.diagnostics import plural
 from ..core.model import Analysis, ResolvedLocator
 from ..core.project import GoldenSet
 from ..core.questions import QuestionRecord
+from ..evaluate.chunkings import qrels_text
 
 FORMAT_VERSION = "golden-set.v1"
 
@@ -64,9 +64,16 @@ def samples(analysis: Analysis, corpus: Corpus, split: str | None = None) -> lis
         resolved = tuple(r for r in rec.result.resolved if r.span is not None)
         chunk_ids = tuple(dict.fromkeys(c.chunk_id for r in resolved for c in r.chunks))
         primary = next((r for r in resolved if r.locator.primary), resolved[0] if resolved else None)
-        contexts = tuple(corpus.docs[r.span.doc_id].text[r.span.start:r.span.end] for r in resolved)
-        out.append(Sample(record, resolved, chunk_ids,
-                          primary.chunks[0].chunk_id if primary and primary.chunks else None, contexts))
+        contexts = tuple(corpus.docs[r.span.doc_id].text[r.span.start : r.span.end] for r in resolved)
+        out.append(
+            Sample(
+                record,
+                resolved,
+                chunk_ids,
+                primary.chunks[0].chunk_id if primary and primary.chunks else None,
+                contexts,
+            )
+        )
     return out
 
 
@@ -100,7 +107,9 @@ def _jsonl(rows) -> str:
 
 
 def _spans(sample: Sample) -> list[dict]:
-    return [{"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end} for r in sample.resolved]
+    return [
+        {"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end} for r in sample.resolved
+    ]
 
 
 def export_dataset(golden: GoldenSet, items: list[Sample]) -> Export:
@@ -112,36 +121,55 @@ def export_dataset(golden: GoldenSet, items: list[Sample]) -> Export:
         "canonical_version": CANONICAL_VERSION,
         "corpus_digest": golden.corpus.digest(),
         "build_hit_rule": str(golden.hit_rule),
-        "samples": [{
-            "id": s.id,
-            "query": s.record.query,
-            "relevant_chunk_ids": list(s.chunk_ids),
-            "primary_chunk_id": s.primary_chunk_id,
-            "expected_answer": s.record.expected_answer,
-            "query_type": s.record.query_type,
-            "is_unanswerable": s.unanswerable,
-        } for s in items],
+        "samples": [
+            {
+                "id": s.id,
+                "query": s.record.query,
+                "relevant_chunk_ids": list(s.chunk_ids),
+                "primary_chunk_id": s.primary_chunk_id,
+                "expected_answer": s.record.expected_answer,
+                "query_type": s.record.query_type,
+                "is_unanswerable": s.unanswerable,
+            }
+            for s in items
+        ],
     }
     return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(items))
 
 
 def export_ragas(golden: GoldenSet, items: list[Sample]) -> Export:
-    rows = [{"user_input": s.record.query, "reference": s.record.expected_answer,
-             "reference_contexts": list(s.contexts), "reference_context_ids": list(s.chunk_ids)} for s in items]
+    rows = [
+        {
+            "user_input": s.record.query,
+            "reference": s.record.expected_answer,
+            "reference_contexts": list(s.contexts),
+            "reference_context_ids": list(s.chunk_ids),
+        }
+        for s in items
+    ]
     return Export({"": _jsonl(rows)}, len(items))
 
 
 def export_deepeval(golden: GoldenSet, items: list[Sample]) -> Export:
-    rows = [{
-        "input": s.record.query,
-        "expected_output": s.record.expected_answer,
-        "context": list(s.contexts),
-        "additional_metadata": {
-            "id": s.id, "query_type": s.record.query_type, "is_unanswerable": s.unanswerable,
-            "split": s.record.split, "hop": s.record.hop, "tags": s.record.tags,
-            "chunk_ids": list(s.chunk_ids), "primary_chunk_id": s.primary_chunk_id, "spans": _spans(s),
-        },
-    } for s in items]
+    rows = [
+        {
+            "input": s.record.query,
+            "expected_output": s.record.expected_answer,
+            "context": list(s.contexts),
+            "additional_metadata": {
+                "id": s.id,
+                "query_type": s.record.query_type,
+                "is_unanswerable": s.unanswerable,
+                "split": s.record.split,
+                "hop": s.record.hop,
+                "tags": s.record.tags,
+                "chunk_ids": list(s.chunk_ids),
+                "primary_chunk_id": s.primary_chunk_id,
+                "spans": _spans(s),
+            },
+        }
+        for s in items
+    ]
     return Export({"": json.dumps(rows, ensure_ascii=False, indent=2) + "\n"}, len(items))
 
 
@@ -160,24 +188,36 @@ def _trec_ids(items: list[Sample]) -> list[Sample]:
 
 def export_qrels(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
-    return Export({"": qrels_text([(s.id, frozenset(s.chunk_ids)) for s in _trec_ids(kept)])}, len(kept), left_out)
+    return Export(
+        {"": qrels_text([(s.id, frozenset(s.chunk_ids)) for s in _trec_ids(kept)])}, len(kept), left_out
+    )
 
 
 def export_ranx(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
-    body = {s.id: {cid: 1 for cid in s.chunk_ids} for s in kept}
+    body = {s.id: dict.fromkeys(s.chunk_ids, 1) for s in kept}
     return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(kept), left_out)
 
 
 def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None) -> Export:
     kept, left_out = _answerable(items)
-    corpus_rows = [{"_id": c.chunk_id, "title": c.heading_path, "text": doc.text[c.start:c.end].strip()}
-                   for doc in golden.corpus.docs.values() for c in doc.chunks]
-    qrels = "query-id\tcorpus-id\tscore\n" + "".join(f"{s.id}\t{cid}\t1\n" for s in _trec_ids(kept)
-                                                      for cid in s.chunk_ids)
-    return Export({"corpus.jsonl": _jsonl(corpus_rows),
-                   "queries.jsonl": _jsonl({"_id": s.id, "text": s.record.query} for s in kept),
-                   f"qrels/{split or 'test'}.tsv": qrels}, len(kept), left_out)
+    corpus_rows = [
+        {"_id": c.chunk_id, "title": c.heading_path, "text": doc.text[c.start : c.end].strip()}
+        for doc in golden.corpus.docs.values()
+        for c in doc.chunks
+    ]
+    qrels = "query-id\tcorpus-id\tscore\n" + "".join(
+        f"{s.id}\t{cid}\t1\n" for s in _trec_ids(kept) for cid in s.chunk_ids
+    )
+    return Export(
+        {
+            "corpus.jsonl": _jsonl(corpus_rows),
+            "queries.jsonl": _jsonl({"_id": s.id, "text": s.record.query} for s in kept),
+            f"qrels/{split or 'test'}.tsv": qrels,
+        },
+        len(kept),
+        left_out,
+    )
 
 
 def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
@@ -190,17 +230,27 @@ def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
         by_doc: dict[str, list[dict]] = {}
         for r, text in zip(s.resolved, s.contexts):
             by_doc.setdefault(r.span.doc_id, []).append(
-                {"content": text, "start_index": r.span.start, "end_index": r.span.end})
+                {"content": text, "start_index": r.span.start, "end_index": r.span.end}
+            )
         split_rows += len(by_doc) > 1
         for doc_id, refs in by_doc.items():
             writer.writerow([s.record.query, json.dumps(refs, ensure_ascii=False), doc_id])
-    notes = [f"{plural(split_rows, 'record')} with spans in several documents: one row per document"] if split_rows else []
+    notes = (
+        [f"{plural(split_rows, 'record')} with spans in several documents: one row per document"]
+        if split_rows
+        else []
+    )
     return Export({"": buf.getvalue()}, len(kept), left_out, notes)
 
 
 FORMATS: dict[str, Callable[..., Export]] = {
-    "dataset": export_dataset, "ragas": export_ragas, "deepeval": export_deepeval, "qrels": export_qrels,
-    "ranx": export_ranx, "beir": export_beir, "chroma": export_chroma,
+    "dataset": export_dataset,
+    "ragas": export_ragas,
+    "deepeval": export_deepeval,
+    "qrels": export_qrels,
+    "ranx": export_ranx,
+    "beir": export_beir,
+    "chroma": export_chroma,
 }
 #: formats that write a folder rather than one file
 FOLDER_FORMATS = frozenset({"beir"})

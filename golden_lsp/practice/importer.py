@@ -17,9 +17,10 @@ import bisect
 import csv
 import io
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from ..core.canon import canonicalize, line_starts
 from ..core.chunker import Chunk
@@ -68,6 +69,7 @@ class Imported:
 
 # --- reading the foreign formats ----------------------------------------------------------------
 
+
 class _Source:
     """A foreign file's text, with located errors for what it cannot hold."""
 
@@ -96,15 +98,19 @@ class _Source:
         try:
             node = parse_json_line(body)
         except (ValueError, RecursionError) as exc:
-            raise self.error(lead + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}") from None
+            raise self.error(
+                lead + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}"
+            ) from None
         if where is not None:
             if not isinstance(node.value, dict) or where not in node.members:
                 raise self.error(lead + node.start, f"expected an object with a {where!r} list")
             node = node.members[where][1]
         if not isinstance(node.value, list):
             raise self.error(lead + node.start, "expected a JSON array of samples")
-        return [(self._object(item.value, lead + item.start), self.range(lead + item.start, lead + item.end))
-                for item in node.items]
+        return [
+            (self._object(item.value, lead + item.start), self.range(lead + item.start, lead + item.end))
+            for item in node.items
+        ]
 
     def _lines(self) -> list[tuple[dict, Range]]:
         out = []
@@ -116,8 +122,9 @@ class _Source:
                 try:
                     value = json.loads(body)
                 except ValueError as exc:
-                    raise self.error(start + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}") \
-                        from None
+                    raise self.error(
+                        start + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}"
+                    ) from None
                 out.append((self._object(value, start), self.range(start, offset + len(line.rstrip()))))
             offset += len(line) + 1
         return out
@@ -136,7 +143,9 @@ class _Source:
                 raise ConfigError(f"{where}: the sample has no {name!r}")
             return None
         if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
-            raise ConfigError(f"{where}: {name!r} must be {'a list of strings' if kind is list else 'a ' + kind.__name__}")
+            raise ConfigError(
+                f"{where}: {name!r} must be {'a list of strings' if kind is list else 'a ' + kind.__name__}"
+            )
         return value
 
     def ids(self, obj: dict, rng: Range, name: str) -> list[str]:
@@ -159,8 +168,15 @@ def read_ragas(src: _Source) -> list[Sample]:
     for obj, rng in src.objects():
         texts = src.field(obj, rng, "reference_contexts", list)
         ids = src.ids(obj, rng, "reference_context_ids")
-        out.append(Sample(rng, src.field(obj, rng, "user_input", str, True), src.field(obj, rng, "reference", str) or "",
-                          _text_contexts(texts, ids), unanswerable=texts == [] and not ids))
+        out.append(
+            Sample(
+                rng,
+                src.field(obj, rng, "user_input", str, True),
+                src.field(obj, rng, "reference", str) or "",
+                _text_contexts(texts, ids),
+                unanswerable=texts == [] and not ids,
+            )
+        )
     return out
 
 
@@ -170,10 +186,17 @@ def read_deepeval(src: _Source) -> list[Sample]:
         meta = src.field(obj, rng, "additional_metadata", dict) or {}
         texts = src.field(obj, rng, "context", list)
         ids = src.ids(meta, rng, "chunk_ids")
-        out.append(Sample(rng, src.field(obj, rng, "input", str, True), src.field(obj, rng, "expected_output", str) or "",
-                          _text_contexts(texts, ids), src.field(meta, rng, "id", str),
-                          src.field(meta, rng, "query_type", str),
-                          meta.get("is_unanswerable") is True or (texts == [] and not ids)))
+        out.append(
+            Sample(
+                rng,
+                src.field(obj, rng, "input", str, True),
+                src.field(obj, rng, "expected_output", str) or "",
+                _text_contexts(texts, ids),
+                src.field(meta, rng, "id", str),
+                src.field(meta, rng, "query_type", str),
+                meta.get("is_unanswerable") is True or (texts == [] and not ids),
+            )
+        )
     return out
 
 
@@ -181,10 +204,17 @@ def read_dataset(src: _Source) -> list[Sample]:
     out = []
     for obj, rng in src.objects("samples"):
         sample_id = obj.get("id")
-        out.append(Sample(rng, src.field(obj, rng, "query", str, True), src.field(obj, rng, "expected_answer", str) or "",
-                          [Context(chunk_id=c) for c in src.ids(obj, rng, "relevant_chunk_ids")],
-                          str(sample_id) if isinstance(sample_id, (str, int)) else None,
-                          src.field(obj, rng, "query_type", str), obj.get("is_unanswerable") is True))
+        out.append(
+            Sample(
+                rng,
+                src.field(obj, rng, "query", str, True),
+                src.field(obj, rng, "expected_answer", str) or "",
+                [Context(chunk_id=c) for c in src.ids(obj, rng, "relevant_chunk_ids")],
+                str(sample_id) if isinstance(sample_id, (str, int)) else None,
+                src.field(obj, rng, "query_type", str),
+                obj.get("is_unanswerable") is True,
+            )
+        )
     return out
 
 
@@ -192,7 +222,9 @@ def read_chroma(src: _Source) -> list[Sample]:
     reader = csv.DictReader(io.StringIO(src.text.lstrip("\ufeff"), newline=""))
     missing = {"question", "references"} - set(reader.fieldnames or ())
     if missing:
-        raise src.error(0, f"the CSV has no column {', '.join(sorted(missing))} (question, references, corpus_id)")
+        raise src.error(
+            0, f"the CSV has no column {', '.join(sorted(missing))} (question, references, corpus_id)"
+        )
     out = []
     first_line = 1  # the header is line 0
     for row in reader:
@@ -203,9 +235,12 @@ def read_chroma(src: _Source) -> list[Sample]:
             refs = json.loads(row["references"] or "[]")
         except ValueError as exc:
             raise ConfigError(f"{where}: references is not JSON: {exc}") from None
-        if not isinstance(refs, list) or not all(isinstance(r, dict) and isinstance(r.get("content"), str)
-                                                 for r in refs):
-            raise ConfigError(f"{where}: references must be a JSON list of {{content, start_index, end_index}}")
+        if not isinstance(refs, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("content"), str) for r in refs
+        ):
+            raise ConfigError(
+                f"{where}: references must be a JSON list of {{content, start_index, end_index}}"
+            )
         doc = row.get("corpus_id") or None
         contexts = [Context(text=r["content"], doc=doc) for r in refs]
         out.append(Sample(rng, row["question"] or "", "", contexts, unanswerable=not refs))
@@ -213,11 +248,15 @@ def read_chroma(src: _Source) -> list[Sample]:
 
 
 READERS: dict[str, Callable[[_Source], list[Sample]]] = {
-    "ragas": read_ragas, "deepeval": read_deepeval, "dataset": read_dataset, "chroma": read_chroma,
+    "ragas": read_ragas,
+    "deepeval": read_deepeval,
+    "dataset": read_dataset,
+    "chroma": read_chroma,
 }
 
 
 # --- anchoring ----------------------------------------------------------------------------------
+
 
 def _cover(doc: CorpusDoc, lo: int, hi: int) -> tuple[list[tuple[int, int, Span]], int | None]:
     """Quotes inside [lo, hi), one per line at most, with the spans they expand to, that cover
@@ -241,10 +280,11 @@ def _cover(doc: CorpusDoc, lo: int, hi: int) -> tuple[list[tuple[int, int, Span]
             if not any(span.start <= pos and end <= span.end for *_, span in quotes):
                 q = unique_quote_at(text, pos, lo, hi)
                 if q is not None:
-                    quotes.append((*q, span_at(doc.doc_id, text, q[0], text[q[0]:q[1]], False)))
+                    quotes.append((*q, span_at(doc.doc_id, text, q[0], text[q[0] : q[1]], False)))
         pos = end + 1
-    uncovered = next((s for s, e in lines if not any(span.start <= s and e <= span.end for *_, span in quotes)),
-                     None)
+    uncovered = next(
+        (s for s, e in lines if not any(span.start <= s and e <= span.end for *_, span in quotes)), None
+    )
     return quotes, uncovered
 
 
@@ -254,7 +294,8 @@ class _Anchorer:
     def __init__(self, corpus: Corpus, path: Path):
         self.corpus, self.path = corpus, path
         self.chunks: dict[str, tuple[CorpusDoc, Chunk]] = {
-            c.chunk_id: (doc, c) for doc in corpus.docs.values() for c in doc.chunks}
+            c.chunk_id: (doc, c) for doc in corpus.docs.values() for c in doc.chunks
+        }
 
     def anchor(self, ctx: Context, where: Range, label: str) -> tuple[list[dict] | None, Diagnostic | None]:
         if ctx.text is None:
@@ -271,12 +312,18 @@ class _Anchorer:
             if len(found) > MAX_LISTED:
                 break
         if len(found) > 1:
-            related = [corpus_location(self.corpus, d.doc_id, s, s + len(needle), f"occurrence {i + 1}")
-                       for i, (d, s) in enumerate(found[:MAX_LISTED])]
+            related = [
+                corpus_location(self.corpus, d.doc_id, s, s + len(needle), f"occurrence {i + 1}")
+                for i, (d, s) in enumerate(found[:MAX_LISTED])
+            ]
             places = ", ".join(f"{r.doc_id}:{r.range.line + 1}:{r.range.column + 1}" for r in related)
             total = f"more than {MAX_LISTED}" if len(found) > MAX_LISTED else str(len(found))
-            return None, self._finding("import-ambiguous", f"{label} occurs {total} times in the corpus "
-                                       f"({places}): {short(needle)!r}", where, related)
+            return None, self._finding(
+                "import-ambiguous",
+                f"{label} occurs {total} times in the corpus ({places}): {short(needle)!r}",
+                where,
+                related,
+            )
         if not found:
             return None, self._not_found(needle, where, label)
         doc, start = found[0]
@@ -285,10 +332,14 @@ class _Anchorer:
     def _anchor_chunk(self, chunk_id: str, where: Range, label: str):
         hit = self.chunks.get(chunk_id)
         if hit is None:
-            return None, self._finding("import-not-found", f"{label}: chunk {chunk_id} is not a chunk of the "
-                                       "current corpus (re-chunked, or its text edited)", where)
+            return None, self._finding(
+                "import-not-found",
+                f"{label}: chunk {chunk_id} is not a chunk of the "
+                "current corpus (re-chunked, or its text edited)",
+                where,
+            )
         doc, chunk = hit
-        body = doc.text[chunk.start:chunk.end]
+        body = doc.text[chunk.start : chunk.end]
         lo = chunk.start + len(body) - len(body.lstrip())
         return self._locators(doc, lo, chunk.start + len(body.rstrip()), where, label)
 
@@ -296,16 +347,28 @@ class _Anchorer:
         quotes, uncovered = _cover(doc, lo, hi)
         if uncovered is not None:
             line_end = doc.text.find("\n", uncovered)
-            related = (corpus_location(self.corpus, doc.doc_id, lo, hi, "the passage"),
-                       corpus_location(self.corpus, doc.doc_id, uncovered, line_end, "the line without a unique quote"))
+            related = (
+                corpus_location(self.corpus, doc.doc_id, lo, hi, "the passage"),
+                corpus_location(
+                    self.corpus, doc.doc_id, uncovered, line_end, "the line without a unique quote"
+                ),
+            )
             where_line = related[1].range.one_based()
-            return None, self._finding("import-ambiguous", f"{label} occurs once in {doc.doc_id}, but its line at "
-                                       f"{where_line.line}:{where_line.column} holds no unique quote (the same "
-                                       "words occur elsewhere in the document): anchor it by hand", where, related)
+            return None, self._finding(
+                "import-ambiguous",
+                f"{label} occurs once in {doc.doc_id}, but its line at "
+                f"{where_line.line}:{where_line.column} holds no unique quote (the same "
+                "words occur elsewhere in the document): anchor it by hand",
+                where,
+                related,
+            )
         text = doc.text
         span = quotes[0][2]
-        if (len(quotes) == 1 and (text[span.start:lo].strip() or text[hi:span.end].strip())
-                and "\n" not in text[lo:hi]):
+        if (
+            len(quotes) == 1
+            and (text[span.start : lo].strip() or text[hi : span.end].strip())
+            and "\n" not in text[lo:hi]
+        ):
             # a part of one block, on one line: the block would label more than the source did
             return [{"doc": doc.doc_id, "quote": text[lo:hi], "exact": True}], None
         return [{"doc": doc.doc_id, "quote": text[s:e]} for s, e, _ in quotes], None
@@ -315,17 +378,28 @@ class _Anchorer:
             hint = not_found_hint(doc.text, needle)
             if hint is not None and hint.kind != "closest":  # near-exact only: a paraphrase is not found
                 loc = corpus_location(self.corpus, doc.doc_id, hint.start, hint.end, "the nearest passage")
-                return self._finding("import-not-found", f"{label} not found in the corpus; {HINT_WHY[hint.kind]} "
-                                     f"at {doc.doc_id}:{loc.range.line + 1}:{loc.range.column + 1}: "
-                                     f"{short(hint.corpus_text)!r}", where, (loc,))
-        return self._finding("import-not-found", f"{label} not found in the corpus (a paraphrase, or text "
-                             f"since edited?): {short(needle)!r}", where)
+                return self._finding(
+                    "import-not-found",
+                    f"{label} not found in the corpus; {HINT_WHY[hint.kind]} "
+                    f"at {doc.doc_id}:{loc.range.line + 1}:{loc.range.column + 1}: "
+                    f"{short(hint.corpus_text)!r}",
+                    where,
+                    (loc,),
+                )
+        return self._finding(
+            "import-not-found",
+            f"{label} not found in the corpus (a paraphrase, or text since edited?): {short(needle)!r}",
+            where,
+        )
 
-    def _finding(self, code: str, message: str, where: Range, related: tuple[Related, ...] | list = ()) -> Diagnostic:
+    def _finding(
+        self, code: str, message: str, where: Range, related: tuple[Related, ...] | list = ()
+    ) -> Diagnostic:
         return Diagnostic(code, message, self.path, where, tuple(related))
 
 
 # --- writing the questions file -----------------------------------------------------------------
+
 
 def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
     """The questions file for the samples of ``text`` (a ``fmt`` file at ``path``), with findings."""
@@ -348,20 +422,29 @@ def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
                 out.ambiguous += 1
             else:
                 out.not_found += 1
-            kept = json.dumps(ctx.text, ensure_ascii=False) if ctx.text is not None else f"chunk {ctx.chunk_id}"
+            kept = (
+                json.dumps(ctx.text, ensure_ascii=False) if ctx.text is not None else f"chunk {ctx.chunk_id}"
+            )
             lines.append(f"// unanchored: {kept}")
         record_id = sample.id or f"{path.stem}-{n:03d}"
         while record_id in used:
             record_id += "-again"
         used.add(record_id)
-        record: dict[str, Any] = {"id": record_id, "query": sample.query, "expected_answer": sample.expected_answer,
-                                  "locators": locators, "hop": "multi" if len(locators) > 1 else "single"}
+        record: dict[str, Any] = {
+            "id": record_id,
+            "query": sample.query,
+            "expected_answer": sample.expected_answer,
+            "locators": locators,
+            "hop": "multi" if len(locators) > 1 else "single",
+        }
         if sample.query_type is not None:
             record["query_type"] = sample.query_type
         if sample.unanswerable:
             record["unanswerable"] = True
         lines.append(json.dumps(record, ensure_ascii=False))
-    header = (f"// imported by golden-lsp from {fmt} file {path.name}: {out.anchored} contexts anchored, "
-              f"{out.ambiguous} ambiguous, {out.not_found} not found")
+    header = (
+        f"// imported by golden-lsp from {fmt} file {path.name}: {out.anchored} contexts anchored, "
+        f"{out.ambiguous} ambiguous, {out.not_found} not found"
+    )
     out.text = "\n".join([header, *lines]) + "\n"
     return out

@@ -91,10 +91,17 @@ def coverage(corpus: Corpus, analysis: Analysis) -> list[DocCoverage]:
                 if chunk.chunk_id not in seen:
                     seen.add(chunk.chunk_id)
                     labels.setdefault(chunk.chunk_id, []).append((record.id or "?", record.query or ""))
-    return [DocCoverage(doc.doc_id, doc.chars,
-                        [Cell(c.chunk_id, c.start, c.end, c.heading_path, labels.get(c.chunk_id, []))
-                         for c in doc.chunks])
-            for doc in corpus.docs.values()]
+    return [
+        DocCoverage(
+            doc.doc_id,
+            doc.chars,
+            [
+                Cell(c.chunk_id, c.start, c.end, c.heading_path, labels.get(c.chunk_id, []))
+                for c in doc.chunks
+            ],
+        )
+        for doc in corpus.docs.values()
+    ]
 
 
 def blind_sections(docs: list[DocCoverage], limit: int = BLIND_SECTIONS) -> list[BlindSection]:
@@ -103,13 +110,17 @@ def blind_sections(docs: list[DocCoverage], limit: int = BLIND_SECTIONS) -> list
     for doc in docs:
         for cell in doc.cells:
             sections.setdefault((doc.doc_id, cell.heading_path), []).append(cell)
-    blind = [BlindSection(doc_id, path, sum(c.chars for c in cells), len(cells))
-             for (doc_id, path), cells in sections.items() if not any(c.records for c in cells)]
+    blind = [
+        BlindSection(doc_id, path, sum(c.chars for c in cells), len(cells))
+        for (doc_id, path), cells in sections.items()
+        if not any(c.records for c in cells)
+    ]
     blind.sort(key=lambda b: (-b.chars, b.doc_id, b.heading_path))
     return blind[:limit]
 
 
 # --- charts -------------------------------------------------------------------------------------
+
 
 def _libraries():
     try:
@@ -117,18 +128,21 @@ def _libraries():
         import jinja2
         import vl_convert
     except ImportError:  # pragma: no cover - the test extra installs them
-        raise ReportUnavailable("the report needs the report extra: pip install 'golden-lsp[report]'") from None
+        raise ReportUnavailable(
+            "the report needs the report extra: pip install 'golden-lsp[report]'"
+        ) from None
     return altair, jinja2, vl_convert
 
 
 def _svg(chart: Any, vl_convert: Any) -> str:
     """A chart as inline SVG (no script, no fetch), titled for screen readers."""
     svg = vl_convert.vegalite_to_svg(chart.to_json())
-    return svg[svg.index("<svg"):]
+    return svg[svg.index("<svg") :]
 
 
-def _bar(alt: Any, rows: list[dict], x: str, y: str, title: str, x_title: str, y_title: str,
-         sort: Any = None) -> Any:
+def _bar(
+    alt: Any, rows: list[dict], x: str, y: str, title: str, x_title: str, y_title: str, sort: Any = None
+) -> Any:
     """Horizontal bars (long document names stay readable), each with its value written beside it."""
     base = alt.Chart(alt.Data(values=rows), title=title)
     category = alt.Y(f"{x}:N", title=x_title, sort=sort, axis=alt.Axis(labelLimit=260))
@@ -144,25 +158,44 @@ def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str
     out: dict[str, str] = {}
     by_doc = [{"doc": d, "spans": n} for d, n in sorted(figures.get("spans_by_doc", {}).items())]
     if by_doc:
-        out["spans_by_doc"] = _svg(_bar(alt, by_doc, "doc", "spans", "Spans by document", "document",
-                                        "spans"), vlc)
+        out["spans_by_doc"] = _svg(
+            _bar(alt, by_doc, "doc", "spans", "Spans by document", "document", "spans"), vlc
+        )
     if spans:
-        hist = alt.Chart(alt.Data(values=[{"chars": n} for n in spans]), title="Span length").mark_bar(
-            color="#3b6ea8").encode(x=alt.X("chars:Q", bin=alt.Bin(maxbins=20), title="span length (characters)"),
-                                    y=alt.Y("count():Q", title="spans")).properties(width=520, height=220)
+        hist = (
+            alt.Chart(alt.Data(values=[{"chars": n} for n in spans]), title="Span length")
+            .mark_bar(color="#3b6ea8")
+            .encode(
+                x=alt.X("chars:Q", bin=alt.Bin(maxbins=20), title="span length (characters)"),
+                y=alt.Y("count():Q", title="spans"),
+            )
+            .properties(width=520, height=220)
+        )
         out["span_length"] = _svg(hist, vlc)
-    by_count = [{"chunks": k, "records": n} for k, n in sorted(figures.get("records_by_chunk_count", {}).items(),
-                                                                key=lambda kv: int(kv[0]))]
+    by_count = [
+        {"chunks": k, "records": n}
+        for k, n in sorted(figures.get("records_by_chunk_count", {}).items(), key=lambda kv: int(kv[0]))
+    ]
     if by_count:
-        out["records_by_chunk_count"] = _svg(_bar(alt, by_count, "chunks", "records",
-                                                  "Records by answer-bearing chunk count",
-                                                  "answer-bearing chunks", "records",
-                                                  sort=[r["chunks"] for r in by_count]), vlc)
+        out["records_by_chunk_count"] = _svg(
+            _bar(
+                alt,
+                by_count,
+                "chunks",
+                "records",
+                "Records by answer-bearing chunk count",
+                "answer-bearing chunks",
+                "records",
+                sort=[r["chunks"] for r in by_count],
+            ),
+            vlc,
+        )
     for key, title in (("query_types", "Query types"), ("splits", "Splits")):
         rows = [{"value": k, "records": n} for k, n in sorted((figures.get(key) or {}).items())]
         if rows:
-            out[key] = _svg(_bar(alt, rows, "value", "records", title, key.rstrip("s").replace("_", " "),
-                                 "records"), vlc)
+            out[key] = _svg(
+                _bar(alt, rows, "value", "records", title, key.rstrip("s").replace("_", " "), "records"), vlc
+            )
     if evaluation:
         out["curve"] = _svg(_curve(alt, evaluation), vlc)
     return out
@@ -173,21 +206,38 @@ def _curve(alt: Any, evaluation: dict) -> Any:
     for point in evaluation["curve"]:
         for metric in ("hit", "recall", "mrr"):
             value = point[metric]
-            rows.append({"k": point["k"], "metric": f"{metric}@k", "value": value["value"],
-                         "lo": value["ci"][0], "hi": value["ci"][1]})
+            rows.append(
+                {
+                    "k": point["k"],
+                    "metric": f"{metric}@k",
+                    "value": value["value"],
+                    "lo": value["ci"][0],
+                    "hi": value["ci"][1],
+                }
+            )
     ks = [p["k"] for p in evaluation["curve"]]
     base = alt.Chart(alt.Data(values=rows), title="Retrieval curve (95 % bootstrap interval)")
-    x = alt.X("k:Q", scale=alt.Scale(type="log", domain=[min(ks), max(ks)]), title="k (log scale)",
-              axis=alt.Axis(values=ks))
-    band = base.mark_area(opacity=0.18).encode(x=x, y="lo:Q", y2="hi:Q", color=alt.Color("metric:N", legend=None))
+    x = alt.X(
+        "k:Q",
+        scale=alt.Scale(type="log", domain=[min(ks), max(ks)]),
+        title="k (log scale)",
+        axis=alt.Axis(values=ks),
+    )
+    band = base.mark_area(opacity=0.18).encode(
+        x=x, y="lo:Q", y2="hi:Q", color=alt.Color("metric:N", legend=None)
+    )
     # colour and marker both say the metric, in one legend: the curve reads without colour
     line = base.mark_line(point=True).encode(
-        x=x, y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score"),
-        color=alt.Color("metric:N", title="metric"), shape=alt.Shape("metric:N", title="metric"))
+        x=x,
+        y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score"),
+        color=alt.Color("metric:N", title="metric"),
+        shape=alt.Shape("metric:N", title="metric"),
+    )
     return (band + line).properties(width=520, height=260)
 
 
 # --- the page -----------------------------------------------------------------------------------
+
 
 def _href(path: Path, out_dir: Path) -> str:
     try:
@@ -198,24 +248,40 @@ def _href(path: Path, out_dir: Path) -> str:
 
 def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation: dict | None = None) -> str:
     """The report page for ``analysis`` of ``golden`` (a ``project.GoldenSet``), to be written at ``out``."""
-    alt, jinja2, _ = _libraries()
+    _alt, jinja2, _ = _libraries()
     docs = coverage(golden.corpus, analysis)
     spans = [r.span.end - r.span.start for rec in analysis.records for r in rec.result.resolved if r.span]
-    env = jinja2.Environment(loader=jinja2.PackageLoader("golden_lsp.practice", "templates"),
-                             autoescape=jinja2.select_autoescape(["html", "j2"]),
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("golden_lsp.practice", "templates"),
+        autoescape=jinja2.select_autoescape(["html", "j2"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     questions = analysis.path
-    findings = [{
-        "severity": d.severity.value, "code": d.code, "message": d.message,
-        "where": f"{d.path.name}:{d.range.line + 1}:{d.range.column + 1}",
-        "href": f"{_href(d.path, out.parent)}#L{d.range.line + 1}",
-    } for d in analysis.diagnostics]
+    findings = [
+        {
+            "severity": d.severity.value,
+            "code": d.code,
+            "message": d.message,
+            "where": f"{d.path.name}:{d.range.line + 1}:{d.range.column + 1}",
+            "href": f"{_href(d.path, out.parent)}#L{d.range.line + 1}",
+        }
+        for d in analysis.diagnostics
+    ]
     return env.get_template("report.html.j2").render(
         title=f"golden set report — {questions.name}",
-        questions=questions.name, corpus=str(golden.config.corpus_path().name), hit_rule=str(golden.hit_rule),
-        max_chars=golden.corpus.max_chars, figures=figures, figures_json=json.dumps(figures, sort_keys=True),
-        findings=findings, docs=docs, blind=blind_sections(docs), charts=charts(figures, spans, evaluation),
-        evaluation=evaluation)
+        questions=questions.name,
+        corpus=str(golden.config.corpus_path().name),
+        hit_rule=str(golden.hit_rule),
+        max_chars=golden.corpus.max_chars,
+        figures=figures,
+        figures_json=json.dumps(figures, sort_keys=True),
+        findings=findings,
+        docs=docs,
+        blind=blind_sections(docs),
+        charts=charts(figures, spans, evaluation),
+        evaluation=evaluation,
+    )
 
 
 def report_path(golden: Any) -> Path:
@@ -229,7 +295,9 @@ def write_report(golden: Any, out: Path, run_file: Path | None = None, retriever
     over an input of the set; with ``run_file`` or ``retriever`` it draws that run's curve."""
     golden.refuse_outputs({"report": out})
     analysis = golden.check()
-    page = render(golden, analysis, figures(golden, analysis), out, evaluation(golden, analysis, run_file, retriever))
+    page = render(
+        golden, analysis, figures(golden, analysis), out, evaluation(golden, analysis, run_file, retriever)
+    )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(page, encoding="utf-8")
@@ -250,21 +318,33 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
     them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
     if run_file is None and retriever is None:
         return None
-    from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
     from ..evaluate.evalspec import DEFAULT_KS, METRICS
+    from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
     from ..evaluate.retrieval import run_of
 
     settings = Settings(DEFAULT_KS, "any", 2000, 0)
     tg = targets(golden)
     ev = evaluate(tg, run_of(tg, golden.corpus, max(settings.ks), run_file, None, retriever), settings)
     rows = {m: METRICS.index(m) for m in ("hit", "recall", "mrr")}
-    curve = [{"k": k, **{m: {"value": float(ev.mean[i, j]), "ci": [float(ev.lo[i, j]), float(ev.hi[i, j])]}
-                         for m, i in rows.items()}}
-             for j, k in enumerate(settings.ks)]
+    curve = [
+        {
+            "k": k,
+            **{
+                m: {"value": float(ev.mean[i, j]), "ci": [float(ev.lo[i, j]), float(ev.hi[i, j])]}
+                for m, i in rows.items()
+            },
+        }
+        for j, k in enumerate(settings.ks)
+    ]
     mrr_last = ev.values[:, METRICS.index("mrr"), -1]
-    per_query = [{"id": t.query_id, "query": t.query, "rank": round(1 / v) if v > 0 else None}
-                 for t, v in zip(tg.answerable, mrr_last)]
-    return {"description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
-            "curve": curve, "signals": [{"text": n.message, "bad": n.severity != "info"}
-                                        for n in sanity(ev) + signals(ev)],
-            "per_query": per_query, "max_k": max(settings.ks)}
+    per_query = [
+        {"id": t.query_id, "query": t.query, "rank": round(1 / v) if v > 0 else None}
+        for t, v in zip(tg.answerable, mrr_last)
+    ]
+    return {
+        "description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
+        "curve": curve,
+        "signals": [{"text": n.message, "bad": n.severity != "info"} for n in sanity(ev) + signals(ev)],
+        "per_query": per_query,
+        "max_k": max(settings.ks),
+    }

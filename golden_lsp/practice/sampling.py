@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 from ..core.config import ConfigError
 from ..core.ids import next_free_id
@@ -49,8 +50,9 @@ def read_log(text: str, where: str) -> list[LoggedQuery]:
             continue
         obj = _object(line)
         if obj is None or not isinstance(obj.get("query"), str) or not obj["query"].strip():
-            raise ConfigError(f"{where}:{no}: each line of a JSONL log must be an object with a non-empty "
-                              "string 'query'")
+            raise ConfigError(
+                f"{where}:{no}: each line of a JSONL log must be an object with a non-empty string 'query'"
+            )
         if not isinstance(obj.get("rephrased", False), bool):
             raise ConfigError(f"{where}:{no}: 'rephrased' must be true or false")
         out.append(LoggedQuery(obj["query"].strip(), obj.get("rephrased", False), no))
@@ -86,7 +88,9 @@ def stratum(q: LoggedQuery) -> int:
     return next(i for i, (_, most, _) in enumerate(STRATA) if most is None or q.words <= most)
 
 
-def draw(pool: list[LoggedQuery], n: int, strategy: str, seed: int | None) -> tuple[list[LoggedQuery], list[str]]:
+def draw(
+    pool: list[LoggedQuery], n: int, strategy: str, seed: int | None
+) -> tuple[list[LoggedQuery], list[str]]:
     """N queries by ``strategy`` (in log order) and the shortfalls to tell the user."""
     rng = random.Random(seed)
     notes: list[str] = []

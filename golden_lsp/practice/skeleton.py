@@ -45,7 +45,7 @@ OWN_RECORD = {
     "id": "q001",
     "query": "How is the answer to a golden-set question located in the corpus?",
     "expected_answer": "By a short quote copied exactly from a chapter, which must occur exactly once in it "
-                       "and is grown to the paragraph, list item or table row around it.",
+    "and is grown to the paragraph, list item or table row around it.",
     "locators": [{"doc": CHAPTER_NAME, "quote": "The quote has to occur"}],
     "hop": "single",
     "tags": ["example"],
@@ -73,15 +73,17 @@ class Written:
 
 
 def _config_text(corpus: str) -> str:
-    return (f"# golden-lsp: paths are relative to this file\n"
-            f"corpus = {json.dumps(corpus)}\n"
-            f'glob = "*.md"\n'
-            f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n"
-            f"\n"
-            f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
-            f"[severity]\n"
-            f'too-few-records = "off"\n'
-            f'doc-dominates = "off"\n')
+    return (
+        f"# golden-lsp: paths are relative to this file\n"
+        f"corpus = {json.dumps(corpus)}\n"
+        f'glob = "*.md"\n'
+        f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n"
+        f"\n"
+        f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
+        f"[severity]\n"
+        f'too-few-records = "off"\n'
+        f'doc-dominates = "off"\n'
+    )
 
 
 def anchored_record(corpus_root: Path) -> dict:
@@ -100,16 +102,23 @@ def anchored_record(corpus_root: Path) -> dict:
             found = unique_quote_at(text, start + len(line) // 2, start, start + len(line))
             if found is None:
                 continue
-            quote = text[found[0]:found[1]]
+            quote = text[found[0] : found[1]]
             span = span_at(doc.doc_id, text, found[0], quote, False)
-            passage = " ".join(text[span.start:span.end].split())
+            passage = " ".join(text[span.start : span.end].split())
             if len(passage) < max(MIN_SPAN_CHARS, MIN_ANSWER_CHARS):
                 continue
-            return {"id": "q001", "query": f"What does {doc.doc_id} say here? (write the real question)",
-                    "expected_answer": passage[:400], "locators": [{"doc": doc.doc_id, "quote": quote}],
-                    "hop": "single", "tags": ["example"]}
-    raise ConfigError(f"no paragraph in {corpus_root} to anchor a first record in "
-                      f"(a line of {MIN_SPAN_CHARS}+ characters with a unique quote)")
+            return {
+                "id": "q001",
+                "query": f"What does {doc.doc_id} say here? (write the real question)",
+                "expected_answer": passage[:400],
+                "locators": [{"doc": doc.doc_id, "quote": quote}],
+                "hop": "single",
+                "tags": ["example"],
+            }
+    raise ConfigError(
+        f"no paragraph in {corpus_root} to anchor a first record in "
+        f"(a line of {MIN_SPAN_CHARS}+ characters with a unique quote)"
+    )
 
 
 def _write_new(path: Path, text: str) -> Written:

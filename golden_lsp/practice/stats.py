@@ -19,28 +19,49 @@ from ..core.model import Analysis
 from ..core.scoring import HitRule
 
 #: the findings about a set's shape that stats lists beside its figures
-SHAPE_CODES = ("hop-mismatch", "span-too-short", "answer-too-thin", "too-few-records", "doc-dominates",
-               "doc-unlabelled", "no-locators", "multi-hop-single-span", "query-type-missing", "split-leak")
+SHAPE_CODES = (
+    "hop-mismatch",
+    "span-too-short",
+    "answer-too-thin",
+    "too-few-records",
+    "doc-dominates",
+    "doc-unlabelled",
+    "no-locators",
+    "multi-hop-single-span",
+    "query-type-missing",
+    "split-leak",
+)
 
 
 def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
     """The set's figures; the keys are the JSON contract of ``golden-lsp stats --format json``."""
     records = [r for r in analysis.records if r.record is not None]
-    lengths = [res.span.end - res.span.start for r in records for res in r.result.resolved if res.span is not None]
-    by_doc = Counter({doc_id: 0 for doc_id in corpus.docs})
+    lengths = [
+        res.span.end - res.span.start for r in records for res in r.result.resolved if res.span is not None
+    ]
+    by_doc = Counter(dict.fromkeys(corpus.docs, 0))
     by_doc.update(res.span.doc_id for r in records for res in r.result.resolved if res.span is not None)
-    chunk_counts = Counter(len({c.chunk_id for res in r.result.resolved for c in res.chunks}) for r in records)
+    chunk_counts = Counter(
+        len({c.chunk_id for res in r.result.resolved for c in res.chunks}) for r in records
+    )
     return {
         "n_records": len(records),
-        "hop": {"single": sum(r.record.hop == "single" for r in records),
-                "multi": sum(r.record.hop == "multi" for r in records)},
+        "hop": {
+            "single": sum(r.record.hop == "single" for r in records),
+            "multi": sum(r.record.hop == "multi" for r in records),
+        },
         "n_spans": len(lengths),
-        "span_chars": {"mean": round(statistics.fmean(lengths), 1) if lengths else None,
-                       "median": statistics.median(lengths) if lengths else None,
-                       "min": min(lengths, default=None), "max": max(lengths, default=None)},
+        "span_chars": {
+            "mean": round(statistics.fmean(lengths), 1) if lengths else None,
+            "median": statistics.median(lengths) if lengths else None,
+            "min": min(lengths, default=None),
+            "max": max(lengths, default=None),
+        },
         "spans_by_doc": dict(sorted(by_doc.items())),
         "records_by_chunk_count": {str(k): chunk_counts[k] for k in sorted(chunk_counts)},
-        "query_types": dict(sorted(Counter(r.record.query_type for r in records if r.record.query_type).items())),
+        "query_types": dict(
+            sorted(Counter(r.record.query_type for r in records if r.record.query_type).items())
+        ),
         "splits": dict(sorted(Counter(r.record.split for r in records if r.record.split).items())),
         "n_unanswerable": sum(r.record.unanswerable for r in records),
     }
@@ -59,13 +80,30 @@ def _rows(stats: dict[str, Any], hit_rule: HitRule) -> list[tuple[str, list[tupl
     untyped = n - sum(stats["query_types"].values())
     unsplit = n - sum(stats["splits"].values())
     return [
-        ("records", [("records", n), ("single-hop", stats["hop"]["single"]), ("multi-hop", stats["hop"]["multi"]),
-                     ("unanswerable", stats["n_unanswerable"])]),
-        ("spans", [("spans", stats["n_spans"]), ("mean chars", sc["mean"]), ("median chars", sc["median"]),
-                   ("min chars", sc["min"]), ("max chars", sc["max"])]),
+        (
+            "records",
+            [
+                ("records", n),
+                ("single-hop", stats["hop"]["single"]),
+                ("multi-hop", stats["hop"]["multi"]),
+                ("unanswerable", stats["n_unanswerable"]),
+            ],
+        ),
+        (
+            "spans",
+            [
+                ("spans", stats["n_spans"]),
+                ("mean chars", sc["mean"]),
+                ("median chars", sc["median"]),
+                ("min chars", sc["min"]),
+                ("max chars", sc["max"]),
+            ],
+        ),
         ("spans by document", list(stats["spans_by_doc"].items())),
-        (f"records by answer-bearing chunks (hit rule {hit_rule})",
-         [(plural(k, "chunk"), v) for k, v in stats["records_by_chunk_count"].items()]),
+        (
+            f"records by answer-bearing chunks (hit rule {hit_rule})",
+            [(plural(k, "chunk"), v) for k, v in stats["records_by_chunk_count"].items()],
+        ),
         ("query types", [*stats["query_types"].items(), *([("(none)", untyped)] if untyped else [])]),
         ("splits", [*stats["splits"].items(), *([("(none)", unsplit)] if unsplit else [])]),
     ]
@@ -82,7 +120,9 @@ def format_text(stats: dict[str, Any], hit_rule: HitRule, shape: dict[str, int])
 
 def format_markdown(stats: dict[str, Any], hit_rule: HitRule, shape: dict[str, int]) -> str:
     out = []
-    for title, rows in _rows(stats, hit_rule) + [("shape findings", [(f"`{c}`", n) for c, n in shape.items()])]:
+    for title, rows in _rows(stats, hit_rule) + [
+        ("shape findings", [(f"`{c}`", n) for c, n in shape.items()])
+    ]:
         out.append(f"### {title[0].upper()}{title[1:]}\n")
         if not rows:
             out.append("none\n")

@@ -12,9 +12,9 @@ import json
 
 from lsprotocol import types
 
-from ..core.rules import MAX_LISTED_OCCURRENCES, short
 from ..core.diagnostics import Range
 from ..core.resolve import lengthen
+from ..core.rules import MAX_LISTED_OCCURRENCES, short
 from .convert import EDITOR_HINTS, to_lsp
 from .view import View
 
@@ -23,7 +23,9 @@ BUILD_COMMAND = "golden-lsp.build"
 
 def _quote_edit(view: View, line: int, node, new_quote: str) -> types.WorkspaceEdit:
     rng = view.range(Range.on_line(line, node.start, node.end))
-    return types.WorkspaceEdit(changes={view.uri: [types.TextEdit(rng, json.dumps(new_quote, ensure_ascii=False))]})
+    return types.WorkspaceEdit(
+        changes={view.uri: [types.TextEdit(rng, json.dumps(new_quote, ensure_ascii=False))]}
+    )
 
 
 def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
@@ -34,17 +36,25 @@ def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
         line = d.range.line
         if d.path != view.path or not first <= line <= last:
             continue
-        if line == first == last and (d.range.end_column < lo or d.range.column > hi) and d.code not in EDITOR_HINTS:
+        if (
+            line == first == last
+            and (d.range.end_column < lo or d.range.column > hi)
+            and d.code not in EDITOR_HINTS
+        ):
             continue
         if d.code == "quote-ambiguous":
             out.extend(_lengthen_actions(view, d, line))
         elif d.code == "quote-not-found" and "replacement" in d.data:
             out.extend(_replacement_action(view, d, line))
         elif d.code in EDITOR_HINTS:
-            out.append(types.CodeAction(
-                title="Build the golden set (golden-lsp build)", kind=types.CodeActionKind.QuickFix,
-                diagnostics=[to_lsp(view, d)],
-                command=types.Command("Build the golden set", BUILD_COMMAND, arguments=[view.uri])))
+            out.append(
+                types.CodeAction(
+                    title="Build the golden set (golden-lsp build)",
+                    kind=types.CodeActionKind.QuickFix,
+                    diagnostics=[to_lsp(view, d)],
+                    command=types.Command("Build the golden set", BUILD_COMMAND, arguments=[view.uri]),
+                )
+            )
     return out
 
 
@@ -73,15 +83,20 @@ def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
         new = lengthen(doc.text, quote, at)
         if new is None:
             continue
-        l, c = doc.positions.raw_position(at)
-        actions.append(types.CodeAction(
-            title=f"Lengthen to the occurrence at {l + 1}:{c + 1}", kind=types.CodeActionKind.QuickFix,
-            diagnostics=[lsp_diag], edit=_quote_edit(view, line, resolved.locator.quote_node, new)))
+        row, col = doc.positions.raw_position(at)
+        actions.append(
+            types.CodeAction(
+                title=f"Lengthen to the occurrence at {row + 1}:{col + 1}",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=[lsp_diag],
+                edit=_quote_edit(view, line, resolved.locator.quote_node, new),
+            )
+        )
     return actions
 
 
 def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
-    """"Use the corpus text" for a near miss. Across a line break the whole text would be a quote
+    """ "Use the corpus text" for a near miss. Across a line break the whole text would be a quote
     spanning lines (quote-multiline), so each line's unique part is offered instead, the longest
     preferred: the author chooses which half labels the answer."""
     resolved = _locator_at(view, line, d.range.column)
@@ -90,12 +105,24 @@ def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
     node = resolved.locator.quote_node
     lsp_diag = to_lsp(view, d)
     if d.data.get("hint") == "line break":
-        return [types.CodeAction(
-            title=f"Use the corpus text on one line at {where}: {short(text)!r}", kind=types.CodeActionKind.QuickFix,
-            is_preferred=i == 0, diagnostics=[lsp_diag], edit=_quote_edit(view, line, node, text))
-            for i, (text, where) in enumerate(d.data["replacements"])]
+        return [
+            types.CodeAction(
+                title=f"Use the corpus text on one line at {where}: {short(text)!r}",
+                kind=types.CodeActionKind.QuickFix,
+                is_preferred=i == 0,
+                diagnostics=[lsp_diag],
+                edit=_quote_edit(view, line, node, text),
+            )
+            for i, (text, where) in enumerate(d.data["replacements"])
+        ]
     where = d.related[0].range if d.related else None
     at = f" at {where.line + 1}:{where.column + 1}" if where else ""
-    return [types.CodeAction(
-        title=f"Use the corpus text{at}", kind=types.CodeActionKind.QuickFix, is_preferred=True,
-        diagnostics=[lsp_diag], edit=_quote_edit(view, line, node, d.data["replacement"]))]
+    return [
+        types.CodeAction(
+            title=f"Use the corpus text{at}",
+            kind=types.CodeActionKind.QuickFix,
+            is_preferred=True,
+            diagnostics=[lsp_diag],
+            edit=_quote_edit(view, line, node, d.data["replacement"]),
+        )
+    ]

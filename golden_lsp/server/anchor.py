@@ -21,8 +21,11 @@ NEW_TITLE = "New golden question anchored here"
 
 def line_edits(view: View, line: int, edits: list[tuple[int, int, str]]) -> types.WorkspaceEdit:
     """Column edits on one line of a questions file as a workspace edit."""
-    return types.WorkspaceEdit(changes={view.uri: [
-        types.TextEdit(view.range(Range.on_line(line, s, e)), text) for s, e, text in edits]})
+    return types.WorkspaceEdit(
+        changes={
+            view.uri: [types.TextEdit(view.range(Range.on_line(line, s, e)), text) for s, e, text in edits]
+        }
+    )
 
 
 def append_edit(view: View, line: str) -> types.WorkspaceEdit:
@@ -45,16 +48,28 @@ def code_actions(cv: CorpusView, request: types.Range, last_edited: dict[str, in
         quote = quote_at(doc.doc_id, doc.text, start, end)
         if quote is None or not source.views:
             continue
-        home = next((v for v in source.views if v.path.resolve() == v.golden.questions_path.resolve()),
-                    source.views[0])
-        out.append(types.CodeAction(NEW_TITLE, kind=types.CodeActionKind.Refactor, edit=append_edit(
-            home, new_record_line(free_id(home), doc.doc_id, quote))))
+        home = next(
+            (v for v in source.views if v.path.resolve() == v.golden.questions_path.resolve()),
+            source.views[0],
+        )
+        out.append(
+            types.CodeAction(
+                NEW_TITLE,
+                kind=types.CodeActionKind.Refactor,
+                edit=append_edit(home, new_record_line(free_id(home), doc.doc_id, quote)),
+            )
+        )
         for view in source.views:
             line = last_edited.get(view.uri)
             rec = view.analysis.record_at(line) if line is not None else None
             record = rec.record if rec is not None else None
             edits = add_locator_edits(record, doc.doc_id, quote) if record is not None and record.id else None
             if edits:
-                out.append(types.CodeAction(f"Add as locator to {record.id}", kind=types.CodeActionKind.Refactor,
-                                            edit=line_edits(view, rec.line, edits)))
+                out.append(
+                    types.CodeAction(
+                        f"Add as locator to {record.id}",
+                        kind=types.CodeActionKind.Refactor,
+                        edit=line_edits(view, rec.line, edits),
+                    )
+                )
     return out

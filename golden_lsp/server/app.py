@@ -14,8 +14,9 @@ import asyncio
 import functools
 import logging
 import traceback
+from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -26,7 +27,8 @@ from .. import __version__
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.project import GoldenSet
-from ..core.resolve import PREPARED_TEXTS, prepare_hints as prepare_document_hints
+from ..core.resolve import PREPARED_TEXTS
+from ..core.resolve import prepare_hints as prepare_document_hints
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, Converted, editor_counts
 from .positions import Buffer
@@ -57,6 +59,7 @@ def _user_handler_only(method: str) -> Callable:
     def forward(self: LanguageServerProtocol, params: Any):
         if (handler := self.fm.features.get(method)) is not None:
             yield handler, (params,), None
+
     return forward
 
 
@@ -71,8 +74,12 @@ class BufferedProtocol(StrictProtocol):
 
 class GoldenServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("golden-lsp", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=BufferedProtocol)
+        super().__init__(
+            "golden-lsp",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=BufferedProtocol,
+        )
         self.buffers: dict[str, Buffer] = {}
         #: the LSP form of each file's last diagnostics (a keystroke converts its line's only)
         self.converted = Converted(self.protocol.encode)
@@ -155,8 +162,13 @@ class GoldenServer(LanguageServer):
         cached = self._disk_views.get(path)
         if cached is None or cached[0] != key:
             text = golden.read_questions(path)
-            view = View(from_fs_path(str(path)), path, Buffer(text, None, self.encoding), golden,
-                        golden.check(text, path))
+            view = View(
+                from_fs_path(str(path)),
+                path,
+                Buffer(text, None, self.encoding),
+                golden,
+                golden.check(text, path),
+            )
             cached = self._disk_views[path] = key, view
         return cached[1]
 
@@ -253,9 +265,13 @@ class GoldenServer(LanguageServer):
         if self.watcher is not None:
             self.watcher.watch(self.sets.corpus_roots())
         if not self.pull_diagnostics:
-            self.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, self.converted.publish_params(view))
-        self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, **editor_counts(view.analysis),
-                                                   "corpus": str(view.golden.corpus.root)})
+            self.protocol.notify_encoded(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, self.converted.publish_params(view)
+            )
+        self.protocol.notify(
+            STATUS_NOTIFICATION,
+            {"uri": uri, **editor_counts(view.analysis), "corpus": str(view.golden.corpus.root)},
+        )
         if uri in self._labels_changed:
             self._labels_changed.discard(uri)
             if any(self.path_of(u) in self.sets.corpus_buffers for u in self.buffers):
@@ -263,9 +279,13 @@ class GoldenServer(LanguageServer):
 
     @staticmethod
     def config_error_diagnostic(message: str) -> types.Diagnostic:
-        return types.Diagnostic(types.Range(types.Position(0, 0), types.Position(0, 0)),
-                                f"golden-lsp cannot check this file: {message}",
-                                types.DiagnosticSeverity.Error, code="config-error", source=SOURCE)
+        return types.Diagnostic(
+            types.Range(types.Position(0, 0), types.Position(0, 0)),
+            f"golden-lsp cannot check this file: {message}",
+            types.DiagnosticSeverity.Error,
+            code="config-error",
+            source=SOURCE,
+        )
 
     async def first_publish(self, uri: str) -> None:
         """The first analysis of a set not indexed yet, reported as work-done progress."""
@@ -305,12 +325,17 @@ class GoldenServer(LanguageServer):
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.buffers[uri]
         if not self.pull_diagnostics:
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(
-                uri, [self.config_error_diagnostic(message)], version=buf.version))
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(
+                    uri, [self.config_error_diagnostic(message)], version=buf.version
+                )
+            )
         self.protocol.notify(STATUS_NOTIFICATION, {"uri": uri, "records": 0, "errors": 1, "warnings": 0})
         if self._config_errors.get(uri) != message:
             self._config_errors[uri] = message
-            self.window_show_message(types.ShowMessageParams(types.MessageType.Warning, f"golden-lsp: {message}"))
+            self.window_show_message(
+                types.ShowMessageParams(types.MessageType.Warning, f"golden-lsp: {message}")
+            )
 
     def republish_all(self) -> None:
         self.generation += 1
@@ -322,9 +347,11 @@ class GoldenServer(LanguageServer):
     def refresh(self, diagnostics: bool = False, inlay_hints: bool = False, code_lens: bool = False) -> None:
         """Ask the client to re-request what it shows, for each kind it supports refreshing."""
         caps = self.client_capabilities.workspace if self.client_capabilities else None
-        wanted = ((diagnostics and self.pull_diagnostics, "diagnostics", types.WORKSPACE_DIAGNOSTIC_REFRESH),
-                  (inlay_hints, "inlay_hint", types.WORKSPACE_INLAY_HINT_REFRESH),
-                  (code_lens, "code_lens", types.WORKSPACE_CODE_LENS_REFRESH))
+        wanted = (
+            (diagnostics and self.pull_diagnostics, "diagnostics", types.WORKSPACE_DIAGNOSTIC_REFRESH),
+            (inlay_hints, "inlay_hint", types.WORKSPACE_INLAY_HINT_REFRESH),
+            (code_lens, "code_lens", types.WORKSPACE_CODE_LENS_REFRESH),
+        )
         for on, name, method in wanted:
             support = getattr(caps, name, None) if caps else None
             if on and support is not None and support.refresh_support:
@@ -364,6 +391,7 @@ server = GoldenServer()
 def guarded(fn: Callable) -> Callable:
     """Log any exception to the client and answer ``None``: the server never dies on input."""
     if asyncio.iscoroutinefunction(fn):
+
         @functools.wraps(fn)
         async def run_async(ls: GoldenServer, *args: Any) -> Any:
             try:
@@ -371,6 +399,7 @@ def guarded(fn: Callable) -> Callable:
             except Exception:
                 ls.log_error(f"{fn.__name__} failed:\n{traceback.format_exc()}")
                 return None
+
         return run_async
 
     @functools.wraps(fn)
@@ -380,6 +409,7 @@ def guarded(fn: Callable) -> Callable:
         except Exception:
             ls.log_error(f"{fn.__name__} failed:\n{traceback.format_exc()}")
             return None
+
     return run
 
 
@@ -396,8 +426,12 @@ def initialize(ls: GoldenServer, params: types.InitializeParams) -> None:
     # pull only from a client the server can ask to pull again when the corpus changes (Neovim
     # pulls but declares no workspace/diagnostic/refresh: it is pushed to)
     refresh = workspace_caps.diagnostics if workspace_caps else None
-    ls.pull_diagnostics = (text_caps is not None and text_caps.diagnostic is not None
-                           and refresh is not None and bool(refresh.refresh_support))
+    ls.pull_diagnostics = (
+        text_caps is not None
+        and text_caps.diagnostic is not None
+        and refresh is not None
+        and bool(refresh.refresh_support)
+    )
 
 
 @server.feature(types.INITIALIZED)
@@ -406,11 +440,23 @@ async def initialized(ls: GoldenServer, params: types.InitializedParams) -> None
     caps = ls.client_capabilities.workspace
     watched = caps.did_change_watched_files if caps else None
     if watched and watched.dynamic_registration:
-        await ls.client_register_capability_async(types.RegistrationParams([types.Registration(
-            "golden-lsp-watch", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
-            types.DidChangeWatchedFilesRegistrationOptions([types.FileSystemWatcher(g) for g in WATCHED]))]))
+        await ls.client_register_capability_async(
+            types.RegistrationParams(
+                [
+                    types.Registration(
+                        "golden-lsp-watch",
+                        types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                        types.DidChangeWatchedFilesRegistrationOptions(
+                            [types.FileSystemWatcher(g) for g in WATCHED]
+                        ),
+                    )
+                ]
+            )
+        )
     else:
-        ls.watcher = CorpusWatcher(asyncio.get_running_loop(), functools.partial(on_watched, ls), ls.watch_status)
+        ls.watcher = CorpusWatcher(
+            asyncio.get_running_loop(), functools.partial(on_watched, ls), ls.watch_status
+        )
 
 
 @guarded
@@ -527,11 +573,16 @@ def on_references(ls: GoldenServer, params: types.ReferenceParams) -> list[types
         return labels.corpus_references(cv, params.position)
     view = ls.request_view(params.text_document.uri)
     target = view.target_at(params.position) if view else None
-    return labels.quote_references(ls.set_views(view.golden), target,
-                                   params.context.include_declaration) if target else None
+    return (
+        labels.quote_references(ls.set_views(view.golden), target, params.context.include_declaration)
+        if target
+        else None
+    )
 
 
-@server.feature(types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=completion.TRIGGERS))
+@server.feature(
+    types.TEXT_DOCUMENT_COMPLETION, types.CompletionOptions(trigger_characters=completion.TRIGGERS)
+)
 @guarded
 def on_completion(ls: GoldenServer, params: types.CompletionParams) -> types.CompletionList | None:
     view = ls.request_view(params.text_document.uri)
@@ -544,10 +595,14 @@ def on_workspace_symbol(ls: GoldenServer, params: types.WorkspaceSymbolParams) -
     return symbols.workspace_symbols(ls.all_views(), params.query)
 
 
-@server.feature(types.TEXT_DOCUMENT_DIAGNOSTIC, types.DiagnosticOptions(
-    inter_file_dependencies=True, workspace_diagnostics=False, identifier=SOURCE))
+@server.feature(
+    types.TEXT_DOCUMENT_DIAGNOSTIC,
+    types.DiagnosticOptions(inter_file_dependencies=True, workspace_diagnostics=False, identifier=SOURCE),
+)
 @guarded
-def on_diagnostic(ls: GoldenServer, params: types.DocumentDiagnosticParams) -> types.DocumentDiagnosticReport | Encoded:
+def on_diagnostic(
+    ls: GoldenServer, params: types.DocumentDiagnosticParams
+) -> types.DocumentDiagnosticReport | Encoded:
     uri = params.text_document.uri
     # a client that pulls but cannot be told to pull again is pushed to: an empty pull report
     # keeps it from showing every finding twice, once stale
@@ -573,8 +628,9 @@ async def open_record(ls: GoldenServer, *args: Any) -> bool:
     location = labels.open_record_location(view, line) if view is not None else None
     if location is None:
         return False
-    result = await ls.window_show_document_async(types.ShowDocumentParams(
-        location.uri, take_focus=True, selection=location.range))
+    result = await ls.window_show_document_async(
+        types.ShowDocumentParams(location.uri, take_focus=True, selection=location.range)
+    )
     return bool(result and result.success)
 
 
@@ -588,13 +644,17 @@ def on_definition(ls: GoldenServer, params: types.DefinitionParams) -> list[type
 
 @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
 @guarded
-def on_document_symbol(ls: GoldenServer, params: types.DocumentSymbolParams) -> list[types.DocumentSymbol] | None:
+def on_document_symbol(
+    ls: GoldenServer, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | None:
     view = ls.request_view(params.text_document.uri)
     return navigation.document_symbols(view) if view else None
 
 
-@server.feature(types.TEXT_DOCUMENT_CODE_ACTION, types.CodeActionOptions(
-    code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]))
+@server.feature(
+    types.TEXT_DOCUMENT_CODE_ACTION,
+    types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]),
+)
 @guarded
 def on_code_action(ls: GoldenServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
     if (cv := ls.corpus_view(params.text_document.uri)) is not None:
@@ -637,12 +697,18 @@ def build(ls: GoldenServer, *args: Any) -> dict:
     except ConfigError as exc:
         return {"ok": False, "message": str(exc)}
     counts = analysis.counts()
-    message = (f"wrote {golden.config.artifact_path().name} ({plural(counts['records'], 'record')})" if written
-               else f"nothing written: {plural(counts['errors'], 'error')}")
+    message = (
+        f"wrote {golden.config.artifact_path().name} ({plural(counts['records'], 'record')})"
+        if written
+        else f"nothing written: {plural(counts['errors'], 'error')}"
+    )
     if unsaved:
         message += " from the saved file; save to include your unsaved edits"
-    ls.window_show_message(types.ShowMessageParams(
-        types.MessageType.Info if written else types.MessageType.Error, f"golden-lsp: {message}"))
+    ls.window_show_message(
+        types.ShowMessageParams(
+            types.MessageType.Info if written else types.MessageType.Error, f"golden-lsp: {message}"
+        )
+    )
     ls.republish_all()
     return {"ok": written, "message": message}
 

@@ -34,8 +34,13 @@ def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
         for c in ranked:
             doc = view.golden.corpus.docs[c.doc_id]
             at = doc.positions.raw_position(c.start)[0] + 1
-            words = short(" ".join(doc.text[c.start:c.end].split()[:FIRST_WORDS]), 60)
+            words = short(" ".join(doc.text[c.start : c.end].split()[:FIRST_WORDS]), 60)
             edits = add_locator_edits(record, c.doc_id, c.quote)
-            out.append(types.CodeAction(f"Anchor at {c.doc_id}:{at} — {words}", kind=types.CodeActionKind.Refactor,
-                                        edit=line_edits(view, rec.line, edits)))
+            out.append(
+                types.CodeAction(
+                    f"Anchor at {c.doc_id}:{at} — {words}",
+                    kind=types.CodeActionKind.Refactor,
+                    edit=line_edits(view, rec.line, edits),
+                )
+            )
     return out

@@ -40,23 +40,46 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
     if ctx.kind == "key":
         keys = LOCATOR_FIELDS if ctx.in_locator else RECORD_FIELDS
         typed = ctx.prefix if ctx.in_string else None
-        colon = "" if line_text[ctx.end:].lstrip().startswith(":") else ": "
-        options = [(k, json.dumps(k) + colon, types.CompletionItemKind.Property, "locator key" if ctx.in_locator
-                    else "record key") for k in keys if k not in ctx.members or k == typed]
+        colon = "" if line_text[ctx.end :].lstrip().startswith(":") else ": "
+        options = [
+            (
+                k,
+                json.dumps(k) + colon,
+                types.CompletionItemKind.Property,
+                "locator key" if ctx.in_locator else "record key",
+            )
+            for k in keys
+            if k not in ctx.members or k == typed
+        ]
     elif ctx.kind == "value" and ctx.in_locator and ctx.key == "doc":
-        options = [(d, json.dumps(d, ensure_ascii=False), types.CompletionItemKind.File,
-                    f"{doc.chars:,} chars · {len(doc.chunks)} chunks") for d, doc in view.golden.corpus.docs.items()]
+        options = [
+            (
+                d,
+                json.dumps(d, ensure_ascii=False),
+                types.CompletionItemKind.File,
+                f"{doc.chars:,} chars · {len(doc.chunks)} chunks",
+            )
+            for d, doc in view.golden.corpus.docs.items()
+        ]
     elif ctx.kind == "value" and ctx.in_locator and ctx.key == "quote":
-        doc = view.golden.corpus.docs.get(ctx.members.get("doc") if isinstance(ctx.members.get("doc"), str) else "")
+        doc = view.golden.corpus.docs.get(
+            ctx.members.get("doc") if isinstance(ctx.members.get("doc"), str) else ""
+        )
         if doc is not None:
-            options = [(q, json.dumps(q, ensure_ascii=False), types.CompletionItemKind.Text, _matches(n))
-                       for q, n in continuations(doc.text, ctx.prefix)]
+            options = [
+                (q, json.dumps(q, ensure_ascii=False), types.CompletionItemKind.Text, _matches(n))
+                for q, n in continuations(doc.text, ctx.prefix)
+            ]
     elif ctx.kind == "value" and ctx.key in ("hop", "split") and not ctx.in_locator:
-        options = [(v, json.dumps(v), types.CompletionItemKind.EnumMember, ctx.key)
-                   for v in (HOPS if ctx.key == "hop" else SPLITS)]
+        options = [
+            (v, json.dumps(v), types.CompletionItemKind.EnumMember, ctx.key)
+            for v in (HOPS if ctx.key == "hop" else SPLITS)
+        ]
     elif ctx.kind == "value" and ctx.key == "query_type" and not ctx.in_locator:
-        options = [(v, json.dumps(v, ensure_ascii=False), types.CompletionItemKind.EnumMember, "query_type")
-                   for v in view.golden.config.query_types]
+        options = [
+            (v, json.dumps(v, ensure_ascii=False), types.CompletionItemKind.EnumMember, "query_type")
+            for v in view.golden.config.query_types
+        ]
     elif ctx.kind == "value" and ctx.key in (("exact", "primary") if ctx.in_locator else ("unanswerable",)):
         options = [(v, v, types.CompletionItemKind.Keyword, ctx.key) for v in ("true", "false")]
     elif ctx.kind == "value" and ctx.key == "id" and not ctx.in_locator:
@@ -65,7 +88,15 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
         options = [(new, json.dumps(new), types.CompletionItemKind.Value, "next free id")]
     if not options:
         return None
-    items = [types.CompletionItem(label, kind=kind, detail=detail, sort_text=f"{i:04d}", filter_text=text,
-                                  text_edit=types.TextEdit(rng, text))
-             for i, (label, text, kind, detail) in enumerate(options)]
+    items = [
+        types.CompletionItem(
+            label,
+            kind=kind,
+            detail=detail,
+            sort_text=f"{i:04d}",
+            filter_text=text,
+            text_edit=types.TextEdit(rng, text),
+        )
+        for i, (label, text, kind, detail) in enumerate(options)
+    ]
     return types.CompletionList(is_incomplete=ctx.key == "quote", items=items)

@@ -10,14 +10,14 @@ serialises only the findings that changed.
 from __future__ import annotations
 
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from lsprotocol import types
 
 from ..core.analysis import changed_docs
 from ..core.corpus import Corpus
-from ..core.model import Analysis
 from ..core.diagnostics import Diagnostic, Severity
+from ..core.model import Analysis
 from .view import View
 
 SOURCE = "golden-lsp"
@@ -33,8 +33,12 @@ def to_lsp(view: View, d: Diagnostic) -> types.Diagnostic:
     severity = types.DiagnosticSeverity.Hint if d.code in EDITOR_HINTS else _SEVERITY[d.severity]
     related = [types.DiagnosticRelatedInformation(view.related_location(r), r.message) for r in d.related]
     return types.Diagnostic(
-        range=view.range(d.range) if d.path == view.path else types.Range(types.Position(0, 0), types.Position(0, 0)),
-        message=d.message if d.path == view.path else f"{d.path}:{d.range.line + 1}:{d.range.column + 1}: {d.message}",
+        range=view.range(d.range)
+        if d.path == view.path
+        else types.Range(types.Position(0, 0), types.Position(0, 0)),
+        message=d.message
+        if d.path == view.path
+        else f"{d.path}:{d.range.line + 1}:{d.range.column + 1}: {d.message}",
         severity=severity,
         code=d.code,
         source=SOURCE,
@@ -67,7 +71,11 @@ class Converted:
         out = []
         for d in view.analysis.diagnostics:
             entry = before.get(id(d))
-            if entry is None or entry[0] is not d or changed and any(r.doc_id in changed for r in d.related):
+            if (
+                entry is None
+                or entry[0] is not d
+                or (changed and any(r.doc_id in changed for r in d.related))
+            ):
                 entry = [d, to_lsp(view, d), None]
             now[id(d)] = entry
             out.append(entry)
@@ -80,7 +88,7 @@ class Converted:
         for entry in entries:
             if entry[2] is None:
                 entry[2] = self._encode(entry[1])
-        return f'[{", ".join(e[2] for e in entries)}]'
+        return f"[{', '.join(e[2] for e in entries)}]"
 
     def publish_params(self, view: View) -> str:
         """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view``."""
@@ -98,5 +106,8 @@ class Converted:
 def editor_counts(analysis: Analysis) -> dict[str, int]:
     """Records, errors and warnings as the editor shows them (stale-* are hints there)."""
     shown = [d.severity for d in analysis.diagnostics if d.code not in EDITOR_HINTS]
-    return {"records": analysis.counts()["records"],
-            "errors": shown.count(Severity.ERROR), "warnings": shown.count(Severity.WARNING)}
+    return {
+        "records": analysis.counts()["records"],
+        "errors": shown.count(Severity.ERROR),
+        "warnings": shown.count(Severity.WARNING),
+    }

@@ -12,8 +12,8 @@ import re
 
 from lsprotocol import types
 
-from ..core.model import RecordLine, ResolvedLocator
 from ..core.diagnostics import Range, plural
+from ..core.model import RecordLine, ResolvedLocator
 from ..core.questions import QuestionRecord
 from .view import Target, View
 
@@ -37,9 +37,13 @@ def _preview(text: str) -> str:
 def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> str:
     span = resolved.span
     if span is None:
-        notes = [d for d in view.analysis.diagnostics
-                 if d.range.line == rec.line and resolved.locator.quote_node is not None
-                 and d.range.column == resolved.locator.quote_node.start]
+        notes = [
+            d
+            for d in view.analysis.diagnostics
+            if d.range.line == rec.line
+            and resolved.locator.quote_node is not None
+            and d.range.column == resolved.locator.quote_node.start
+        ]
         body = "\n\n".join(f"**{d.code}** — {d.message}" for d in notes) or "This quote does not resolve."
         return f"**quote** → not resolved\n\n{body}"
     doc = view.golden.corpus.docs[span.doc_id]
@@ -48,13 +52,14 @@ def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> s
         f"**quote** → `{span.doc_id}` {line + 1}:{col + 1} · chars {span.quote_start}–{span.quote_end}"
         + (" · **primary span**" if resolved.locator.primary else ""),
         f"**span** ({span.rule}) chars {span.start}–{span.end} · {span.end - span.start} chars",
-        _fenced(_preview(doc.text[span.start:span.end])),
+        _fenced(_preview(doc.text[span.start : span.end])),
         f"**union coverage** {round(resolved.coverage, 4)} under `{view.golden.hit_rule}`",
     ]
     if resolved.chunks:
         rows = ["| chunk | heading path | chars |", "|---|---|---|"]
-        rows += [f"| `{c.chunk_id[:12]}` | {_cell(c.heading_path)} | {c.start}–{c.end} |"
-                 for c in resolved.chunks]
+        rows += [
+            f"| `{c.chunk_id[:12]}` | {_cell(c.heading_path)} | {c.start}–{c.end} |" for c in resolved.chunks
+        ]
         lines.append("\n".join(rows))
     else:
         lines.append("**no answer-bearing chunk**")
@@ -66,20 +71,27 @@ def _record_markdown(view: View, rec: RecordLine) -> str:
     spans = [x.span for x in rec.result.resolved]
     chunk_ids = sorted({c.chunk_id for x in rec.result.resolved for c in x.chunks})
     resolved = sum(1 for s in spans if s is not None)
-    out = [f"**{r.id}** · {r.hop}-hop · tags: {', '.join(r.tags) or '—'}",
-           " · ".join(practice_summary(r)),
-           f"*{r.query}*" if r.query else "",
-           f"expected answer: {r.expected_answer}" if r.expected_answer else "",
-           f"{resolved} of {plural(len(spans), 'locator')} resolved · {plural(len(chunk_ids), 'answer-bearing chunk')}"
-           + (": " + ", ".join(f"`{c[:12]}`" for c in chunk_ids) if chunk_ids else ""),
-           "in the artifact" if rec.result.artifact_line else "not buildable yet (see the findings on this line)"]
+    out = [
+        f"**{r.id}** · {r.hop}-hop · tags: {', '.join(r.tags) or '—'}",
+        " · ".join(practice_summary(r)),
+        f"*{r.query}*" if r.query else "",
+        f"expected answer: {r.expected_answer}" if r.expected_answer else "",
+        f"{resolved} of {plural(len(spans), 'locator')} resolved · {plural(len(chunk_ids), 'answer-bearing chunk')}"
+        + (": " + ", ".join(f"`{c[:12]}`" for c in chunk_ids) if chunk_ids else ""),
+        "in the artifact"
+        if rec.result.artifact_line
+        else "not buildable yet (see the findings on this line)",
+    ]
     return "\n\n".join(x for x in out if x)
 
 
 def practice_summary(r: QuestionRecord) -> list[str]:
     """The practice fields a record uses, for people (hover, outline)."""
-    out = [f"{name.replace('_', ' ')}: {value}" for name in ("query_type", "split", "annotator")
-           if (value := getattr(r, name)) is not None]
+    out = [
+        f"{name.replace('_', ' ')}: {value}"
+        for name in ("query_type", "split", "annotator")
+        if (value := getattr(r, name)) is not None
+    ]
     return out + ["unanswerable"] if r.unanswerable else out
 
 
@@ -88,8 +100,10 @@ def _doc_markdown(view: View, resolved: ResolvedLocator) -> str:
     if doc is None:
         return f"`{resolved.locator.doc}` is not in the corpus ({view.golden.corpus.root})"
     n_lines = doc.text.count("\n")
-    return (f"`{doc.doc_id}` · {doc.chars:,} chars · {n_lines:,} lines · {len(doc.chunks)} chunks "
-            f"(`{doc.max_chars}` max chars) · sha256 `{doc.sha256[:12]}`")
+    return (
+        f"`{doc.doc_id}` · {doc.chars:,} chars · {n_lines:,} lines · {len(doc.chunks)} chunks "
+        f"(`{doc.max_chars}` max chars) · sha256 `{doc.sha256[:12]}`"
+    )
 
 
 def hover(view: View, target: Target) -> types.Hover | None:

@@ -70,8 +70,10 @@ def corpus_hover(cv: CorpusView, pos: types.Position) -> types.Hover | None:
             for span in view.analysis.spans_overlapping(source.doc.doc_id, offset, offset):
                 record = span.record.record
                 query = f" — *{record.query}*" if record is not None and record.query else ""
-                rows.append(f"- `{record_name(span)}`{query} ({view.path.name}:{span.record.line + 1}, "
-                            f"{span.locator.span.rule})")
+                rows.append(
+                    f"- `{record_name(span)}`{query} ({view.path.name}:{span.record.line + 1}, "
+                    f"{span.locator.span.rule})"
+                )
                 at = at or cv.range(source.doc, span.start, span.end)
     if not rows:
         return None
@@ -87,7 +89,10 @@ def corpus_references(cv: CorpusView, pos: types.Position) -> list[types.Locatio
         offset = cv.offset(source.doc, pos)
         lo, hi, _ = enclosing_block(source.doc.text, offset, min(offset + 1, len(source.doc.text)))
         for view in source.views:
-            out += [record_location(view, span) for span in view.analysis.spans_overlapping(source.doc.doc_id, lo, hi)]
+            out += [
+                record_location(view, span)
+                for span in view.analysis.spans_overlapping(source.doc.doc_id, lo, hi)
+            ]
     return out
 
 

@@ -29,7 +29,9 @@ def definition(view: View, target: Target) -> list[types.Location] | None:
     if span is not None:
         return [types.Location(uri, view.corpus_range(doc, span.start, span.end))]
     n = len(loc.quote or "")
-    return [types.Location(uri, view.corpus_range(doc, at, at + n)) for at in target.locator.ambiguous_at] or None
+    return [
+        types.Location(uri, view.corpus_range(doc, at, at + n)) for at in target.locator.ambiguous_at
+    ] or None
 
 
 def document_symbols(view: View) -> list[types.DocumentSymbol]:
@@ -40,11 +42,13 @@ def document_symbols(view: View) -> list[types.DocumentSymbol]:
             continue
         name = f"{r.id or '?'} — {r.query or ''}".strip(" —") or "record"
         s, e = r.field_range("id")
-        symbols.append(types.DocumentSymbol(
-            name=name,
-            kind=types.SymbolKind.Object,
-            range=view.range(Range.on_line(rec.line, 0, r.node.end)),
-            selection_range=view.range(Range.on_line(rec.line, s, e)),
-            detail=" · ".join([r.hop, plural(len(r.locators), "locator"), *practice_summary(r)]),
-        ))
+        symbols.append(
+            types.DocumentSymbol(
+                name=name,
+                kind=types.SymbolKind.Object,
+                range=view.range(Range.on_line(rec.line, 0, r.node.end)),
+                selection_range=view.range(Range.on_line(rec.line, s, e)),
+                detail=" · ".join([r.hop, plural(len(r.locators), "locator"), *practice_summary(r)]),
+            )
+        )
     return symbols

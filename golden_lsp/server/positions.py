@@ -76,7 +76,9 @@ class Buffer:
     def core_starts(self) -> list[int]:
         """Offsets at which the lines start."""
         if self._starts is None:
-            self._starts = list(accumulate(map(add, map(len, self.lines[:-1]), map(len, self._ends)), initial=0))
+            self._starts = list(
+                accumulate(map(add, map(len, self.lines[:-1]), map(len, self._ends)), initial=0)
+            )
         return self._starts
 
     def _length(self) -> int:
@@ -90,14 +92,17 @@ class Buffer:
         """Code-point offset into the text of a client position."""
         if pos.line >= len(self.lines):
             return self._length()
-        return self.core_starts[pos.line] + column_from_units(self.lines[pos.line], pos.character, self.encoding)
+        return self.core_starts[pos.line] + column_from_units(
+            self.lines[pos.line], pos.character, self.encoding
+        )
 
     def position_at(self, offset: int) -> types.Position:
         """Client position of a code-point offset."""
         starts = self.core_starts
         line = bisect.bisect_right(starts, offset) - 1
-        return types.Position(line, units_of((self.lines[line] + self._ends[line])[:offset - starts[line]],
-                                             self.encoding))
+        return types.Position(
+            line, units_of((self.lines[line] + self._ends[line])[: offset - starts[line]], self.encoding)
+        )
 
     def core_position(self, line: int, column: int) -> types.Position:
         """Client position of the core's (line, code-point column)."""
@@ -130,8 +135,8 @@ class Buffer:
         if ends[last]:  # the segment ends with its last line's break: nothing follows it
             new_lines.pop()
             new_ends.pop()
-        self.lines = lines[:first] + new_lines + lines[last + 1:]
-        self._ends = ends[:first] + new_ends + ends[last + 1:]
+        self.lines = lines[:first] + new_lines + lines[last + 1 :]
+        self._ends = ends[:first] + new_ends + ends[last + 1 :]
         self._text = self._starts = None
 
 

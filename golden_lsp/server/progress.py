@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from typing import Callable
+from collections.abc import Callable
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -35,7 +35,9 @@ async def with_progress(ls: LanguageServer, title: str, message: str, work: Call
     except Exception:  # the client refused the token: do the work without progress
         work()
         return
-    ls.work_done_progress.begin(token, types.WorkDoneProgressBegin(title=title, message=message, cancellable=False))
+    ls.work_done_progress.begin(
+        token, types.WorkDoneProgressBegin(title=title, message=message, cancellable=False)
+    )
     await asyncio.sleep(0)  # let the begin notification go out before the (synchronous) work
     done = None
     try:

@@ -71,14 +71,14 @@ class Framer:
                 out.append(FrameError(f"skipped {keep} bytes that are no message header"))
                 del self._buf[:keep]
             return False
-        block = bytes(self._buf[:end + 2])
-        del self._buf[:end + 4]
+        block = bytes(self._buf[: end + 2])
+        del self._buf[: end + 4]
         found = list(_LENGTH.finditer(block))
         if not found:
             out.append(FrameError(f"skipped a message header without Content-Length: {block[:80]!r}"))
             return True
         match = found[-1]
-        if block[:match.start()].strip() and not _looks_like_headers(block[:match.start()]):
+        if block[: match.start()].strip() and not _looks_like_headers(block[: match.start()]):
             out.append(FrameError(f"skipped {match.start()} bytes before a message header"))
         value = match.group(1).strip()
         if not value.isdigit():
@@ -95,8 +95,8 @@ class Framer:
         resync = _RESYNC.search(self._buf, start, min(len(self._buf), length + 64))
         if resync is not None and resync.start() < length:
             out.append(FrameError(f"Content-Length {length} runs into the next message"))
-            out.append(bytes(self._buf[:resync.start()]))
-            del self._buf[:resync.start()]
+            out.append(bytes(self._buf[: resync.start()]))
+            del self._buf[: resync.start()]
             self._length = None
             return True
         if len(self._buf) < length:
@@ -125,15 +125,20 @@ class StrictProtocol(LanguageServerProtocol):
         if not isinstance(msg_id, (int, str)) or isinstance(msg_id, bool):
             msg_id = None
         method = data.get("method") if isinstance(data, dict) else None
-        if (not isinstance(data, dict) or data.get("jsonrpc") != self.VERSION
-                or ("method" in data and not isinstance(method, str))
-                or ("method" not in data and "id" not in data)):
+        if (
+            not isinstance(data, dict)
+            or data.get("jsonrpc") != self.VERSION
+            or ("method" in data and not isinstance(method, str))
+            or ("method" not in data and "id" not in data)
+        ):
             self.send_error(msg_id, INVALID_REQUEST, "not a JSON-RPC 2.0 request, notification or response")
             return
         is_request = method is not None and "id" in data
         if self._shutdown and method != types.EXIT:
             if is_request:
-                self.send_error(msg_id, INVALID_REQUEST, f"{method}: the server is shut down; only exit is accepted")
+                self.send_error(
+                    msg_id, INVALID_REQUEST, f"{method}: the server is shut down; only exit is accepted"
+                )
             return
         if is_request and msg_id is None:
             self.send_error(None, INVALID_REQUEST, "a request id must be an integer or a string")
@@ -145,7 +150,9 @@ class StrictProtocol(LanguageServerProtocol):
             if is_request:
                 self.send_error(msg_id, INVALID_PARAMS, f"{method}: invalid params: {problem}")
             else:
-                self._server.report_server_error(ValueError(f"{method}: ignored, invalid params: {problem}"), None)
+                self._server.report_server_error(
+                    ValueError(f"{method}: ignored, invalid params: {problem}"), None
+                )
             return
         self.handle_message(message)
 
@@ -179,11 +186,14 @@ class StrictProtocol(LanguageServerProtocol):
         if self.writer is None:
             return
         data = body.encode()
-        header = (f"Content-Length: {len(data)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
-                  if self._include_headers else "")
+        header = (
+            f"Content-Length: {len(data)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
+            if self._include_headers
+            else ""
+        )
         written = self.writer.write(header.encode() + data)
         if inspect.isawaitable(written):
-            asyncio.ensure_future(written)
+            asyncio.ensure_future(written)  # noqa: RUF006 (as pygls does: the writer keeps it)
 
 
 class Encoded(str):

@@ -23,7 +23,12 @@ def workspace_symbols(views: list[View], query: str) -> list[types.WorkspaceSymb
             name = f"{r.id} — {r.query}" if r.query else r.id
             if all(w in name.lower() for w in words):
                 s, e = r.field_range("id")
-                out.append(types.WorkspaceSymbol(name=name, kind=types.SymbolKind.Object,
-                                                 location=view.location(rec.line, s, e),
-                                                 container_name=view.path.name))
+                out.append(
+                    types.WorkspaceSymbol(
+                        name=name,
+                        kind=types.SymbolKind.Object,
+                        location=view.location(rec.line, s, e),
+                        container_name=view.path.name,
+                    )
+                )
     return out

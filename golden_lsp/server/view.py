@@ -17,10 +17,10 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..core.corpus import CorpusDoc
 from ..assist.cursor import CursorContext, context_at
-from ..core.model import Analysis, LabelledSpan, RecordLine, ResolvedLocator
+from ..core.corpus import CorpusDoc
 from ..core.diagnostics import Range, Related
+from ..core.model import Analysis, LabelledSpan, RecordLine, ResolvedLocator
 from ..core.project import GoldenSet
 from .positions import Buffer, column_from_units, to_client_range
 
@@ -48,8 +48,9 @@ class View:
 
     def range(self, r: Range) -> types.Range:
         """A range in this questions file (core lines and code points) in client units."""
-        return types.Range(self.buffer.core_position(r.line, r.column),
-                           self.buffer.core_position(r.end_line, r.end_column))
+        return types.Range(
+            self.buffer.core_position(r.line, r.column), self.buffer.core_position(r.end_line, r.end_column)
+        )
 
     def corpus_range(self, doc: CorpusDoc, start: int, end: int) -> types.Range:
         (l0, c0), (l1, c1) = doc.positions.raw_position(start), doc.positions.raw_position(end)
@@ -62,8 +63,10 @@ class View:
         if rel.path == self.path:
             return types.Location(self.uri, self.range(rel.range))
         r = rel.range  # a file we hold no text of: columns are passed through
-        return types.Location(from_fs_path(str(rel.path)), types.Range(
-            types.Position(r.line, r.column), types.Position(r.end_line, r.end_column)))
+        return types.Location(
+            from_fs_path(str(rel.path)),
+            types.Range(types.Position(r.line, r.column), types.Position(r.end_line, r.end_column)),
+        )
 
     def records_in(self, request: types.Range) -> Iterator[RecordLine]:
         """The records on the lines a client range touches (each line looked up, never the file)."""
@@ -83,7 +86,7 @@ class View:
         if not 0 <= line < len(starts):
             return ""
         end = starts[line + 1] - 1 if line + 1 < len(starts) else len(self.buffer.text)
-        return self.buffer.text[starts[line]:end]
+        return self.buffer.text[starts[line] : end]
 
     def target_at(self, pos: types.Position) -> Target | None:
         """What the cursor is on, with the tolerant scanner's context (``Target.context``) on every
@@ -134,5 +137,9 @@ class CorpusView:
 
     def labels(self, lo: int, hi: int) -> list[tuple[Source, View, LabelledSpan]]:
         """Every resolved span overlapping [lo, hi) of this file, in each set's questions files."""
-        return [(source, view, span) for source in self.sources for view in source.views
-                for span in view.analysis.spans_overlapping(source.doc.doc_id, lo, hi)]
+        return [
+            (source, view, span)
+            for source in self.sources
+            for view in source.views
+            for span in view.analysis.spans_overlapping(source.doc.doc_id, lo, hi)
+        ]

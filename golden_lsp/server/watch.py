@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 #: ms the watcher waits for more changes before reporting a batch (a checkout touches many files)
 STEP_MS = 50
@@ -26,8 +26,12 @@ class CorpusWatcher:
     """Watches a set of folders. On ``loop``: ``on_change(paths)`` for each batch of changes,
     ``on_status(message, ok)`` once the folders are watched (ok) or when watching fails."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop, on_change: Callable[[list[str]], None],
-                 on_status: Callable[[str, bool], None]):
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        on_change: Callable[[list[str]], None],
+        on_status: Callable[[str, bool], None],
+    ):
         self._loop = loop
         self._on_change = on_change
         self._on_status = on_status
@@ -44,8 +48,9 @@ class CorpusWatcher:
         if not roots:
             return
         self._stop = threading.Event()
-        threading.Thread(target=self._run, args=(sorted(roots), self._stop),
-                         name="golden-lsp-watch", daemon=True).start()
+        threading.Thread(
+            target=self._run, args=(sorted(roots), self._stop), name="golden-lsp-watch", daemon=True
+        ).start()
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -59,8 +64,14 @@ class CorpusWatcher:
         started = False
         try:
             # with yield_on_timeout the first (empty) batch comes once the OS watch is in place
-            for changes in watch(*roots, stop_event=stop, step=STEP_MS, yield_on_timeout=True,
-                                 rust_timeout=200, raise_interrupt=False):
+            for changes in watch(
+                *roots,
+                stop_event=stop,
+                step=STEP_MS,
+                yield_on_timeout=True,
+                rust_timeout=200,
+                raise_interrupt=False,
+            ):
                 if stop.is_set():
                     return
                 if not started:

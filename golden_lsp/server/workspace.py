@@ -151,5 +151,7 @@ class GoldenSets:
     def is_derived_file(self, path: Path) -> bool:
         """An artifact or manifest of a known set (its change makes staleness worth re-checking)."""
         resolved = path.resolve()
-        return any(resolved in (g.config.artifact_path().resolve(), g.config.manifest_path().resolve())
-                   for g in self._sets.values())
+        return any(
+            resolved in (g.config.artifact_path().resolve(), g.config.manifest_path().resolve())
+            for g in self._sets.values()
+        )

@@ -15,7 +15,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from editor_support import REPO, make_ambiguous_copy, server_command  # noqa: E402
+from editor_support import REPO, make_ambiguous_copy, server_command
 
 
 @pytest.fixture

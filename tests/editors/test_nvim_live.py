@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from editor_support import EXAMPLES, isolated_env, run_nvim_script, unavailable
 from test_nvim import HERE, PLUGIN, find_nvim
 
@@ -36,21 +35,25 @@ def test_nvim_live_corpus_and_status_line(method, tmp_path, golden_server, outpu
     edit = records[0]
     disk = next(r for r in records if r[1] != edit[1])
     out = output_dir / "result.json"
-    env = isolated_env(tmp_path / "state", {
-        "GOLDEN_NVIM_PLUGIN": str(PLUGIN),
-        "GOLDEN_NVIM_METHOD": method,
-        "GOLDEN_SERVER_CMD": json.dumps(golden_server),
-        "GOLDEN_OUT": str(out),
-        "GOLDEN_TIMEOUT_MS": "30000",
-        "GOLDEN_EDIT_CHAPTER": str(folder / "corpus" / edit[1]),
-        "GOLDEN_EDIT_QUOTE": edit[2],
-        "GOLDEN_EDIT_LINE": str(edit[0]),
-        "GOLDEN_DISK_CHAPTER": str(folder / "corpus" / disk[1]),
-        "GOLDEN_DISK_QUOTE": disk[2],
-        "GOLDEN_DISK_LINE": str(disk[0]),
-    })
-    proc, res, ctx = run_nvim_script(nvim, HERE / "nvim_live_test.lua", questions, env=env, cwd=folder,
-                                     output_dir=output_dir)
+    env = isolated_env(
+        tmp_path / "state",
+        {
+            "GOLDEN_NVIM_PLUGIN": str(PLUGIN),
+            "GOLDEN_NVIM_METHOD": method,
+            "GOLDEN_SERVER_CMD": json.dumps(golden_server),
+            "GOLDEN_OUT": str(out),
+            "GOLDEN_TIMEOUT_MS": "30000",
+            "GOLDEN_EDIT_CHAPTER": str(folder / "corpus" / edit[1]),
+            "GOLDEN_EDIT_QUOTE": edit[2],
+            "GOLDEN_EDIT_LINE": str(edit[0]),
+            "GOLDEN_DISK_CHAPTER": str(folder / "corpus" / disk[1]),
+            "GOLDEN_DISK_QUOTE": disk[2],
+            "GOLDEN_DISK_LINE": str(disk[0]),
+        },
+    )
+    proc, res, ctx = run_nvim_script(
+        nvim, HERE / "nvim_live_test.lua", questions, env=env, cwd=folder, output_dir=output_dir
+    )
     assert res.get("chapter_attached") is True, ctx
     assert res.get("edit_breaks") is True and res.get("undo_clears") is True, ctx
     assert res.get("statusline_current") is True and "error" in res.get("statusline_shown", ""), ctx

@@ -8,10 +8,10 @@ import shutil
 from pathlib import Path
 
 import yaml
-
-import golden_lsp
 from editor_support import REPO, isolated_env, run, unavailable
 from test_nvim import find_nvim
+
+import golden_lsp
 
 LSPCONFIG = REPO / "editors" / "lspconfig"
 MASON = REPO / "editors" / "mason" / "golden-lsp" / "package.yaml"
@@ -51,8 +51,12 @@ def test_lspconfig_style_config_attaches_and_reports(tmp_path):
     probe, out = tmp_path / "probe.lua", tmp_path / "out.json"
     probe.write_text(PROBE, encoding="utf-8")
     env = isolated_env(tmp_path / "env", {"GOLDEN_QUESTIONS": str(q), "GOLDEN_OUT": str(out)})
-    res = run([nvim, "--headless", "--clean", "--cmd", f"set runtimepath^={LSPCONFIG}", "-c", f"luafile {probe}"],
-              timeout=120, env=env, cwd=folder)
+    res = run(
+        [nvim, "--headless", "--clean", "--cmd", f"set runtimepath^={LSPCONFIG}", "-c", f"luafile {probe}"],
+        timeout=120,
+        env=env,
+        cwd=folder,
+    )
     assert out.is_file(), res.stdout[-3000:]
     got = json.loads(out.read_text(encoding="utf-8"))
     assert got["cmd"] == ["golden-lsp"] and got["filetypes"] == ["jsonl"] == [got["filetype"]]

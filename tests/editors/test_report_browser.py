@@ -34,8 +34,14 @@ DOM_FACTS = r"""(() => {
 
 
 def _cli(args: list, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "golden_lsp", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, encoding="utf-8", timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "golden_lsp", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=300,
+    )
 
 
 def test_report_in_chromium(tmp_path: Path, output_dir: Path):
@@ -48,42 +54,64 @@ def test_report_in_chromium(tmp_path: Path, output_dir: Path):
     stats = json.loads(_cli(["stats", golden, "--format", "json"], tmp_path).stdout)
 
     shots = {"1280": str(output_dir / "report-1280.png"), "390": str(output_dir / "report-390.png")}
-    config = {"url": out.as_uri(), "chromium": deps["GOLDEN_LSP_CHROMIUM"], "cdpPort": free_port(),
-              "profile": str(tmp_path / "profile"), "widths": [1280, 390], "shots": shots,
-              "facts": str(output_dir / "facts.json"), "expression": DOM_FACTS, "maxSecs": 90,
-              "preview": {"path": str(output_dir / "report-preview.png"), "height": 1500}}
+    config = {
+        "url": out.as_uri(),
+        "chromium": deps["GOLDEN_LSP_CHROMIUM"],
+        "cdpPort": free_port(),
+        "profile": str(tmp_path / "profile"),
+        "widths": [1280, 390],
+        "shots": shots,
+        "facts": str(output_dir / "facts.json"),
+        "expression": DOM_FACTS,
+        "maxSecs": 90,
+        "preview": {"path": str(output_dir / "report-preview.png"), "height": 1500},
+    }
     (tmp_path / "cdp.json").write_text(json.dumps(config))
-    res = run([deps["GOLDEN_LSP_NODE"], DRIVER, tmp_path / "cdp.json"], timeout=150, out=output_dir / "cdp.log")
+    res = run(
+        [deps["GOLDEN_LSP_NODE"], DRIVER, tmp_path / "cdp.json"], timeout=150, out=output_dir / "cdp.log"
+    )
     assert res.returncode == 0, res.stdout[-3000:]
     facts = json.loads(Path(config["facts"]).read_text())
     dom = facts["dom"]
 
     # the summary numbers are the stats command's own
-    flat = {"n_records": stats["n_records"], "hop.single": stats["hop"]["single"], "hop.multi": stats["hop"]["multi"],
-            "n_spans": stats["n_spans"], "n_unanswerable": stats["n_unanswerable"],
-            **{f"span_chars.{k}": stats["span_chars"][k] for k in ("mean", "median", "min", "max")}}
+    flat = {
+        "n_records": stats["n_records"],
+        "hop.single": stats["hop"]["single"],
+        "hop.multi": stats["hop"]["multi"],
+        "n_spans": stats["n_spans"],
+        "n_unanswerable": stats["n_unanswerable"],
+        **{f"span_chars.{k}": stats["span_chars"][k] for k in ("mean", "median", "min", "max")},
+    }
     assert {k: dom["shown"][k] for k in flat} == {k: str(v) for k, v in flat.items()}
 
     # one cell per md-struct-v1 chunk, in corpus order, each with the number of records whose
     # built artifact line lists it as answer-bearing
     corpus = load_corpus(golden / "corpus")
     chunks = [c.chunk_id for d in corpus.docs.values() for c in chunk_document(d.doc_id, d.text)]
-    bearing = Counter(cid for line in (golden / "golden-set.v1.jsonl").read_text().splitlines()
-                      for cid in json.loads(line)["answer_bearing_chunk_ids"])
+    bearing = Counter(
+        cid
+        for line in (golden / "golden-set.v1.jsonl").read_text().splitlines()
+        for cid in json.loads(line)["answer_bearing_chunk_ids"]
+    )
     assert [c["chunk"] for c in dom["cells"]] == chunks
     assert [c["labels"] for c in dom["cells"]] == [bearing[c] for c in chunks]
     assert any(c["labels"] == 0 for c in dom["cells"]) and any(c["labels"] > 1 for c in dom["cells"])
     # readable without colour: the count is written in every labelled cell, and said to screen readers
     assert all(c["text"] == (str(c["labels"]) if c["labels"] else "") for c in dom["cells"])
-    assert all(c["focusable"] and c["label"].endswith(f"{c['labels']} record" + ("" if c["labels"] == 1 else "s"))
-               for c in dom["cells"])
+    assert all(
+        c["focusable"] and c["label"].endswith(f"{c['labels']} record" + ("" if c["labels"] == 1 else "s"))
+        for c in dom["cells"]
+    )
 
     # nothing leaves the file: the only request is the page itself, no external URL in it
     assert facts["requests"] == [out.as_uri()], facts["requests"]
     assert not [u for u in dom["urls"] if not u.startswith("#") and ("//" in u or u.startswith("http"))]
     assert dom["css"] == []
 
-    assert {"chart-spans_by_doc", "chart-span_length", "chart-records_by_chunk_count", "chart-curve"} <= set(dom["charts"])
+    assert {"chart-spans_by_doc", "chart-span_length", "chart-records_by_chunk_count", "chart-curve"} <= set(
+        dom["charts"]
+    )
     assert dom["perQuery"] == stats["n_records"] - stats["n_unanswerable"]
     # no page-level horizontal scrolling at 1280 px nor at phone width
     for width, m in facts["widths"].items():

@@ -21,7 +21,6 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 from editor_support import REPO, editor_deps, free_port, isolated_env, run
 
 HERE = Path(__file__).resolve().parent
@@ -37,9 +36,21 @@ def build_vsix(deps: dict, output_dir: Path) -> Path:
     env = dict(os.environ)
     env["PATH"] = os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], env.get("PATH", "")])
     env.update(npm_config_update_notifier="false", npm_config_fund="false", npm_config_audit="false")
-    res = run([deps["GOLDEN_LSP_NPM"], "ci", "--no-progress"], timeout=900, env=env, cwd=EXT_DIR, out=output_dir / "npm-ci.log")
+    res = run(
+        [deps["GOLDEN_LSP_NPM"], "ci", "--no-progress"],
+        timeout=900,
+        env=env,
+        cwd=EXT_DIR,
+        out=output_dir / "npm-ci.log",
+    )
     assert res.returncode == 0, f"npm ci failed:\n{res.stdout[-4000:]}"
-    res = run([deps["GOLDEN_LSP_NPM"], "run", "package"], timeout=600, env=env, cwd=EXT_DIR, out=output_dir / "npm-package.log")
+    res = run(
+        [deps["GOLDEN_LSP_NPM"], "run", "package"],
+        timeout=600,
+        env=env,
+        cwd=EXT_DIR,
+        out=output_dir / "npm-package.log",
+    )
     assert res.returncode == 0, f"npm run package failed:\n{res.stdout[-4000:]}"
     pkg = json.loads((EXT_DIR / "package.json").read_text())
     vsix = EXT_DIR / f"{pkg['name']}-{pkg['version']}.vsix"
@@ -113,7 +124,12 @@ def test_vsix_is_reproducible(built, tmp_path):
             p.chmod(0o664)
     out = tmp_path / "again.vsix"
     env = dict(os.environ, PATH=os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], os.environ.get("PATH", "")]))
-    res = run(["sh", "-c", f'umask 002 && "{deps["GOLDEN_LSP_NPM"]}" run package -- --out "{out}"'], timeout=600, env=env, cwd=copy)
+    res = run(
+        ["sh", "-c", f'umask 002 && "{deps["GOLDEN_LSP_NPM"]}" run package -- --out "{out}"'],
+        timeout=600,
+        env=env,
+        cwd=copy,
+    )
     assert res.returncode == 0, res.stdout[-3000:]
     assert sha256(out) == sha256(vsix), "the .vsix is not byte-for-byte reproducible"
 
@@ -172,23 +188,40 @@ def code_server_session(request, deps, vsix, folder: Path, settings: dict, probe
     code_server = deps["GOLDEN_LSP_CODE_SERVER"]
     common = ["--user-data-dir", user_data, "--extensions-dir", ext_dir]
 
-    res = run([code_server, *common, "--install-extension", vsix], timeout=180, env=env, out=output_dir / "install.log")
+    res = run(
+        [code_server, *common, "--install-extension", vsix],
+        timeout=180,
+        env=env,
+        out=output_dir / "install.log",
+    )
     assert res.returncode == 0, f"installing the vsix failed:\n{res.stdout[-3000:]}"
     # the test-only probe extension, packaged with the same vsce (a copied folder is not picked up)
     probe_src = state / "probe-src"
     shutil.copytree(PROBE_DIR, probe_src)
     probe_vsix = state / "golden-lsp-probe.vsix"
     res = run(
-        [deps["GOLDEN_LSP_NODE"], EXT_DIR / "node_modules" / "@vscode" / "vsce" / "vsce", "package", "--no-dependencies",
-         "--allow-missing-repository", "--skip-license", "--out", probe_vsix],
-        timeout=180, cwd=probe_src, env=dict(os.environ, PATH=os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], os.environ.get("PATH", "")])),
+        [
+            deps["GOLDEN_LSP_NODE"],
+            EXT_DIR / "node_modules" / "@vscode" / "vsce" / "vsce",
+            "package",
+            "--no-dependencies",
+            "--allow-missing-repository",
+            "--skip-license",
+            "--out",
+            probe_vsix,
+        ],
+        timeout=180,
+        cwd=probe_src,
+        env=dict(os.environ, PATH=os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], os.environ.get("PATH", "")])),
     )
     assert res.returncode == 0, f"packaging the probe failed:\n{res.stdout[-3000:]}"
     res = run([code_server, *common, "--install-extension", probe_vsix], timeout=180, env=env)
     assert res.returncode == 0, f"installing the probe failed:\n{res.stdout[-3000:]}"
     res = run([code_server, *common, "--list-extensions", "--show-versions"], timeout=120, env=env)
     log(f"extensions: {res.stdout.strip()}")
-    assert "golden-lsp.golden-lsp@" in res.stdout and "golden-lsp-test.golden-lsp-probe@" in res.stdout, res.stdout
+    assert "golden-lsp.golden-lsp@" in res.stdout and "golden-lsp-test.golden-lsp-probe@" in res.stdout, (
+        res.stdout
+    )
 
     probe = {
         "out": str(output_dir / "probe-result.json"),
@@ -260,7 +293,12 @@ def code_server_session(request, deps, vsix, folder: Path, settings: dict, probe
         }
         cdp_cfg = state / "cdp.json"
         cdp_cfg.write_text(json.dumps(cdp))
-        driver = run([deps["GOLDEN_LSP_NODE"], HERE / "cdp_driver.mjs", cdp_cfg], timeout=330, env=env, out=output_dir / "cdp-driver.log")
+        driver = run(
+            [deps["GOLDEN_LSP_NODE"], HERE / "cdp_driver.mjs", cdp_cfg],
+            timeout=330,
+            env=env,
+            out=output_dir / "cdp-driver.log",
+        )
     finally:
         kill_group(cs, "code-server")
         log(f"code-server stopped ({cs.returncode})")
@@ -289,7 +327,10 @@ def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_
     assert probe_out.is_file(), "the probe extension wrote no result" + ctx
     result = json.loads(probe_out.read_text())
     facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
-    ctx = f"\nprobe result:\n{json.dumps(result, indent=2)[:6000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:4000]}" + ctx
+    ctx = (
+        f"\nprobe result:\n{json.dumps(result, indent=2)[:6000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:4000]}"
+        + ctx
+    )
 
     # from inside VS Code
     assert result.get("extensionActive") is True, ctx
@@ -351,7 +392,7 @@ def test_vscode_says_when_it_cannot_find_the_server(request, built, tmp_path, ou
     folder.mkdir()
     shutil.copy2(REPO / "examples" / "questions.jsonl", folder / "questions.jsonl")
     settings = {"goldenLsp.server.path": str(tmp_path / "missing" / "golden-lsp")}
-    probe_out, facts_file, driver, cs_log, shot = code_server_session(
+    probe_out, facts_file, _driver, cs_log, _shot = code_server_session(
         request, deps, vsix, folder, settings, {"expectNoServer": True}, output_dir
     )
     result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}

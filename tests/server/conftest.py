@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pygls.uris import from_fs_path
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-from pygls.protocol import default_converter
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
@@ -41,21 +41,38 @@ def make_client() -> LanguageClient:
     def refresh(method: str):
         def record(ls: LanguageClient, params) -> None:
             ls.refreshes.append(method)
+
         return record
 
     def show_document(ls: LanguageClient, params: types.ShowDocumentParams) -> types.ShowDocumentResult:
         ls.shown.append(params)
         return types.ShowDocumentResult(success=True)
 
-    refreshes = {m: refresh(m) for m in (types.WORKSPACE_DIAGNOSTIC_REFRESH, types.WORKSPACE_INLAY_HINT_REFRESH,
-                                         types.WORKSPACE_CODE_LENS_REFRESH)}
-    register_lsp_features(client, {**DEFAULT_CLIENT_FEATURES, types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
-                                   types.CLIENT_REGISTER_CAPABILITY: register, "golden-lsp/status": status,
-                                   types.WINDOW_SHOW_DOCUMENT: show_document, **refreshes})
+    refreshes = {
+        m: refresh(m)
+        for m in (
+            types.WORKSPACE_DIAGNOSTIC_REFRESH,
+            types.WORKSPACE_INLAY_HINT_REFRESH,
+            types.WORKSPACE_CODE_LENS_REFRESH,
+        )
+    }
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: publish,
+            types.CLIENT_REGISTER_CAPABILITY: register,
+            "golden-lsp/status": status,
+            types.WINDOW_SHOW_DOCUMENT: show_document,
+            **refreshes,
+        },
+    )
     return client
 
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "golden_lsp", "--stdio"], client_factory=make_client)
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "golden_lsp", "--stdio"], client_factory=make_client
+)
 
 
 @pytest.fixture
@@ -70,8 +87,9 @@ def uri_of(path: Path) -> str:
     return from_fs_path(str(path))
 
 
-def init_params(root: Path, encodings: list[str] | None = None, pull: bool = False,
-                options: dict | None = None) -> types.InitializeParams:
+def init_params(
+    root: Path, encodings: list[str] | None = None, pull: bool = False, options: dict | None = None
+) -> types.InitializeParams:
     """VS Code's capabilities; without ``pull`` minus pull diagnostics (a client that is pushed to)."""
     caps = copy.deepcopy(client_capabilities("visual-studio-code"))  # pytest-lsp shares one object
     if not pull:
@@ -82,8 +100,12 @@ def init_params(root: Path, encodings: list[str] | None = None, pull: bool = Fal
     caps.workspace.inlay_hint = types.InlayHintWorkspaceClientCapabilities(refresh_support=True)
     if encodings is not None:
         caps.general = types.GeneralClientCapabilities(position_encodings=encodings)
-    return types.InitializeParams(capabilities=caps, root_uri=uri_of(root), initialization_options=options,
-                                  workspace_folders=[types.WorkspaceFolder(uri_of(root), "golden")])
+    return types.InitializeParams(
+        capabilities=caps,
+        root_uri=uri_of(root),
+        initialization_options=options,
+        workspace_folders=[types.WorkspaceFolder(uri_of(root), "golden")],
+    )
 
 
 @pytest_lsp.fixture(config=SERVER)
@@ -96,19 +118,28 @@ async def client(lsp_client: LanguageClient, golden_dir: Path):
 def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
     uri = uri_of(path)
     text = path.read_text(encoding="utf-8") if text is None else text
-    client.text_document_did_open(types.DidOpenTextDocumentParams(
-        types.TextDocumentItem(uri, "golden-questions" if path.suffix == ".jsonl" else "markdown", version, text)))
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            types.TextDocumentItem(
+                uri, "golden-questions" if path.suffix == ".jsonl" else "markdown", version, text
+            )
+        )
+    )
     return uri
 
 
 def change_doc(client: LanguageClient, uri: str, version: int, text: str) -> None:
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(version=version, uri=uri),
-        [types.TextDocumentContentChangeWholeDocument(text)]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=version, uri=uri),
+            [types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
 
 
-async def published(client: LanguageClient, uri: str, predicate=lambda p: True, timeout: float = 15.0,
-                    since: int = 0):
+async def published(
+    client: LanguageClient, uri: str, predicate=lambda p: True, timeout: float = 15.0, since: int = 0
+):
     """The first publication for ``uri`` (from the ``since``-th received on) satisfying ``predicate``."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
@@ -120,5 +151,5 @@ async def published(client: LanguageClient, uri: str, predicate=lambda p: True, 
                 return p
         seen = len(pubs)
         if loop.time() > deadline:
-            raise AssertionError(f"no matching diagnostics for {uri}; last: {pubs[-1:] }")
+            raise AssertionError(f"no matching diagnostics for {uri}; last: {pubs[-1:]}")
         await asyncio.sleep(0.02)

@@ -18,8 +18,13 @@ from pygls.uris import from_fs_path
 
 class RawServer:
     def __init__(self, cwd: Path):
-        self.proc = subprocess.Popen([sys.executable, "-m", "golden_lsp", "--stdio"], cwd=cwd,
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "golden_lsp", "--stdio"],
+            cwd=cwd,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         self.messages: queue.Queue[dict] = queue.Queue()
         self.received: list[dict] = []
         self._next_id = 0
@@ -78,8 +83,10 @@ class RawServer:
             try:
                 message = self.messages.get(timeout=timeout)
             except queue.Empty:
-                raise AssertionError(f"no matching message within {timeout}s; got {self.received[-5:]}\n"
-                                     f"stderr: {self.stderr[-2000:]}") from None
+                raise AssertionError(
+                    f"no matching message within {timeout}s; got {self.received[-5:]}\n"
+                    f"stderr: {self.stderr[-2000:]}"
+                ) from None
             self.received.append(message)
             if predicate(message):
                 return message
@@ -91,8 +98,9 @@ class RawServer:
         return self.response(self.request(method, params))
 
     def initialize(self, root: Path) -> dict:
-        result = self.call("initialize", {"processId": None, "rootUri": from_fs_path(str(root)),
-                                          "capabilities": {}})
+        result = self.call(
+            "initialize", {"processId": None, "rootUri": from_fs_path(str(root)), "capabilities": {}}
+        )
         self.notify("initialized", {})
         return result
 

@@ -50,16 +50,22 @@ def contains(r: types.Range, p: types.Position) -> bool:
 
 
 async def definition_of_quote(client: LanguageClient, uri: str, line_text: str, line: int, index: int = 0):
-    s, e = quote_columns(line_text, index)
-    locs = await client.text_document_definition_async(types.DefinitionParams(
-        types.TextDocumentIdentifier(uri), types.Position(line, utf16(line_text[:s + 2]))))
+    s, _e = quote_columns(line_text, index)
+    locs = await client.text_document_definition_async(
+        types.DefinitionParams(
+            types.TextDocumentIdentifier(uri), types.Position(line, utf16(line_text[: s + 2]))
+        )
+    )
     assert locs and len(locs) == 1, locs
     return locs[0]
 
 
 # --- inlay hints ------------------------------------------------------------------------------
 
-async def test_inlay_hints_after_each_quote_range_filtered_and_switchable(client: LanguageClient, golden_dir: Path):
+
+async def test_inlay_hints_after_each_quote_range_filtered_and_switchable(
+    client: LanguageClient, golden_dir: Path
+):
     q = golden_dir / "questions.jsonl"
     lines = lines_of(q)
     recs = records(q)
@@ -69,14 +75,15 @@ async def test_inlay_hints_after_each_quote_range_filtered_and_switchable(client
     lines[missing_line] = set_quote(lines[missing_line], "no such words anywhere")
     text = "\n".join(lines)
     uri = open_doc(client, q, text)
-    hints = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        types.TextDocumentIdentifier(uri), whole(text)))
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(types.TextDocumentIdentifier(uri), whole(text))
+    )
     n_locators = sum(len(json.loads(lines[i])["locators"]) for i in record_lines(text))
     assert len(hints) == n_locators
     by_line = {h.position.line: h for h in hints}
     # the hint sits right after the quote's closing quote mark
     for i in (amb_line, missing_line, recs["ex003"][0]):
-        assert by_line[i].position.character == utf16(lines[i][:quote_columns(lines[i])[1]])
+        assert by_line[i].position.character == utf16(lines[i][: quote_columns(lines[i])[1]])
     chapter = (golden_dir / "corpus" / CHAPTER).read_text(encoding="utf-8")
     assert by_line[amb_line].label == f"✗ {len(occurrences(chapter, 'hut', 21))}×"
     assert by_line[missing_line].label == "✗ not found"
@@ -84,23 +91,35 @@ async def test_inlay_hints_after_each_quote_range_filtered_and_switchable(client
     loc = await definition_of_quote(client, uri, lines[line3], line3)
     label = by_line[line3].label
     assert label.startswith(f"→ {rec3['locators'][0]['doc']}:{loc.range.start.line + 1} · ")
-    assert label.endswith(" chunk") or label.endswith(" chunks")
+    assert label.endswith((" chunk", " chunks"))
     # only hints inside the range asked for
-    one = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        types.TextDocumentIdentifier(uri), types.Range(types.Position(line3, 0), types.Position(line3, 10))))
+    one = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            types.TextDocumentIdentifier(uri),
+            types.Range(types.Position(line3, 0), types.Position(line3, 10)),
+        )
+    )
     assert not one
-    one = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        types.TextDocumentIdentifier(uri), types.Range(types.Position(line3, 0), types.Position(line3 + 1, 0))))
+    one = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(
+            types.TextDocumentIdentifier(uri),
+            types.Range(types.Position(line3, 0), types.Position(line3 + 1, 0)),
+        )
+    )
     assert [h.position.line for h in one] == [line3]
     # the setting turns them off (and asks the client to refresh)
-    client.workspace_did_change_configuration(types.DidChangeConfigurationParams({"goldenLsp": {"inlayHints": False}}))
-    off = await client.text_document_inlay_hint_async(types.InlayHintParams(
-        types.TextDocumentIdentifier(uri), whole(text)))
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams({"goldenLsp": {"inlayHints": False}})
+    )
+    off = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(types.TextDocumentIdentifier(uri), whole(text))
+    )
     assert not off
     assert types.WORKSPACE_INLAY_HINT_REFRESH in client.refreshes
 
 
 # --- the corpus side --------------------------------------------------------------------------
+
 
 def labelled_in(q: Path, doc: str) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
@@ -116,35 +135,40 @@ async def test_code_lens_above_each_labelled_block_opens_the_record(client: Lang
     path = golden_dir / "corpus" / CHAPTER
     raw = path.read_text(encoding="utf-8")
     uri = open_doc(client, path)  # the questions file is not open: read from disk
-    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(uri))
+    )
     assert lenses
     raw_lines = raw.split("\n")
     named = {}
     for lens in lenses:
         assert lens.command.title.startswith("labelled by ")
-        for rid in lens.command.title[len("labelled by "):].split(", "):
+        for rid in lens.command.title[len("labelled by ") :].split(", "):
             named[rid] = lens.range.start.line
     expected = labelled_in(q, CHAPTER)
     assert set(named) == set(expected)
     lens_lines = {lens.range.start.line: lens.command.title for lens in lenses}
     for rid, quotes in expected.items():
         for quote in quotes:
-            quote_line = raw[:raw.index(quote)].count("\n")
+            quote_line = raw[: raw.index(quote)].count("\n")
             # a lens naming the record on the first line of the block holding the quote
             lens_line = max(i for i, title in lens_lines.items() if i <= quote_line and rid in title)
             assert all(raw_lines[i].strip() for i in range(lens_line, quote_line + 1))
     # clicking it opens the record in the questions file
     lens = next(x for x in lenses if "ex001" in x.command.title.split("by ")[1].split(", "))
-    await client.workspace_execute_command_async(types.ExecuteCommandParams(
-        lens.command.command, lens.command.arguments))
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(lens.command.command, lens.command.arguments)
+    )
     shown = client.shown[-1]
     line, _ = records(q)["ex001"]
     assert shown.uri == uri_of(q) and shown.selection.start.line == line
     text = lines_of(q)[line]
-    assert shown.selection.start.character == utf16(text[:quote_columns(text)[0]])
+    assert shown.selection.start.character == utf16(text[: quote_columns(text)[0]])
     # a malformed argument opens nothing and the server carries on
     for junk in (["junk"], [{"uri": 3}], []):
-        assert not await client.workspace_execute_command_async(types.ExecuteCommandParams(lens.command.command, junk))
+        assert not await client.workspace_execute_command_async(
+            types.ExecuteCommandParams(lens.command.command, junk)
+        )
     assert await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(uri)))
 
 
@@ -156,8 +180,9 @@ async def test_code_lenses_are_refreshed_only_when_labels_change(client: Languag
 
     async def lens_refreshes() -> int:
         # a request answered after the last publish: any refresh sent with it has arrived
-        await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri),
-                                                                 types.Position(0, 0)))
+        await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(0, 0))
+        )
         return client.refreshes.count(types.WORKSPACE_CODE_LENS_REFRESH)
 
     async def lens_refreshes_after(version: int, new_text: str) -> int:
@@ -186,18 +211,31 @@ async def test_hover_and_references_on_a_block_labelled_twice(client: LanguageCl
     block_end = raw.index("\n\n", raw.index(quote1))
     other = next(w for w in raw[block_start:block_end].split(". ") if quote1 not in w)[:40].strip()
     assert len(occurrences(raw, other)) == 1
-    twin = {"id": "ex900", "query": "Twice?", "expected_answer": "The same passage labelled again, on purpose.",
-            "locators": [{"doc": CHAPTER, "quote": other}], "hop": "single"}
+    twin = {
+        "id": "ex900",
+        "query": "Twice?",
+        "expected_answer": "The same passage labelled again, on purpose.",
+        "locators": [{"doc": CHAPTER, "quote": other}],
+        "hop": "single",
+    }
     text = q.read_text(encoding="utf-8").rstrip("\n") + "\n" + json.dumps(twin) + "\n"
     q.write_text(text, encoding="utf-8")
     uri = open_doc(client, path)
     at = pos_of(raw, quote1, 3)
     hov = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), at))
     assert "labelled by 2 records" in hov.contents.value
-    assert "ex001" in hov.contents.value and rec1["query"] in hov.contents.value and "ex900" in hov.contents.value
-    refs = await client.text_document_references_async(types.ReferenceParams(
-        text_document=types.TextDocumentIdentifier(uri), position=at,
-        context=types.ReferenceContext(include_declaration=True)))
+    assert (
+        "ex001" in hov.contents.value
+        and rec1["query"] in hov.contents.value
+        and "ex900" in hov.contents.value
+    )
+    refs = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(uri),
+            position=at,
+            context=types.ReferenceContext(include_declaration=True),
+        )
+    )
     twin_line = text.split("\n").index(json.dumps(twin))
     assert sorted(r.range.start.line for r in refs) == sorted([line1, twin_line])
     assert all(r.uri == uri_of(q) for r in refs)
@@ -205,25 +243,37 @@ async def test_hover_and_references_on_a_block_labelled_twice(client: LanguageCl
     quri = open_doc(client, q, text)
     lines = text.split("\n")
     s, _ = quote_columns(lines[line1])
-    qrefs = await client.text_document_references_async(types.ReferenceParams(
-        text_document=types.TextDocumentIdentifier(quri), position=types.Position(line1, utf16(lines[line1][:s + 1])),
-        context=types.ReferenceContext(include_declaration=False)))
+    qrefs = await client.text_document_references_async(
+        types.ReferenceParams(
+            text_document=types.TextDocumentIdentifier(quri),
+            position=types.Position(line1, utf16(lines[line1][: s + 1])),
+            context=types.ReferenceContext(include_declaration=False),
+        )
+    )
     assert [r.range.start.line for r in qrefs] == [twin_line]
     # an unlabelled place has no hover
     heading = pos_of(raw, "# ", 2)
-    assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), heading)) is None
+    assert (
+        await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), heading))
+        is None
+    )
 
 
 # --- anchor here ------------------------------------------------------------------------------
 
+
 async def code_actions(client: LanguageClient, uri: str, rng: types.Range) -> list[types.CodeAction]:
-    return await client.text_document_code_action_async(types.CodeActionParams(
-        types.TextDocumentIdentifier(uri), rng, types.CodeActionContext(diagnostics=[])))
+    return await client.text_document_code_action_async(
+        types.CodeActionParams(
+            types.TextDocumentIdentifier(uri), rng, types.CodeActionContext(diagnostics=[])
+        )
+    )
 
 
 @pytest.mark.parametrize("selection", [True, False])
-async def test_new_question_anchored_here_resolves_to_the_selection(client: LanguageClient, golden_dir: Path,
-                                                                    selection: bool):
+async def test_new_question_anchored_here_resolves_to_the_selection(
+    client: LanguageClient, golden_dir: Path, selection: bool
+):
     q = golden_dir / "questions.jsonl"
     # the committed artifact holds the last id: after deleting it from the questions file it is not free
     last, free = last_id(golden_dir)
@@ -247,8 +297,11 @@ async def test_new_question_anchored_here_resolves_to_the_selection(client: Lang
     quote = record["locators"][0]["quote"]
     assert "\n" not in quote and len(occurrences(raw, quote)) == 1
     if selection:
-        assert quote in "plan with times too"[5:19] or "plan with times too"[5:19] in quote or \
-            raw.index(quote) >= raw.index("plan with times too") + 5
+        assert (
+            quote in "plan with times too"[5:19]
+            or "plan with times too"[5:19] in quote
+            or raw.index(quote) >= raw.index("plan with times too") + 5
+        )
     quri = open_doc(client, q, text)
     n = len(text.rstrip("\n").split("\n")) - 1
     loc = await definition_of_quote(client, quri, added, n)
@@ -264,12 +317,19 @@ async def test_add_as_locator_to_the_record_last_edited(client: LanguageClient, 
     quri = open_doc(client, q, text)
     row = text.split("\n")[line]
     at = row.index(rec["query"]) + 1
-    client.text_document_did_change(types.DidChangeTextDocumentParams(
-        types.VersionedTextDocumentIdentifier(version=2, uri=quri),
-        [types.TextDocumentContentChangePartial(types.Range(types.Position(line, at), types.Position(line, at)), "")]))
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            types.VersionedTextDocumentIdentifier(version=2, uri=quri),
+            [
+                types.TextDocumentContentChangePartial(
+                    types.Range(types.Position(line, at), types.Position(line, at)), ""
+                )
+            ],
+        )
+    )
     path = golden_dir / "corpus" / "04-weather-and-safety.md"
     raw = path.read_text(encoding="utf-8")
-    body = next(i for i, l in enumerate(raw.split("\n")) if len(l) > 80 and not l.startswith(("#", "|", "-")))
+    body = next(i for i, s in enumerate(raw.split("\n")) if len(s) > 80 and not s.startswith(("#", "|", "-")))
     start = types.Position(body, 10)
     uri = open_doc(client, path)
     actions = await code_actions(client, uri, types.Range(start, start))
@@ -278,8 +338,9 @@ async def test_add_as_locator_to_the_record_last_edited(client: LanguageClient, 
     new_row = new_text.split("\n")[line]
     obj = json.loads(new_row)
     assert obj["hop"] == "multi" and len(obj["locators"]) == 2
-    assert {k: v for k, v in obj.items() if k not in ("hop", "locators")} == \
-        {k: v for k, v in rec.items() if k not in ("hop", "locators")}
+    assert {k: v for k, v in obj.items() if k not in ("hop", "locators")} == {
+        k: v for k, v in rec.items() if k not in ("hop", "locators")
+    }
     change_doc(client, quri, 3, new_text)
     loc = await definition_of_quote(client, quri, new_row, line, index=1)
     assert loc.uri == uri and contains(loc.range, start)
@@ -287,9 +348,10 @@ async def test_add_as_locator_to_the_record_last_edited(client: LanguageClient, 
 
 # --- completion -------------------------------------------------------------------------------
 
+
 async def complete(client: LanguageClient, golden_dir: Path, half: str, drop: str | None = None):
     q = golden_dir / "questions.jsonl"
-    lines = [l for l in lines_of(q) if drop is None or drop not in l]
+    lines = [s for s in lines_of(q) if drop is None or drop not in s]
     text = "\n".join(lines).rstrip("\n") + "\n" + half
     client.doc_version = getattr(client, "doc_version", 0) + 1
     uri = uri_of(q)
@@ -298,8 +360,9 @@ async def complete(client: LanguageClient, golden_dir: Path, half: str, drop: st
     else:
         change_doc(client, uri, client.doc_version, text)
     n = len(text.split("\n")) - 1
-    got = await client.text_document_completion_async(types.CompletionParams(
-        types.TextDocumentIdentifier(uri), types.Position(n, utf16(half))))
+    got = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(half)))
+    )
     return got.items if got else []
 
 
@@ -325,9 +388,13 @@ async def test_completion_continues_a_half_typed_quote_unique_first(client: Lang
     q = golden_dir / "questions.jsonl"
     n = len(q.read_text(encoding="utf-8").rstrip("\n").split("\n"))
     at = types.Position(n, utf16(half) - 2)
-    assert await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri_of(q)), at)) is None
-    assert not await client.text_document_definition_async(types.DefinitionParams(
-        types.TextDocumentIdentifier(uri_of(q)), at))
+    assert (
+        await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri_of(q)), at))
+        is None
+    )
+    assert not await client.text_document_definition_async(
+        types.DefinitionParams(types.TextDocumentIdentifier(uri_of(q)), at)
+    )
     assert await complete(client, golden_dir, half)
 
 
@@ -353,7 +420,10 @@ async def test_completion_of_doc_hop_id_and_keys(client: LanguageClient, golden_
 
 # --- candidate passages -----------------------------------------------------------------------
 
-async def test_find_candidate_passages_anchors_a_unique_quote_in_the_block(client: LanguageClient, golden_dir: Path):
+
+async def test_find_candidate_passages_anchors_a_unique_quote_in_the_block(
+    client: LanguageClient, golden_dir: Path
+):
     q = golden_dir / "questions.jsonl"
     text = q.read_text(encoding="utf-8")
     line, rec = records(q)["ex001"]
@@ -362,12 +432,14 @@ async def test_find_candidate_passages_anchors_a_unique_quote_in_the_block(clien
     text = "\n".join(rows)
     uri = open_doc(client, q, text)
     at = types.Position(line, 2)
-    actions = [a for a in await code_actions(client, uri, types.Range(at, at)) if a.title.startswith("Anchor at ")]
+    actions = [
+        a for a in await code_actions(client, uri, types.Range(at, at)) if a.title.startswith("Anchor at ")
+    ]
     assert len(actions) == 5
     wanted = rec["locators"][0]["quote"]
     found_original = False
     for version, action in enumerate(actions, start=2):
-        where = action.title[len("Anchor at "):].split(" — ")[0]
+        where = action.title[len("Anchor at ") :].split(" — ")[0]
         doc, doc_line = where.rsplit(":", 1)
         new = apply_edits(text, action.edit.changes[uri])
         row = new.split("\n")[line]
@@ -377,12 +449,17 @@ async def test_find_candidate_passages_anchors_a_unique_quote_in_the_block(clien
         assert len(occurrences(corpus, loc[0]["quote"])) == 1
         change_doc(client, uri, version, new)
         target = await definition_of_quote(client, uri, row, line)
-        assert target.uri == uri_of(golden_dir / "corpus" / doc) and target.range.start.line == int(doc_line) - 1
-        found_original |= doc == rec["locators"][0]["doc"] and wanted.split()[0] in corpus.split("\n")[int(doc_line) - 1]
+        assert (
+            target.uri == uri_of(golden_dir / "corpus" / doc) and target.range.start.line == int(doc_line) - 1
+        )
+        found_original |= (
+            doc == rec["locators"][0]["doc"] and wanted.split()[0] in corpus.split("\n")[int(doc_line) - 1]
+        )
     assert found_original  # the passage the example labels is among the five
 
 
 # --- renumbering guard, workspace symbols -----------------------------------------------------
+
 
 async def test_id_reused_in_the_editor_and_workspace_symbols(client: LanguageClient, golden_dir: Path):
     q = golden_dir / "questions.jsonl"
@@ -404,6 +481,7 @@ async def test_id_reused_in_the_editor_and_workspace_symbols(client: LanguageCli
 
 # --- pull diagnostics -------------------------------------------------------------------------
 
+
 @pytest_lsp.fixture(config=SERVER)
 async def pull_client(lsp_client: LanguageClient, golden_dir: Path):
     lsp_client.init_result = await lsp_client.initialize_session(init_params(golden_dir, pull=True))
@@ -411,7 +489,9 @@ async def pull_client(lsp_client: LanguageClient, golden_dir: Path):
     await lsp_client.shutdown_session()
 
 
-async def test_pull_diagnostics_and_refresh_after_a_corpus_change(pull_client: LanguageClient, golden_dir: Path):
+async def test_pull_diagnostics_and_refresh_after_a_corpus_change(
+    pull_client: LanguageClient, golden_dir: Path
+):
     client = pull_client
     caps = client.init_result.capabilities.diagnostic_provider
     assert caps is not None and caps.inter_file_dependencies
@@ -420,21 +500,26 @@ async def test_pull_diagnostics_and_refresh_after_a_corpus_change(pull_client: L
     rows = lines_of(q)
     rows[line] = set_quote(rows[line], "hut")
     uri = open_doc(client, q, "\n".join(rows))
-    report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        types.TextDocumentIdentifier(uri)))
+    report = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+    )
     assert [d.range.start.line for d in report.items if d.code == "quote-ambiguous"] == [line]
-    again = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        types.TextDocumentIdentifier(uri), previous_result_id=report.result_id))
+    again = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri), previous_result_id=report.result_id)
+    )
     assert again.kind == "unchanged"
     chapter = golden_dir / "corpus" / CHAPTER
     before = len(client.refreshes)
-    open_doc(client, chapter, chapter.read_text(encoding="utf-8").replace(rec["locators"][0]["quote"], "gone"))
+    open_doc(
+        client, chapter, chapter.read_text(encoding="utf-8").replace(rec["locators"][0]["quote"], "gone")
+    )
     for _ in range(200):
         if types.WORKSPACE_DIAGNOSTIC_REFRESH in client.refreshes[before:]:
             break
         await __import__("asyncio").sleep(0.02)
     assert types.WORKSPACE_DIAGNOSTIC_REFRESH in client.refreshes[before:]
-    fresh = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-        types.TextDocumentIdentifier(uri), previous_result_id=report.result_id))
+    fresh = await client.text_document_diagnostic_async(
+        types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri), previous_result_id=report.result_id)
+    )
     assert fresh.kind == "full"
     assert not [p for p in client.published if p.uri == uri]  # pulled, never pushed

@@ -22,8 +22,10 @@ def edited(line: str, **fields) -> str:
 
 async def test_practice_findings_and_severities_match_the_cli(client: LanguageClient, golden_dir: Path):
     config = golden_dir / "golden-lsp.toml"
-    config.write_text(config.read_text(encoding="utf-8") + '\n[severity]\nno-locators = "info"\n'
-                      'doc-unlabelled = "off"\n', encoding="utf-8")
+    config.write_text(
+        config.read_text(encoding="utf-8") + '\n[severity]\nno-locators = "info"\ndoc-unlabelled = "off"\n',
+        encoding="utf-8",
+    )
     q = golden_dir / "questions.jsonl"
     text = q.read_text(encoding="utf-8")
     uri = open_doc(client, q, text)
@@ -42,8 +44,13 @@ async def test_practice_findings_and_severities_match_the_cli(client: LanguageCl
     change_doc(client, uri, 2, text)
     pub = await published(client, uri, lambda p: p.version == 2)
     by_code = {d.code: d for d in pub.diagnostics}
-    assert {"unknown-query-type", "no-locators", "split-leak", "multiple-primary", "query-type-missing"} \
-        <= by_code.keys()
+    assert {
+        "unknown-query-type",
+        "no-locators",
+        "split-leak",
+        "multiple-primary",
+        "query-type-missing",
+    } <= by_code.keys()
     assert by_code["no-locators"].severity == types.DiagnosticSeverity.Information
     assert by_code["unknown-query-type"].severity == types.DiagnosticSeverity.Error
     assert by_code["split-leak"].severity == types.DiagnosticSeverity.Warning
@@ -51,14 +58,27 @@ async def test_practice_findings_and_severities_match_the_cli(client: LanguageCl
     assert "doc-unlabelled" not in by_code and "hop-mismatch" not in by_code
     # the CLI, on the same text, reports the very same findings with the same severities
     q.write_text(text, encoding="utf-8")
-    cli = subprocess.run([sys.executable, "-m", "golden_lsp", "check", "--format", "json", str(q)],
-                         capture_output=True, text=True, cwd=golden_dir)
-    lsp_severity = {types.DiagnosticSeverity.Error: "error", types.DiagnosticSeverity.Warning: "warning",
-                    types.DiagnosticSeverity.Information: "info"}
-    cli_findings = sorted((f["code"], f["line"] - 1, f["severity"], f["message"]) for f in json.loads(cli.stdout)
-                          if not f["code"].startswith("stale-"))
-    lsp_findings = sorted((d.code, d.range.start.line, lsp_severity[d.severity], d.message)
-                          for d in pub.diagnostics if not d.code.startswith("stale-"))
+    cli = subprocess.run(
+        [sys.executable, "-m", "golden_lsp", "check", "--format", "json", str(q)],
+        capture_output=True,
+        text=True,
+        cwd=golden_dir,
+    )
+    lsp_severity = {
+        types.DiagnosticSeverity.Error: "error",
+        types.DiagnosticSeverity.Warning: "warning",
+        types.DiagnosticSeverity.Information: "info",
+    }
+    cli_findings = sorted(
+        (f["code"], f["line"] - 1, f["severity"], f["message"])
+        for f in json.loads(cli.stdout)
+        if not f["code"].startswith("stale-")
+    )
+    lsp_findings = sorted(
+        (d.code, d.range.start.line, lsp_severity[d.severity], d.message)
+        for d in pub.diagnostics
+        if not d.code.startswith("stale-")
+    )
     assert lsp_findings == cli_findings
 
 
@@ -69,19 +89,22 @@ async def test_hover_and_outline_show_the_practice_fields(client: LanguageClient
     await published(client, uri)
     lines = text.split("\n")
     n = next(i for i, x in enumerate(lines) if x.startswith('{"id": "ex021"'))
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(n, lines[n].index('"ex021"') + 2)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(n, lines[n].index('"ex021"') + 2))
+    )
     assert "split: dev" in hover.contents.value and "annotator: mara" in hover.contents.value
     assert "query type: factual" not in hover.contents.value  # ex021 has no query_type
-    symbols = await client.text_document_document_symbol_async(types.DocumentSymbolParams(
-        types.TextDocumentIdentifier(uri)))
+    symbols = await client.text_document_document_symbol_async(
+        types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+    )
     details = {s.name.split(" — ")[0]: s.detail for s in symbols}
     assert details["ex073"] == "single · 0 locators · query type: unanswerable · split: test · unanswerable"
     assert details["ex022"] == "single · 1 locator · query type: factual · split: dev · annotator: mara"
     m = next(i for i, x in enumerate(lines) if x.startswith('{"id": "ex065"'))
     col = lines[m].index('"quote": ') + len('"quote": ') + 2
-    hover = await client.text_document_hover_async(types.HoverParams(
-        types.TextDocumentIdentifier(uri), types.Position(m, col)))
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(m, col))
+    )
     assert "**primary span**" in hover.contents.value
 
 
@@ -89,13 +112,23 @@ async def test_completion_offers_the_practice_values(client: LanguageClient, gol
     from test_authoring import complete
 
     config = golden_dir / "golden-lsp.toml"
-    text = config.read_text(encoding="utf-8").replace("required_query_types", "query_types = [\"factual\", "
-                                                      "\"why\", \"multi-hop\", \"unanswerable\", \"conceptual\", "
-                                                      "\"comparison\", \"procedural\"]\nrequired_query_types")
+    text = config.read_text(encoding="utf-8").replace(
+        "required_query_types",
+        'query_types = ["factual", '
+        '"why", "multi-hop", "unanswerable", "conceptual", '
+        '"comparison", "procedural"]\nrequired_query_types',
+    )
     config.write_text(text, encoding="utf-8")
     items = await complete(client, golden_dir, '{"id": "ex999", "query_type": "')
-    assert [i.label for i in items] == ["factual", "why", "multi-hop", "unanswerable", "conceptual", "comparison",
-                                        "procedural"]
+    assert [i.label for i in items] == [
+        "factual",
+        "why",
+        "multi-hop",
+        "unanswerable",
+        "conceptual",
+        "comparison",
+        "procedural",
+    ]
     assert items[1].text_edit.new_text == '"why"'
     items = await complete(client, golden_dir, '{"id": "ex999", "unanswerable": ')
     assert [(i.label, i.text_edit.new_text) for i in items] == [("true", "true"), ("false", "false")]

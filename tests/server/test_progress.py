@@ -9,13 +9,15 @@ import sys
 from pathlib import Path
 
 import pytest_lsp
+from conftest import init_params, make_client, open_doc, published
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 import golden_lsp
-from conftest import init_params, make_client, open_doc, published
 
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "golden_lsp", "--stdio"], client_factory=make_client)
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "golden_lsp", "--stdio"], client_factory=make_client
+)
 N_DOCS = 300
 
 
@@ -24,12 +26,17 @@ def large_set(root: Path) -> Path:
     corpus = root / "corpus"
     corpus.mkdir(parents=True)
     for i in range(N_DOCS):
-        paragraphs = "\n\n".join(f"Chapter {i} paragraph {j} tells of valley {i * 100 + j} and its path."
-                                 for j in range(40))
+        paragraphs = "\n\n".join(
+            f"Chapter {i} paragraph {j} tells of valley {i * 100 + j} and its path." for j in range(40)
+        )
         (corpus / f"ch{i:03}.md").write_text(f"# Chapter {i}\n\n{paragraphs}\n", encoding="utf-8")
     (root / "golden-lsp.toml").write_text('corpus = "corpus"\n', encoding="utf-8")
-    record = {"id": "p1", "query": "What does chapter 0 tell of valley 3?", "expected_answer": "That it has a path.",
-              "locators": [{"doc": "ch000.md", "quote": "tells of valley 3 and"}]}
+    record = {
+        "id": "p1",
+        "query": "What does chapter 0 tell of valley 3?",
+        "expected_answer": "That it has a path.",
+        "locators": [{"doc": "ch000.md", "quote": "tells of valley 3 and"}],
+    }
     q = root / "questions.jsonl"
     q.write_text(json.dumps(record) + "\n", encoding="utf-8")
     return q
@@ -39,7 +46,9 @@ async def ended(client: LanguageClient, token, timeout: float = 30.0) -> list:
     """The reports of a progress token once its end arrived (it follows the publication)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
-    while not ((reports := client.progress_reports[token]) and isinstance(reports[-1], types.WorkDoneProgressEnd)):
+    while not (
+        (reports := client.progress_reports[token]) and isinstance(reports[-1], types.WorkDoneProgressEnd)
+    ):
         assert loop.time() < deadline, f"progress {token} did not end: {reports}"
         await asyncio.sleep(0.02)
     return reports

@@ -12,10 +12,10 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from conftest import EXAMPLES
 from golden_lsp.core.config import config_for
 from golden_lsp.core.project import GoldenSet
 from golden_lsp.server.app import server
@@ -29,8 +29,10 @@ def pygls_json(value) -> dict:
     return json.loads(json.dumps(server.protocol._converter.unstructure(value)))
 
 
-@pytest.mark.parametrize("encoding", [types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8,
-                                      types.PositionEncodingKind.Utf32])
+@pytest.mark.parametrize(
+    "encoding",
+    [types.PositionEncodingKind.Utf16, types.PositionEncodingKind.Utf8, types.PositionEncodingKind.Utf32],
+)
 def test_cached_json_is_what_pygls_would_send(tmp_path: Path, encoding: str):
     root = tmp_path / "golden"
     shutil.copytree(EXAMPLES, root)
@@ -42,7 +44,12 @@ def test_cached_json_is_what_pygls_would_send(tmp_path: Path, encoding: str):
     record = json.loads(lines[at])
     # findings with related locations in the corpus (an ambiguous quote, on a non-ASCII line)
     # and in this file (a duplicate id and query)
-    ambiguous = {**record, "id": "é-🏔", "query": "Où ? 🏔", "locators": [{"doc": "05-cafe.md", "quote": "the"}]}
+    ambiguous = {
+        **record,
+        "id": "é-🏔",
+        "query": "Où ? 🏔",
+        "locators": [{"doc": "05-cafe.md", "quote": "the"}],
+    }
     lines[at:at] = [json.dumps(ambiguous, ensure_ascii=False), lines[at]]
     golden = GoldenSet(config_for(q))
     converted = Converted(server.protocol.encode)
@@ -65,7 +72,11 @@ def test_cached_json_is_what_pygls_would_send(tmp_path: Path, encoding: str):
     buf.apply(types.TextDocumentContentChangePartial(types.Range(end, end), "// é 🏔\n"))  # the rest is kept
     buf.version = 2
     check()
-    buf.apply(types.TextDocumentContentChangePartial(types.Range(types.Position(0, 0), types.Position(0, 0)), "// é\n"))
+    buf.apply(
+        types.TextDocumentContentChangePartial(
+            types.Range(types.Position(0, 0), types.Position(0, 0)), "// é\n"
+        )
+    )
     buf.version = 3
     check()
     # the same canonical text written decomposed: no line is analysed again, yet every column of

@@ -12,11 +12,10 @@ from pathlib import Path
 from conftest import change_doc, open_doc, published
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+from test_server import CHAPTER, opened_chapter_record, quote_columns, utf16
 
 from golden_lsp.core.config import load_config
 from golden_lsp.core.project import GoldenSet
-
-from test_server import CHAPTER, opened_chapter_record, quote_columns, utf16
 
 ROW = re.compile(r"^\| `([0-9a-f]{12})` \| .* \| (\d+)–(\d+) \|$", re.M)
 
@@ -32,13 +31,17 @@ def cold(golden_dir: Path, folder: Path, chapter_text: str, record_id: str):
     return rows, sorted(str(d.code) for d in analysis.diagnostics)
 
 
-async def hover_rows(client: LanguageClient, uri: str, position: types.Position, expected, timeout: float = 15.0):
+async def hover_rows(
+    client: LanguageClient, uri: str, position: types.Position, expected, timeout: float = 15.0
+):
     """The chunk rows of the quote's hover, once they are ``expected`` (the server analyses an edit
     in the background); the last ones seen when they never are."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
-        hover = await client.text_document_hover_async(types.HoverParams(types.TextDocumentIdentifier(uri), position))
+        hover = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), position)
+        )
         rows = [(i, int(s), int(e)) for i, s, e in ROW.findall(hover.contents.value)] if hover else None
         if rows == expected or loop.time() > deadline:
             return rows
@@ -46,10 +49,11 @@ async def hover_rows(client: LanguageClient, uri: str, position: types.Position,
 
 
 async def test_edits_of_a_corpus_buffer_give_the_chunks_and_diagnostics_of_a_cold_start(
-        client: LanguageClient, golden_dir: Path, tmp_path: Path):
-    uri, text, n, line = await opened_chapter_record(client, golden_dir)
+    client: LanguageClient, golden_dir: Path, tmp_path: Path
+):
+    uri, _text, n, line = await opened_chapter_record(client, golden_dir)
     record_id, quote = json.loads(line)["id"], json.loads(line)["locators"][0]["quote"]
-    position = types.Position(n, utf16(line[:quote_columns(line)[0] + 3]))
+    position = types.Position(n, utf16(line[: quote_columns(line)[0] + 3]))
     chapter = golden_dir / "corpus" / CHAPTER
     corpus_uri = open_doc(client, chapter)
     body = chapter.read_text(encoding="utf-8")

@@ -23,7 +23,8 @@ async def test_report_command_writes_and_opens_the_page(client: LanguageClient, 
     uri = open_doc(client, golden_dir / "questions.jsonl")
     before = sorted(p.name for p in golden_dir.iterdir())
     result = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams("golden-lsp.report", [uri]))
+        types.ExecuteCommandParams("golden-lsp.report", [uri])
+    )
     assert result["ok"] is True, result
     page = Path(to_fs_path(result["uri"]))
     html = page.read_text(encoding="utf-8")
@@ -33,11 +34,15 @@ async def test_report_command_writes_and_opens_the_page(client: LanguageClient, 
     assert shown.uri == result["uri"] and shown.external is True
 
 
-async def test_report_command_without_a_set_says_why(client: LanguageClient, golden_dir: Path, tmp_path: Path):
+async def test_report_command_without_a_set_says_why(
+    client: LanguageClient, golden_dir: Path, tmp_path: Path
+):
     stray = tmp_path / "elsewhere" / "questions.jsonl"
     stray.parent.mkdir()
     stray.write_text("", encoding="utf-8")
     uri = open_doc(client, stray)
-    result = await client.workspace_execute_command_async(types.ExecuteCommandParams("golden-lsp.report", [uri]))
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("golden-lsp.report", [uri])
+    )
     assert result["ok"] is False and "corpus" in result["message"]
     assert client.shown == []

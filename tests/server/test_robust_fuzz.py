@@ -22,8 +22,32 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$|^$")
-PIECES = ['"', "\\", "\\u00e9", "\\ud83c\\udfd4", "\\n", "\\\"", "{", "}", ",", ":", "[", "]", " ",
-          "\n", "\r\n", "\r", "🏔️", "🍞", "é", "e\u0301", "\u2028", "hut", '"quote": "', "x"]
+PIECES = [
+    '"',
+    "\\",
+    "\\u00e9",
+    "\\ud83c\\udfd4",
+    "\\n",
+    '\\"',
+    "{",
+    "}",
+    ",",
+    ":",
+    "[",
+    "]",
+    " ",
+    "\n",
+    "\r\n",
+    "\r",
+    "🏔️",
+    "🍞",
+    "é",
+    "e\u0301",
+    "\u2028",
+    "hut",
+    '"quote": "',
+    "x",
+]
 insertions = st.lists(st.sampled_from(PIECES), max_size=6).map("".join)
 #: (start fraction, length in code points, text) for each edit of a burst
 edits = st.lists(st.tuples(st.floats(0, 1), st.integers(0, 40), insertions), min_size=1, max_size=6)
@@ -62,7 +86,9 @@ def on_boundary(text: str, pos: types.Position, encoding: str) -> bool:
 
 def no_split(text: str, offset: int) -> int:
     """An offset moved off the middle of a CRLF (no client position lies between \\r and \\n)."""
-    return offset - 1 if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n" else offset
+    return (
+        offset - 1 if 0 < offset < len(text) and text[offset - 1] == "\r" and text[offset] == "\n" else offset
+    )
 
 
 def base_text(golden_dir: Path) -> str:
@@ -75,9 +101,10 @@ def base_text(golden_dir: Path) -> str:
     obj["locators"][0]["quote"] = "hut"
     lines[records[0]] = json.dumps(obj, ensure_ascii=False)
     obj = json.loads(lines[records[1]])
-    obj["query"] = "🏔️ a \"quoted\" 🍞 query?"
+    obj["query"] = '🏔️ a "quoted" 🍞 query?'
     lines[records[1]] = json.dumps(obj, ensure_ascii=False).replace(
-        json.dumps(obj["locators"][0]["quote"], ensure_ascii=False), '"nowhere \\u00e9 \\"x\\" 🍞"', 1)
+        json.dumps(obj["locators"][0]["quote"], ensure_ascii=False), '"nowhere \\u00e9 \\"x\\" 🍞"', 1
+    )
     lines.insert(records[2], '{"id": broken')
     lines.insert(records[3], '{"id": "cut", "query": "where does this line end?"')
     return "\r\n".join(lines[:12]) + "\r\n" + "\n".join(lines[12:])
@@ -109,20 +136,27 @@ def test_random_edits_never_break_the_server(encoding: str, golden_dir: Path):
             start = no_split(text, round(where * len(text)))
             end = no_split(text, min(len(text), start + length))
             change = types.TextDocumentContentChangePartial(
-                types.Range(position(text, start, encoding), position(text, end, encoding)), new)
+                types.Range(position(text, start, encoding), position(text, end, encoding)), new
+            )
             state["text"] = text[:start] + new + text[end:]
             state["version"] += 1
             state["texts"][state["version"]] = state["text"]
-            client.text_document_did_change(types.DidChangeTextDocumentParams(
-                types.VersionedTextDocumentIdentifier(version=state["version"], uri=uri), [change]))
+            client.text_document_did_change(
+                types.DidChangeTextDocumentParams(
+                    types.VersionedTextDocumentIdentifier(version=state["version"], uri=uri), [change]
+                )
+            )
         text = state["text"]
         whole = types.Range(types.Position(0, 0), position(text, len(text), encoding))
         state["version"] += 1
         state["text"] = state["texts"][state["version"]] = original
         count = len(client.published)
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(version=state["version"], uri=uri),
-            [types.TextDocumentContentChangePartial(whole, original)]))
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(version=state["version"], uri=uri),
+                [types.TextDocumentContentChangePartial(whole, original)],
+            )
+        )
         pub = await published(client, uri, lambda p: p.version == state["version"], since=count)
         assert sorted(map(key, pub.diagnostics)) == first
         for p in client.published:
@@ -130,14 +164,23 @@ def test_random_edits_never_break_the_server(encoding: str, golden_dir: Path):
             for d in p.diagnostics:
                 assert on_boundary(published_text, d.range.start, encoding), (p.version, key(d))
                 assert on_boundary(published_text, d.range.end, encoding), (p.version, key(d))
-                assert (d.range.start.line, d.range.start.character) <= (d.range.end.line, d.range.end.character)
+                assert (d.range.start.line, d.range.start.character) <= (
+                    d.range.end.line,
+                    d.range.end.character,
+                )
         client.published.clear()
         assert not [m.message for m in client.log_messages if m.type == types.MessageType.Error]
 
     # no shrinking: after a failure the server's text and the test's may differ, and each
     # shrink step could wait out a timeout; the first failing burst is reported as generated
-    @settings(max_examples=30, derandomize=True, database=None, deadline=None,
-              phases=[Phase.explicit, Phase.generate], suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=30,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(burst=edits)
     def fuzz(burst) -> None:
         loop.run_until_complete(example(burst))
@@ -155,8 +198,11 @@ def test_random_edits_never_break_the_server(encoding: str, golden_dir: Path):
         first = loop.run_until_complete(start())
         assert {"quote-ambiguous", "quote-not-found", "invalid-json"} <= {k[0] for k in first}
         fuzz()
-        symbols = loop.run_until_complete(client.text_document_document_symbol_async(
-            types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))))
+        symbols = loop.run_until_complete(
+            client.text_document_document_symbol_async(
+                types.DocumentSymbolParams(types.TextDocumentIdentifier(uri))
+            )
+        )
         assert symbols and client._server.returncode is None
     finally:
         loop.run_until_complete(stop())

@@ -23,8 +23,17 @@ def raw(golden_dir: Path):
 def open_questions(raw: RawServer, golden_dir: Path) -> str:
     q = golden_dir / "questions.jsonl"
     uri = from_fs_path(str(q))
-    raw.notify("textDocument/didOpen", {"textDocument": {
-        "uri": uri, "languageId": "golden-questions", "version": 1, "text": q.read_text(encoding="utf-8")}})
+    raw.notify(
+        "textDocument/didOpen",
+        {
+            "textDocument": {
+                "uri": uri,
+                "languageId": "golden-questions",
+                "version": 1,
+                "text": q.read_text(encoding="utf-8"),
+            }
+        },
+    )
     return uri
 
 
@@ -35,12 +44,16 @@ def assert_still_answers(raw: RawServer, uri: str) -> None:
     assert "Traceback" not in raw.stderr
 
 
-@pytest.mark.parametrize("params", [
-    {"position": {"line": -1, "character": 0}},
-    {"position": "12:3"},
-    {"position": {"line": 0}},
-    5,
-], ids=["negative-line", "string-position", "missing-character", "params-5"])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"position": {"line": -1, "character": 0}},
+        {"position": "12:3"},
+        {"position": {"line": 0}},
+        5,
+    ],
+    ids=["negative-line", "string-position", "missing-character", "params-5"],
+)
 def test_invalid_params_get_an_error_response(raw: RawServer, golden_dir: Path, params):
     uri = open_questions(raw, golden_dir)
     if isinstance(params, dict):
@@ -55,24 +68,43 @@ def frame(body: bytes, length: bytes | None = None) -> bytes:
     return b"Content-Length: " + (str(len(body)).encode() if length is None else length) + b"\r\n\r\n" + body
 
 
-HOVER = json.dumps({"jsonrpc": "2.0", "id": 999, "method": "textDocument/hover",
-                    "params": {"textDocument": {"uri": "file:///x.jsonl"},
-                               "position": {"line": 0, "character": 0}}}).encode()
+HOVER = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 999,
+        "method": "textDocument/hover",
+        "params": {"textDocument": {"uri": "file:///x.jsonl"}, "position": {"line": 0, "character": 0}},
+    }
+).encode()
 
 
-@pytest.mark.parametrize("garbage", [
-    frame(HOVER, b"abc"),
-    frame(HOVER, b"-5"),
-    frame(HOVER, b"12"),  # too short: the rest of the body arrives where a header should
-    frame(HOVER, b"99999999"),  # too long: the next message arrives inside the declared body
-    b"Content-Type: application/json\r\n\r\n" + HOVER,  # no Content-Length at all
-    frame(b"{not json"),
-    frame(b"\xff\xfe{}"),
-    frame(b"[1, 2]"),
-    frame(b'{"jsonrpc": "2.0", "id": [1], "method": "textDocument/hover"}'),
-    b"\r\n\r\n\r\n",
-], ids=["letters", "negative", "too-short", "too-long", "no-length", "not-json", "not-utf8", "batch",
-        "bad-id", "blank-lines"])
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        frame(HOVER, b"abc"),
+        frame(HOVER, b"-5"),
+        frame(HOVER, b"12"),  # too short: the rest of the body arrives where a header should
+        frame(HOVER, b"99999999"),  # too long: the next message arrives inside the declared body
+        b"Content-Type: application/json\r\n\r\n" + HOVER,  # no Content-Length at all
+        frame(b"{not json"),
+        frame(b"\xff\xfe{}"),
+        frame(b"[1, 2]"),
+        frame(b'{"jsonrpc": "2.0", "id": [1], "method": "textDocument/hover"}'),
+        b"\r\n\r\n\r\n",
+    ],
+    ids=[
+        "letters",
+        "negative",
+        "too-short",
+        "too-long",
+        "no-length",
+        "not-json",
+        "not-utf8",
+        "batch",
+        "bad-id",
+        "blank-lines",
+    ],
+)
 def test_a_bad_frame_does_not_make_the_server_deaf(raw: RawServer, golden_dir: Path, garbage: bytes):
     uri = open_questions(raw, golden_dir)
     raw.send_raw(garbage)

@@ -8,7 +8,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from conftest import SERVER, init_params, open_doc, published
 from lsprotocol import types
 
@@ -22,7 +21,9 @@ async def watching(client, timeout: float = 15.0) -> str:
             if "watching" in m.message:
                 return m.message
         await asyncio.sleep(0.02)
-    raise AssertionError(f"the server never said it watches the corpus: {[m.message for m in client.log_messages]}")
+    raise AssertionError(
+        f"the server never said it watches the corpus: {[m.message for m in client.log_messages]}"
+    )
 
 
 @pytest.mark.parametrize("pulls", [False, True], ids=["push", "pull-without-refresh"])
@@ -43,29 +44,37 @@ async def test_a_change_on_disk_republishes_without_client_file_watching(golden_
         await published(client, uri)
         assert not client.registrations
         if pulls:  # pushed to, so a pull shows nothing a second time
-            report = await client.text_document_diagnostic_async(types.DocumentDiagnosticParams(
-                types.TextDocumentIdentifier(uri)))
+            report = await client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(types.TextDocumentIdentifier(uri))
+            )
             assert list(report.items) == []
         assert str(golden_dir / "corpus") in await watching(client)
         chapter = golden_dir / "corpus" / "01-planning-a-hut-tour.md"
         original = chapter.read_text(encoding="utf-8")
-        line, rec = next((i, json.loads(s)) for i, s in enumerate(text.split("\n"))
-                         if s.startswith("{") and json.loads(s)["locators"]
-                         and json.loads(s)["locators"][0]["doc"] == chapter.name)
+        line, rec = next(
+            (i, json.loads(s))
+            for i, s in enumerate(text.split("\n"))
+            if s.startswith("{")
+            and json.loads(s)["locators"]
+            and json.loads(s)["locators"][0]["doc"] == chapter.name
+        )
         quote = rec["locators"][0]["quote"]
         # another program rewrites the chapter in place
         count = len(client.published)
         chapter.write_text(original.replace(quote, "(removed)"), encoding="utf-8")
-        pub = await published(client, uri, lambda p: "quote-not-found" in [d.code for d in p.diagnostics], since=count)
+        pub = await published(
+            client, uri, lambda p: "quote-not-found" in [d.code for d in p.diagnostics], since=count
+        )
         assert {d.range.start.line for d in pub.diagnostics if d.code == "quote-not-found"} == {line}
         # `git checkout` puts it back by writing a new file over the old one
         count = len(client.published)
         tmp = chapter.with_name(".checkout.tmp")
         tmp.write_text(original, encoding="utf-8")
         os.replace(tmp, chapter)
-        await published(client, uri, lambda p: "quote-not-found" not in [d.code for d in p.diagnostics], since=count)
+        await published(
+            client, uri, lambda p: "quote-not-found" not in [d.code for d in p.diagnostics], since=count
+        )
         assert not [m.message for m in client.log_messages if m.type == types.MessageType.Error]
     finally:  # shut the session down even after a failed assertion: stop() alone would wait forever
         await asyncio.wait_for(client.shutdown_session(), 15)
         await client.stop()
-
