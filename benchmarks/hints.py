@@ -1,7 +1,7 @@
 """The not-found hints of a generated set, next to the plain full-document search, as ratios.
 
 ``corpora.py`` changes a letter in ~1 % of the quotes: those are the quotes not in their
-document, and each gets a hint (``resolve.not_found_hint``: loose match, normalisation, case,
+document, and each gets a hint (``hints.not_found_hint``: loose match, normalisation, case,
 else the closest passage). The baseline, written here, is the plain way of the same searches —
 the loose pattern over the whole document, ``str.lower()`` of the whole document for every
 search in any case — and the two must give the same hints (checked before timing). Rows:
@@ -27,38 +27,38 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scale import _documents
 
-from golden_lsp import resolve
+from golden_lsp.core import hints, textcache
 
 
-def plain_hint(text: str, quote: str) -> resolve.Hint | None:
+def plain_hint(text: str, quote: str) -> hints.Hint | None:
     """The baseline: the same hint, every search over the whole document (lowered for any case)."""
     words = quote.split()
-    if not words or len(" ".join(words)) > 2 * resolve.longest_line(text) + 1:
+    if not words or len(" ".join(words)) > 2 * hints.longest_line(text) + 1:
         return None
-    found = list(islice(resolve._loose(quote).pattern.finditer(text), 2))
+    found = list(islice(hints._loose(quote).pattern.finditer(text), 2))
     if len(found) == 1:
         m = found[0]
         if "\n" in m.group():
-            return resolve.Hint(
-                m.start(), m.end(), "line break", m.group(), resolve._line_parts(text, m.start(), m.end())
+            return hints.Hint(
+                m.start(), m.end(), "line break", m.group(), hints._line_parts(text, m.start(), m.end())
             )
-        return resolve.Hint(
+        return hints.Hint(
             m.start(), m.end(), "whitespace" if m.group().split() == words else "typography", m.group()
         )
-    plan = resolve._plan(quote)
+    plan = hints._plan(quote)
     composed = plan.composed
     if not found and composed != quote:
         found = [m.start() for m in islice(re.finditer(re.escape(composed), text), 2)]
         if len(found) == 1:
-            return resolve.Hint(found[0], found[0] + len(composed), "normalisation", composed)
-    search = resolve._Search(text)
+            return hints.Hint(found[0], found[0] + len(composed), "normalisation", composed)
+    search = hints._Search(text)
     if not found:
-        search.any_case = resolve._find_any_case(text, plan.needles)  # str.lower() of the whole document
+        search.any_case = hints._find_any_case(text, plan.needles)  # str.lower() of the whole document
         starts = search.any_case[composed][:2]
         if len(starts) == 1:
-            return resolve.Hint(starts[0][0], starts[0][1], "case", text[starts[0][0] : starts[0][1]])
+            return hints.Hint(starts[0][0], starts[0][1], "case", text[starts[0][0] : starts[0][1]])
         found = starts
-    return None if found else resolve.closest_passage(text, plan, search)
+    return None if found else hints.closest_passage(text, plan, search)
 
 
 def missing_quotes(root: Path, docs: dict[str, str]) -> dict[str, list[str]]:
@@ -95,9 +95,9 @@ def main() -> None:
     )
 
     for doc, quotes in by_doc.items():  # same hints, or the timing means nothing
-        hints = resolve.not_found_hints(docs[doc], quotes)
+        found = hints.not_found_hints(docs[doc], quotes)
         for quote in quotes:
-            assert hints[quote] == resolve.not_found_hint(docs[doc], quote) == plain_hint(docs[doc], quote), (
+            assert found[quote] == hints.not_found_hint(docs[doc], quote) == plain_hint(docs[doc], quote), (
                 quote
             )
     print("hints identical to the baseline's")
@@ -108,13 +108,13 @@ def main() -> None:
         )
         one = best_of(
             args.repeat,
-            lambda: [resolve.not_found_hint(docs[d], q) for d, qs in docs_quotes.items() for q in qs],
+            lambda: [hints.not_found_hint(docs[d], q) for d, qs in docs_quotes.items() for q in qs],
         )
         batch = best_of(
-            args.repeat, lambda: [resolve.not_found_hints(docs[d], qs) for d, qs in docs_quotes.items()]
+            args.repeat, lambda: [hints.not_found_hints(docs[d], qs) for d, qs in docs_quotes.items()]
         )
-        resolve._case_index.cache_clear()
-        index = best_of(1, lambda: [resolve._case_index(docs[d]) for d in docs_quotes])
+        textcache.reset()
+        index = best_of(1, lambda: [hints._case_index(docs[d]) for d in docs_quotes])
         k = sum(map(len, docs_quotes.values()))
         print(f"{label:<28} baseline {base * 1e3:8.0f} ms ({base / k * 1e3:5.1f} ms/quote)")
         print(

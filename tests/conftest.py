@@ -8,11 +8,20 @@ from pathlib import Path
 import pytest
 from core_support import CONFORMANCE, cli_env, make_project, run_cli
 
+from golden_lsp.core import textcache
+
 
 @pytest.fixture(autouse=True)
 def _own_warm_cache(tmp_path: Path, monkeypatch) -> None:
     """Every test (and the CLI and server it starts) gets an empty warm cache of its own."""
     monkeypatch.setenv("GOLDEN_LSP_CACHE_DIR", str(tmp_path / "golden-lsp-cache"))
+
+
+@pytest.fixture(autouse=True)
+def _empty_text_caches() -> None:
+    """Every test starts with nothing cached in memory from a text (``textcache.reset``), so none
+    sees what another computed."""
+    textcache.reset()
 
 
 @pytest.fixture

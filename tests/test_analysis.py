@@ -9,6 +9,7 @@ import pytest
 from core_support import FAQ, GUIDE, SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, codes, loc, only, qline
 
 from golden_lsp.core.analysis import Analysis, Analyzer
+from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.chunker import chunk_document
 from golden_lsp.core.corpus import load_corpus
 from golden_lsp.core.diagnostics import CODES, Severity
@@ -25,7 +26,7 @@ def warnings_of(analysis) -> list[str]:
 def test_artifact_records_follow_the_spec(tmp_path):
     corpus, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, SAMPLE_LINES)
     assert not analysis.has_errors
-    body = analysis.artifact_text()
+    body = artifact_text(analysis)
     lines = body.splitlines(keepends=True)
     assert len(lines) == 7 and all(line.endswith("\n") for line in lines)
     records = [json.loads(line) for line in lines]
@@ -63,7 +64,7 @@ def test_non_ascii_is_written_as_is(tmp_path):
         tags=["français"],
     )
     _, analysis = analyze_lines(tmp_path, {"café.md": doc}, [line])
-    body = analysis.artifact_text()
+    body = artifact_text(analysis)
     assert "café ?" in body and "français" in body and "q-é" in body and "\\u" not in body
     rec = json.loads(body)
     assert rec["answer_spans"][0]["doc_id"] == "café.md" and rec["tags"] == ["français"]
@@ -74,7 +75,7 @@ def test_span_over_two_chunks_bears_both_sorted(tmp_path):
     line = qline("q1", [loc("d.md", "item 2 of a long list")], answer="An answer long enough here.")
     # each item is its own line in one block; the list item span is one line → one chunk
     _, analysis = analyze_lines(tmp_path, {"d.md": doc}, [line], max_chars=100)
-    rec = json.loads(analysis.artifact_text())
+    rec = json.loads(artifact_text(analysis))
     assert len(rec["answer_bearing_chunk_ids"]) == 1
     # a paragraph span across a hard split bears every piece
     para = "# S\n\n" + "".join(f"sentence {i} of one long paragraph goes here\n" for i in range(6))
@@ -82,7 +83,7 @@ def test_span_over_two_chunks_bears_both_sorted(tmp_path):
     assert len(chunks) > 1
     line = qline("q2", [loc("p.md", "sentence 0 of one")])
     _, analysis = analyze_lines(tmp_path / "p", {"p.md": para}, [line], max_chars=100)
-    rec = json.loads(analysis.artifact_text())
+    rec = json.loads(artifact_text(analysis))
     assert rec["answer_bearing_chunk_ids"] == sorted(c.chunk_id for c in chunks)
     assert rec["span_union_coverage"] == [1.0]
 
@@ -93,13 +94,13 @@ def test_hit_rule_chooses_bearing_chunks(tmp_path):
     line = qline("q1", [loc("p.md", "sentence 0 of one")])
     _, analysis = analyze_lines(tmp_path, {"p.md": para}, [line], hit_rule="span_containment", max_chars=100)
     d = only(analysis, "no-bearing-chunk")
-    assert "span_containment" in d.message and analysis.artifact_text() is None
+    assert "span_containment" in d.message and artifact_text(analysis) is None
     _, analysis = analyze_lines(tmp_path, {"p.md": para}, [line], hit_rule="coverage>=0.5", max_chars=100)
-    rec = json.loads(analysis.artifact_text())
+    rec = json.loads(artifact_text(analysis))
     assert len(rec["answer_bearing_chunk_ids"]) == 1
     assert rec["span_union_coverage"] == [round(86 / 129, 4)]
     _, analysis = analyze_lines(tmp_path, {"p.md": para}, [line], hit_rule="any_overlap", max_chars=100)
-    rec = json.loads(analysis.artifact_text())
+    rec = json.loads(artifact_text(analysis))
     assert len(rec["answer_bearing_chunk_ids"]) == 2 and rec["span_union_coverage"] == [1.0]
 
 
@@ -110,7 +111,7 @@ def test_paragraph_under_a_heading_without_blank_line_includes_the_heading(tmp_p
     _, analysis = analyze_lines(
         tmp_path, {"d.md": doc}, [qline("q1", [loc("d.md", "right under the heading")])]
     )
-    rec = json.loads(analysis.artifact_text())
+    rec = json.loads(artifact_text(analysis))
     assert rec["answer_spans"][0]["char_start"] == 0
     assert rec["span_union_coverage"] == [round(len(doc[4:]) / len(doc), 4)]
 
@@ -119,13 +120,13 @@ def test_quote_in_a_heading_bears_no_chunk(tmp_path):
     line = qline("q1", [loc("guide.md", "## Tables")])
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, [line])
     only(analysis, "no-bearing-chunk")
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None
 
 
 def test_exact_span(tmp_path):
     quote = "Because offsets break whenever the text above them changes."
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, [qline("q1", [loc("faq.md", quote, exact=True)])])
-    rec = json.loads(analysis.artifact_text())
+    rec = json.loads(artifact_text(analysis))
     span = rec["answer_spans"][0]
     start = FAQ.index(quote)
     assert (span["char_start"], span["char_end"]) == (start, start + len(quote))
@@ -147,7 +148,7 @@ def test_hop_mismatch(tmp_path):
     assert [(d.range.line, d.severity.value) for d in found] == [(0, "warning"), (1, "warning")]
     assert lines[0][found[0].range.column : found[0].range.end_column] == '"multi"'
     assert lines[1][found[1].range.column : found[1].range.end_column].startswith('[{"doc"')
-    assert analysis.artifact_text() is not None
+    assert artifact_text(analysis) is not None
 
 
 def test_span_too_short_and_answer_too_thin(tmp_path):
@@ -165,7 +166,7 @@ def test_span_too_short_and_answer_too_thin(tmp_path):
     assert (
         thin.range.line == 1 and lines[1][thin.range.column : thin.range.end_column] == '"  Short answer.  "'
     )
-    assert not analysis.has_errors and analysis.artifact_text().count("\n") == 2
+    assert not analysis.has_errors and artifact_text(analysis).count("\n") == 2
 
 
 def test_answer_of_exactly_twenty_chars_is_enough(tmp_path):
@@ -194,7 +195,7 @@ def test_too_few_records_threshold(tmp_path):
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines(49))
     d = only(analysis, "too-few-records")
     assert "49 records" in d.message and d.severity.value == "warning"
-    assert analysis.artifact_text().count("\n") == 49
+    assert artifact_text(analysis).count("\n") == 49
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines(50))
     assert "too-few-records" not in codes(analysis)
 
@@ -214,7 +215,7 @@ def test_doc_dominates_above_sixty_percent(tmp_path):
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)  # 4 of 6 = 67%
     d = only(analysis, "doc-dominates")
     assert "guide.md" in d.message and "4 of 6" in d.message and d.severity.value == "warning"
-    assert analysis.artifact_text() is not None
+    assert artifact_text(analysis) is not None
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines[1:])  # 3 of 5 = 60%: not more than 60%
     assert "doc-dominates" not in codes(analysis)
 
@@ -225,7 +226,7 @@ def test_doc_unlabelled(tmp_path):
     d = only(analysis, "doc-unlabelled")
     assert "unused.md" in d.message and d.severity.value == "warning"
     assert d.related[0].path == corpus.docs["unused.md"].path
-    assert analysis.artifact_text() is not None
+    assert artifact_text(analysis) is not None
 
 
 def test_sample_set_has_only_the_size_warning(tmp_path):
@@ -243,7 +244,7 @@ def test_errors_block_the_artifact_but_every_error_is_reported(tmp_path):
     errors = [(d.range.line, d.code) for d in analysis.diagnostics if d.severity.value == "error"]
     n = len(SAMPLE_LINES)
     assert errors == [(n, "quote-not-found"), (n + 1, "unknown-doc"), (n + 2, "quote-ambiguous")]
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None
     assert analysis.counts() == {"records": 10, "errors": 3, "warnings": 1}
 
 
@@ -278,9 +279,9 @@ def test_max_chars_change_invalidates_cache(tmp_path):
     corpus, _ = analyze_lines(tmp_path, {"p.md": GUIDE}, [qline("q1", [loc("p.md", "depends on the chunk")])])
     analyzer = Analyzer(corpus, parse_hit_rule("any_overlap"))
     text = qline("q1", [loc("p.md", "depends on the chunk")]) + "\n"
-    big = json.loads(analyzer.analyze(tmp_path / "q", text).artifact_text())
+    big = json.loads(artifact_text(analyzer.analyze(tmp_path / "q", text)))
     analyzer.set_corpus(load_corpus(corpus.root, "*.md", 40))
-    small = json.loads(analyzer.analyze(tmp_path / "q", text).artifact_text())
+    small = json.loads(artifact_text(analyzer.analyze(tmp_path / "q", text)))
     assert big["answer_bearing_chunk_ids"] != small["answer_bearing_chunk_ids"]
     assert len(small["answer_bearing_chunk_ids"]) == 2
 
@@ -361,7 +362,7 @@ def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypa
     bad = only(analysis, "invalid-json")
     assert bad.message == "cannot analyse this line (RuntimeError: a bug)"
     assert (bad.range.column, bad.range.end_column) == (0, len(lines[1]))
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None
 
 
 def test_ambiguous_count_stops_after_the_listed_occurrences(tmp_path):

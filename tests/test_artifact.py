@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, loc, make_project, qline, write_questions
 
-from golden_lsp.core.artifact import artifact_line, corpus_commit, write_atomically
+from golden_lsp.core.artifact import artifact_line, artifact_text, corpus_commit
 from golden_lsp.core.canon import canonicalize
 from golden_lsp.core.chunker import chunk_document
 from golden_lsp.core.config import ConfigError, load_config
+from golden_lsp.core.files import write_atomically
 from golden_lsp.core.project import GoldenSet
 
 
@@ -37,7 +38,7 @@ def test_build_writes_a_fresh_artifact_and_manifest(project):
     artifact = (project / "golden-set.v1.jsonl").read_bytes()
     manifest_bytes = (project / "golden-set.v1.manifest.json").read_bytes()
     # the artifact equals a fresh in-memory build, UTF-8, no BOM, LF only
-    assert artifact.decode("utf-8") == golden(project).analyze().artifact_text()
+    assert artifact.decode("utf-8") == artifact_text(golden(project).analyze())
     assert not artifact.startswith(b"\xef\xbb\xbf") and b"\r" not in artifact
     m = json.loads(manifest_bytes)
     assert (
@@ -69,7 +70,7 @@ def test_build_writes_a_fresh_artifact_and_manifest(project):
 def test_the_artifact_is_one_serialised_line_per_record(project):
     analysis = golden(project).analyze()
     records = [r for r in analysis.records if r.record is not None]
-    assert analysis.artifact_text() == "".join(artifact_line(r.record, r.result.resolved) for r in records)
+    assert artifact_text(analysis) == "".join(artifact_line(r.record, r.result.resolved) for r in records)
 
 
 def test_build_is_deterministic(project):

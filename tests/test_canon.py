@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from core_support import analyze_lines, loc, only, qline
 
+from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, line_starts
 from golden_lsp.core.corpus import CorpusConfigError, load_corpus
 
@@ -75,7 +76,7 @@ def test_non_utf8_corpus_file_is_a_corpus_error_naming_file_and_position(tmp_pat
     # line 2 (0-based 1), after "sé" → column 2 in code points (3 bytes)
     assert (d.range.line, d.range.column) == (1, 2)
     assert "bad.md" in d.message and "byte 14" in d.message
-    assert analysis.has_errors and analysis.artifact_text() is None
+    assert analysis.has_errors and artifact_text(analysis) is None
 
 
 def test_non_utf8_position_counts_crlf_and_lone_cr_lines(tmp_path):
@@ -94,7 +95,7 @@ def test_quote_into_broken_doc_does_not_build(tmp_path):
         [qline("q1", [loc("bad.md", "latin-1 text")])],
     )
     assert [d.code for d in analysis.diagnostics if d.severity.value == "error"] == ["corpus-error"]
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None
 
 
 # --- corpus ----------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 from core_support import run_cli
 
-from golden_lsp.core.artifact import manifest_text
+from golden_lsp.core.artifact import artifact_text, manifest_text
 from golden_lsp.core.config import Config
 from golden_lsp.core.project import GoldenSet
 
@@ -36,7 +36,7 @@ def test_artifact_is_byte_identical(conformance, lab):
     _, analysis = lab
     assert not analysis.has_errors
     expected = (conformance / "golden-set.v1.jsonl").read_bytes()
-    assert analysis.artifact_text().encode("utf-8") == expected
+    assert artifact_text(analysis).encode("utf-8") == expected
 
 
 def test_build_writes_the_reference_files(conformance, tmp_path, monkeypatch):
@@ -90,7 +90,7 @@ def test_spec_figures(lab):
     assert by_chunks == {1: 54, 2: 5, 3: 1}
     assert all(x.coverage == 1.0 for x in resolved)
     # the same figures from the artifact itself
-    rows = [json.loads(line) for line in analysis.artifact_text().splitlines()]
+    rows = [json.loads(line) for line in artifact_text(analysis).splitlines()]
     assert Counter(len(r["answer_bearing_chunk_ids"]) for r in rows) == {1: 54, 2: 5, 3: 1}
     assert {c for r in rows for c in r["span_union_coverage"]} == {1.0}
 

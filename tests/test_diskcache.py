@@ -12,6 +12,7 @@ import pytest
 from core_support import SAMPLE_LINES, loc, make_project, qline
 
 from golden_lsp.core import diskcache, quoteindex
+from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.config import load_config
 from golden_lsp.core.facts import quote_facts
 from golden_lsp.core.project import GoldenSet
@@ -75,7 +76,7 @@ def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch,
     assert [(d.code, d.range, d.message, d.related, d.data) for d in warm.diagnostics] == [
         (d.code, d.range, d.message, d.related, d.data) for d in first.diagnostics
     ]
-    assert warm.artifact_text() == first.artifact_text()
+    assert artifact_text(warm) == artifact_text(first)
 
 
 def test_cli_output_is_the_same_cold_warm_and_without_the_cache(tmp_path, cli):

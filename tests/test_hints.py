@@ -1,6 +1,6 @@
 """The not-found hint's fast searches give what a plain full-document search gives.
 
-``resolve.not_found_hint`` tries the loose pattern only around its literal and searches in any
+``hints.not_found_hint`` tries the loose pattern only around its literal and searches in any
 case through chunks of the lower-case document; ``not_found_hints`` does both for many quotes
 in one pass. Here they are checked against an oracle written the plain way — the pattern over
 the whole document, ``str.lower()`` of the whole document — on crafted and generated inputs,
@@ -19,16 +19,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from golden_lsp.core import resolve
-from golden_lsp.core.resolve import (
+from golden_lsp.core import hints, textcache
+from golden_lsp.core.hints import (
     _find_any_case,
     _loose,
     _Search,
     longest_line,
     not_found_hint,
     not_found_hints,
-    occurrences,
 )
+from golden_lsp.core.resolve import occurrences
 
 
 def oracle(text: str, quote: str):
@@ -80,9 +80,9 @@ def check(text: str, quote: str) -> None:
 def tiny(chunk: int = 5, few_words: int = 6, literal_hits: int = 10_000):
     """Chunks of ``chunk`` characters, and the thresholds between ways of searching, moved."""
     with (
-        mock.patch.object(resolve, "_CHUNK", chunk),
-        mock.patch.object(resolve, "_FEW_WORDS", few_words),
-        mock.patch.object(resolve, "_MAX_LITERAL_HITS", literal_hits),
+        mock.patch.object(hints, "_CHUNK", chunk),
+        mock.patch.object(hints, "_FEW_WORDS", few_words),
+        mock.patch.object(hints, "_MAX_LITERAL_HITS", literal_hits),
     ):
         yield
 
@@ -198,7 +198,7 @@ def test_lower_case_is_made_character_by_character_except_for_two():
         or ("a" + c).lower() != "a" + c.lower()
         or ("A" + c + "A").lower() != "a" + c.lower() + "a"
     }
-    assert odd == set(resolve._LOWER_BY_CONTEXT)
+    assert odd == set(hints._LOWER_BY_CONTEXT)
     spaces = set(re.findall(r"\s", "".join(chars)))
     assert spaces == {c for c in chars if c.isspace()} and all(c.lower() == c for c in spaces)
 
@@ -285,22 +285,20 @@ def test_the_indexed_any_case_search_equals_lowering_the_whole_document(text, ne
 
 def test_cased_characters_beyond_the_bmp_lie_in_one_range():
     lo, hi = (
-        int(bound[2:], 16) for bound in resolve._ASTRAL_CASED.encode("unicode_escape").decode().split("-")
+        int(bound[2:], 16) for bound in hints._ASTRAL_CASED.encode("unicode_escape").decode().split("-")
     )
     cased = [i for i in range(0x10000, 0x110000) if chr(i).lower() != chr(i)]
     assert lo <= min(cased) and max(cased) <= hi
     text = "x \U00010400 y\n"
-    assert resolve._case_index(text) is None and not_found_hint(text, "X \U00010428") is not None
+    assert hints._case_index(text) is None and not_found_hint(text, "X \U00010428") is not None
 
 
 def test_a_prepared_document_hints_without_building_anything(monkeypatch):
-    import golden_lsp.core.resolve as resolve_module
-
     text = "# Doc\n\nThe Quick brown Fox jumps over the lazy dog.\n\n" * 50 + "Élan Vital is here.\n"
-    expected = resolve_module.not_found_hint(text, "élan vital is here")
-    resolve_module._case_index.cache_clear()
-    resolve_module.prepare_hints(text)
-    assert text in resolve_module._case_index.values
-    monkeypatch.setattr(resolve_module._case_index, "fn", lambda t: pytest.fail("built again"))
-    assert resolve_module.not_found_hint(text, "élan vital is here") == expected
+    expected = hints.not_found_hint(text, "élan vital is here")
+    textcache.reset()
+    hints.prepare_hints(text)
+    assert text in hints._case_index.values
+    monkeypatch.setattr(hints._case_index, "fn", lambda t: pytest.fail("built again"))
+    assert hints.not_found_hint(text, "élan vital is here") == expected
     assert expected is not None and expected.kind == "case"

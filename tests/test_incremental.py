@@ -15,6 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from golden_lsp.core.analysis import Analyzer, changed_window
+from golden_lsp.core.artifact import artifact_text, line_of
 from golden_lsp.core.corpus import load_corpus
 from golden_lsp.core.questions import split_lines
 from golden_lsp.core.rules import SetRules
@@ -103,7 +104,7 @@ def _record_view(r) -> tuple:
         r.line,
         rec and (rec.text, rec.value, rec.span, rec.valid),
         res.diagnostics,
-        res.artifact_line,
+        line_of(res),
         res.deps,
         [
             (x.locator.doc, x.locator.quote, x.span, x.chunks, x.coverage, x.ambiguous_at)
@@ -119,7 +120,7 @@ def _same(warm, cold) -> None:
         (d.message, d.data, d.related) for d in cold.diagnostics
     ]
     assert warm.counts() == cold.counts()
-    assert warm.artifact_text() == cold.artifact_text()
+    assert artifact_text(warm) == artifact_text(cold)
 
 
 @pytest.fixture

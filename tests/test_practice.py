@@ -8,6 +8,7 @@ import json
 import pytest
 from core_support import FAQ, GUIDE, analyze_lines, codes, loc, qline
 
+from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.questions import parse_record
 
 DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
@@ -84,7 +85,7 @@ def test_mistyped_primary_is_wrong_type_at_the_value():
 
 def artifact_records(tmp_path, lines):
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
-    text = analysis.artifact_text()
+    text = artifact_text(analysis)
     assert text is not None, codes(analysis)
     return [json.loads(x) for x in text.splitlines()]
 
@@ -133,7 +134,7 @@ def test_no_locators_replaces_hop_mismatch_and_unanswerable_records_need_none(tm
     (d,) = found(analysis, "no-locators")
     assert d.range.line == 0 and d.severity.value == "warning" and cols(lines[0], d) == "[]"
     assert not found(analysis, "hop-mismatch")
-    assert analysis.artifact_text() is not None
+    assert artifact_text(analysis) is not None
 
 
 def test_unanswerable_with_locators_is_an_error_at_the_locators(tmp_path):
@@ -141,7 +142,7 @@ def test_unanswerable_with_locators_is_an_error_at_the_locators(tmp_path):
     _, analysis = analyze_lines(tmp_path, DOCS, lines)
     (d,) = found(analysis, "unanswerable-with-locators")
     assert d.severity.value == "error" and cols(lines[0], d).startswith('[{"doc"')
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None
 
 
 def test_multiple_primary_points_at_each_extra_primary(tmp_path):

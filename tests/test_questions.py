@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from core_support import FAQ, GUIDE, analyze_lines, codes, loc, only, qline
 
+from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.config import load_config
 from golden_lsp.core.diagnostics import Diagnostic, Range
 from golden_lsp.core.project import GoldenSet
@@ -305,7 +306,7 @@ def test_duplicate_id_is_an_error_and_duplicate_query_a_warning(tmp_path):
     assert dq.severity.value == "warning" and dq.range.line == 4
     assert dq.related[0].range.line == 1
     assert lines[1][dq.related[0].range.column : dq.related[0].range.end_column] == '"Same query?"'
-    assert analysis.artifact_text() is None  # the duplicate id blocks the build
+    assert artifact_text(analysis) is None  # the duplicate id blocks the build
 
 
 # --- line ends, stripping and what golden-lsp refuses (SPEC §3) ------------------------------
@@ -373,4 +374,4 @@ def test_duplicate_keys_are_errors_at_the_second_key(tmp_path):
     found = [d for d in analysis.diagnostics if d.code == "duplicate-key"]
     assert [loc_line[d.range.column : d.range.end_column] for d in found] == ['"doc"', '"quote"']
     assert all("locator" in d.message for d in found)
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None

@@ -9,6 +9,7 @@ from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, make_pro
 
 from golden_lsp.core import diskcache, quoteindex
 from golden_lsp.core.analysis import Analyzer
+from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.resolve import occurrences
 from golden_lsp.core.scoring import parse_hit_rule
 
@@ -44,7 +45,7 @@ def test_a_cold_start_through_the_index_gives_the_same_findings_and_artifact(tmp
     assert [(d.code, d.range, d.message) for d in batched.diagnostics] == [
         (d.code, d.range, d.message) for d in single.diagnostics
     ]
-    assert batched.artifact_text() == single.artifact_text()
+    assert artifact_text(batched) == artifact_text(single)
 
 
 def test_the_index_is_used_on_a_cold_start(tmp_path, monkeypatch):

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from test_chunker_spec import MARKDOWN
 
 from golden_lsp.core import diskcache
+from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.canon import canonicalize
 from golden_lsp.core.chunker import chunk_document, rechunk, sections
 from golden_lsp.core.config import load_config
@@ -181,7 +182,7 @@ def test_a_golden_sets_analysis_after_a_buffer_edit_is_that_of_a_cold_start(
     assert [[as_tuples(r.chunks) for r in rec.result.resolved] for rec in live.records if rec.result] == [
         [as_tuples(r.chunks) for r in rec.result.resolved] for rec in cold.records if rec.result
     ]
-    assert live.artifact_text() == cold.artifact_text()
+    assert artifact_text(live) == artifact_text(cold)
 
 
 def test_a_released_version_hands_on_nothing(tmp_path):

@@ -5,14 +5,16 @@ from __future__ import annotations
 import pytest
 from core_support import analyze_lines, loc, only, qline
 
+from golden_lsp.core import quotepick, textcache
+from golden_lsp.core.artifact import artifact_text
+from golden_lsp.core.hints import not_found_hint
+from golden_lsp.core.quotepick import lengthen
 from golden_lsp.core.resolve import (
     EXACT,
     LIST_ITEM,
     PARAGRAPH,
     TABLE_ROW,
     enclosing_block,
-    lengthen,
-    not_found_hint,
     occurrences,
     span_at,
 )
@@ -131,7 +133,7 @@ def test_overlapping_quote_is_ambiguous_in_analysis(tmp_path):
     d = only(analysis, "quote-ambiguous")
     assert "2 times" in d.message
     assert [r.offsets for r in d.related] == [(10, 12), (11, 13)]
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None
 
 
 def test_empty_quote_is_rejected(tmp_path):
@@ -139,7 +141,7 @@ def test_empty_quote_is_rejected(tmp_path):
         tmp_path, {"d.md": "Some text of a document.\n"}, [qline("q1", [loc("d.md", "")])]
     )
     only(analysis, "empty-quote")
-    assert analysis.artifact_text() is None
+    assert artifact_text(analysis) is None
 
 
 def test_unknown_doc(tmp_path):
@@ -366,17 +368,12 @@ def test_lengthen_crosses_lines_when_the_line_cannot_be_unique():
 
 
 def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
-    import golden_lsp.core.resolve as resolve_module
-
     text = "alpha the cat\nbeta the cat\n"
     searches = []
-    real = resolve_module.occurrences
-    monkeypatch.setattr(resolve_module, "occurrences", lambda *args: searches.append(args) or real(*args))
-    monkeypatch.setattr(
-        resolve_module, "count_at_most", lambda *args: pytest.fail("a probe scanned the document")
-    )
-    lengthen.cache_clear()
-    resolve_module._all_occurrences.cache_clear()
+    real = quotepick.occurrences
+    monkeypatch.setattr(quotepick, "occurrences", lambda *args: searches.append(args) or real(*args))
+    monkeypatch.setattr(quotepick, "count_at_most", lambda *args: pytest.fail("a probe scanned the document"))
+    textcache.reset()
     first = lengthen(text, "the cat", 6)
     # one scan for the quote's occurrences; every probe looks only there
     assert searches == [(text, "the cat")]

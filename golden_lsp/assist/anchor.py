@@ -3,7 +3,7 @@
 "Anchor here" (from a selection or a paragraph in a chapter) and "Find candidate passages" (from a
 ranked block) both end by writing a quote into the questions file. The quote is the shortest
 whole-word text around the place the author pointed at that is unique in the document and on one
-line (``resolve.unique_quote_at``), and it is kept only when the span a builder expands it to
+line (``quotepick.unique_quote_at``), and it is kept only when the span a builder expands it to
 contains that place — a quote is a pointer, and a pointer elsewhere would be a silent mislabel.
 The edits are computed on the line's text with the parsed record's source ranges, so they touch
 exactly the characters they mean to.
@@ -14,7 +14,8 @@ from __future__ import annotations
 import json
 
 from ..core.questions import QuestionRecord
-from ..core.resolve import enclosing_block, span_at, unique_quote_at
+from ..core.quotepick import unique_quote_at
+from ..core.resolve import enclosing_block, span_at
 
 
 def quote_at(doc_id: str, text: str, start: int, end: int | None = None) -> str | None:

@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.artifact import write_atomically
 from ..core.config import ConfigError
+from ..core.files import write_atomically
 from ..core.project import GoldenSet
 from ..evaluate.chunkings import load_chunking
 from .common import golden_set

@@ -6,10 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.artifact import write_atomically
 from ..core.config import ConfigError
 from ..core.diagnostics import Severity, plural
-from ..core.files import display
+from ..core.files import display, write_atomically
 from ..core.questions import SPLITS
 from ..practice.export import FOLDER_FORMATS, FORMATS, export
 from .common import USAGE_ERROR, add_set_options, golden_set

@@ -6,9 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.artifact import write_atomically
 from ..core.config import ConfigError
-from ..core.files import display
+from ..core.files import display, write_atomically
 from ..practice.importer import READERS, import_samples
 from .common import add_set_options, golden_set, read_input
 from .formats import format_text

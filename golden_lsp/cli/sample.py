@@ -8,10 +8,9 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.artifact import write_atomically
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
-from ..core.files import display
+from ..core.files import display, write_atomically
 from ..practice import sampling
 from .common import add_set_options, golden_set, read_input
 

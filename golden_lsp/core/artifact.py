@@ -2,23 +2,22 @@
 
 The artifact is what retrieval evaluation reads, the manifest is its provenance; both must be
 byte-reproducible from the questions file and corpus (SPEC §6) so that CI can rebuild them in
-memory and fail when the committed copies differ. This module owns their serialisation, one
-artifact line per record and the manifest. Writing is all-or-nothing across the pair: both are
-written to recognisable temporaries and fsynced before either is renamed, and the next build or
-check finishes (or removes) what a killed build left. The staleness check runs
-on every keystroke in the editor, so the committed copies are read again only when they change.
+memory and fail when the committed copies differ. This module owns their serialisation: one
+artifact line per record, made from the result model (``model.py``) when first asked for and kept
+with the line's result (so a keystroke serialises only the lines it changed, and a check that
+compares no artifact never serialises any), the artifact's text, and the manifest. A build writes
+the pair all or nothing (``files.write_atomically``). The staleness check runs on every keystroke
+in the editor, so the committed copies are read again only when they change.
 """
 
 from __future__ import annotations
 
-import errno
 import json
-import os
 import stat
 import subprocess
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .canon import CANONICAL_VERSION
 from .chunker import CHUNKER_VERSION
@@ -26,11 +25,9 @@ from .config import ConfigError
 from .corpus import Corpus
 from .diagnostics import Diagnostic, Range, plural
 from .files import display, kind, read_regular
+from .model import Analysis, LineResult, ResolvedLocator
+from .questions import QuestionRecord
 from .scoring import HitRule
-
-if TYPE_CHECKING:  # rules import this module for artifact_line
-    from .model import Analysis, ResolvedLocator
-    from .questions import QuestionRecord
 
 
 def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> str:
@@ -57,6 +54,24 @@ def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> st
         **practice_keys(record),
     }
     return json.dumps(out, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def line_of(result: LineResult) -> str | None:
+    """The artifact line of a line's result (None when it does not build), serialised when first
+    asked for and kept with the result (``LineResult.artifact_memo``)."""
+    if not result.buildable or result.record is None:
+        return None
+    line = result.artifact_memo
+    if line is None:
+        line = result.artifact_memo = artifact_line(result.record, result.resolved)
+    return line
+
+
+def artifact_text(analysis: Analysis) -> str | None:
+    """The artifact body, or None when any error forbids a build."""
+    if analysis.has_errors:
+        return None
+    return "".join(line_of(r.result) or "" for r in analysis.records if r.record is not None)
 
 
 def practice_keys(record: QuestionRecord) -> dict[str, Any]:
@@ -99,115 +114,6 @@ def manifest(corpus: Corpus, n_records: int, hit_rule: HitRule, commit: str) -> 
 
 def manifest_text(m: dict) -> str:
     return json.dumps(m, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
-
-
-#: the infix naming a build's temporaries: ``.<name>.golden-lsp-tmp-<pid>`` beside each output
-TEMP_INFIX = ".golden-lsp-tmp-"
-
-
-def temporary(path: Path, pid: int) -> Path:
-    return path.with_name(f".{path.name}{TEMP_INFIX}{pid}")
-
-
-def write_atomically(files: dict[Path, str]) -> None:
-    """Write every file or none, in order: all temporaries written and fsynced, then renamed.
-
-    The first rename is the commit point: a build killed before it leaves every temporary and no
-    new file; killed after it, the remaining temporaries are complete and only need their rename.
-    ``finish_interrupted`` tells the two apart by that alone, so the files need no digest.
-    """
-    for path in files:
-        _refuse_target(path)
-    temps: list[tuple[Path, Path]] = []
-    try:
-        for path, text in files.items():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = temporary(path, os.getpid())
-            temps.append((tmp, path))
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
-                f.flush()
-                os.fsync(f.fileno())
-            if path.exists():  # the derived files keep the mode they were given
-                os.chmod(tmp, path.stat().st_mode & 0o777)
-        for tmp, path in temps:
-            os.replace(tmp, path)
-        for folder in {path.parent for path in files}:
-            _fsync_folder(folder)
-    finally:
-        if temps and temps[0][0].exists():  # failed before the commit point: undo every temporary
-            for tmp, _ in temps:
-                tmp.unlink(missing_ok=True)
-
-
-def finish_interrupted(paths: list[Path]) -> list[str]:
-    """Finish or remove the temporaries a killed ``write_atomically(paths…)`` left, per process id.
-
-    Temporaries of a process that is still running are left alone (a build in progress). Returns
-    what was done, one line each, for the caller to tell.
-    """
-    pids: set[int] = set()
-    for path in paths:
-        prefix = f".{path.name}{TEMP_INFIX}"
-        try:
-            names = os.listdir(path.parent)
-        except OSError:
-            continue
-        pids.update(
-            int(n[len(prefix) :]) for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()
-        )
-    done = []
-    for pid in sorted(pids):
-        if pid != os.getpid() and _running(pid):
-            continue
-        temps = [(temporary(p, pid), p) for p in paths]
-        committed = not temps[0][0].exists()
-        for tmp, path in temps:
-            if not tmp.exists():
-                continue
-            if committed:
-                os.replace(tmp, path)
-                done.append(f"finished an interrupted build: {display(path)}")
-            else:
-                tmp.unlink()
-                done.append(f"removed the temporary of an interrupted build: {display(tmp)}")
-    return done
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _refuse_target(path: Path) -> None:
-    """Fail before anything is written when an output cannot be a file: a folder or FIFO in its
-    place, or a file where one of its folders should be."""
-    if path.exists() and not path.is_file():
-        raise OSError(errno.EEXIST, f"it is {kind(path.stat().st_mode)}, not a regular file", str(path))
-    for parent in path.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise OSError(errno.ENOTDIR, f"{display(parent)} is a file, not a folder", str(path))
-            break
-
-
-def _fsync_folder(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:  # some filesystems cannot sync a folder
-        pass
-    finally:
-        os.close(fd)
 
 
 class CommittedFile:
@@ -286,7 +192,7 @@ def staleness(
     A path of None is not checked (the set does not keep that file); ``files`` reads the
     committed copies.
     """
-    fresh = analysis.artifact_text()
+    fresh = artifact_text(analysis)
     if fresh is None:
         return []
     path = analysis.path
@@ -356,9 +262,7 @@ def _artifact_staleness(
         )
     elif committed.text != fresh:
         have = committed.lines
-        differing = [
-            r for r in analysis.records if r.result.artifact_line and r.result.artifact_line not in have
-        ]
+        differing = [r for r in analysis.records if (line := line_of(r.result)) and line not in have]
         where = top
         if differing:
             first = differing[0]

@@ -22,7 +22,7 @@ from . import diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, editor_text, is_canonical
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document, rechunk, sections
 from .files import display, read_regular
-from .resolve import forget_text
+from .textcache import forget_text
 
 _RAW_BREAKS = re.compile(rb"\r\n|\r|\n")
 

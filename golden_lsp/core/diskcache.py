@@ -28,7 +28,8 @@ from typing import Any
 from .. import __version__
 from .chunker import CHUNKER_VERSION, Chunk
 from .facts import HINT_KINDS, QuoteFacts
-from .resolve import LIST_ITEM, PARAGRAPH, TABLE_ROW, Hint
+from .hints import Hint
+from .resolve import LIST_ITEM, PARAGRAPH, TABLE_ROW
 
 FORMAT = 2
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -49,11 +50,26 @@ def cache_dir() -> Path:
     return base / "golden-lsp" / "warm"  # beside, never among, the editor tools' cache
 
 
+#: the modules (of this package) whose code computes the entries: every module the facts and the
+#: chunks are computed with, and the corpus's reading of a file as a document
+CODE_MODULES = (
+    "canon",
+    "chunker",
+    "corpus",
+    "diskcache",
+    "facts",
+    "hints",
+    "quoteindex",
+    "resolve",
+    "textcache",
+)
+
+
 def _code_digest() -> str:
-    """A digest of the modules whose code computes the entries: a changed rule (a new hint, a
-    chunker fix) is a new key even before the version number moves."""
+    """A digest of the ``CODE_MODULES``: a changed rule (a new hint, a chunker fix) is a new key
+    even before the version number moves."""
     h = hashlib.sha256()
-    for name in ("canon", "chunker", "corpus", "diskcache", "facts", "quoteindex", "resolve"):
+    for name in CODE_MODULES:
         try:
             h.update((Path(__file__).parent / f"{name}.py").read_bytes())
         except OSError:  # a frozen install: the version alone

@@ -22,7 +22,8 @@ from . import diskcache, quoteindex
 from .chunker import Chunk
 from .corpus import BrokenDoc, Corpus, CorpusDoc, known_document, load_corpus, read_document
 from .facts import Found, QuoteFacts, quote_facts
-from .resolve import not_found_hint, not_found_hints, occurrences
+from .hints import not_found_hint, not_found_hints
+from .resolve import occurrences
 
 #: ``jobs`` for "as many as help": one process per core, up to ``MAX_AUTO_JOBS``, for a corpus of
 #: ``AUTO_JOBS_MB`` or more (below that, starting workers costs more than it shares out)

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .resolve import Hint, enclosing_block, not_found_hint, occurrences
+from .hints import Hint, not_found_hint
+from .resolve import enclosing_block, occurrences
 
-#: every ``resolve.Hint.kind``
+#: every ``hints.Hint.kind``
 HINT_KINDS = ("line break", "whitespace", "typography", "normalisation", "case", "closest")
 #: ``QuoteFacts.hint`` before anyone looked (a quote that occurs needs no hint)
 _UNSET = object()

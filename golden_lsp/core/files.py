@@ -1,10 +1,15 @@
-"""Reading a golden set's inputs safely, and naming paths the way a person wants to see them.
+"""Reading a golden set's inputs safely, writing its outputs atomically, and naming paths the way
+a person wants to see them.
 
 Every input golden-lsp reads by path — the questions file, the committed artifact and manifest,
 a config — may turn out to be a FIFO, a device or a folder; reading one of those blocks forever or
 reads nonsense, and in the language server a block makes it deaf. So inputs are opened without
 blocking and read only when they are regular files; anything else is a ``NotRegularFile`` error
-naming the path. Paths in messages are shown relative to the working directory when under it.
+naming the path. Every output (a build's artifact and manifest, an export, a sample, an import,
+an evaluation) is written all or nothing: each file to a recognisable temporary
+(``.NAME.golden-lsp-tmp-PID``), all fsynced before any is renamed; the next build or check
+finishes (or removes) what a killed build left (``finish_interrupted``). Paths in messages are
+shown relative to the working directory when under it.
 """
 
 from __future__ import annotations
@@ -55,5 +60,114 @@ def read_regular(path: Path) -> bytes:
         while chunk := os.read(fd, max(st.st_size, 1 << 16)):
             chunks.append(chunk)
         return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+#: the infix naming a build's temporaries: ``.<name>.golden-lsp-tmp-<pid>`` beside each output
+TEMP_INFIX = ".golden-lsp-tmp-"
+
+
+def temporary(path: Path, pid: int) -> Path:
+    return path.with_name(f".{path.name}{TEMP_INFIX}{pid}")
+
+
+def write_atomically(files: dict[Path, str]) -> None:
+    """Write every file or none, in order: all temporaries written and fsynced, then renamed.
+
+    The first rename is the commit point: a build killed before it leaves every temporary and no
+    new file; killed after it, the remaining temporaries are complete and only need their rename.
+    ``finish_interrupted`` tells the two apart by that alone, so the files need no digest.
+    """
+    for path in files:
+        _refuse_target(path)
+    temps: list[tuple[Path, Path]] = []
+    try:
+        for path, text in files.items():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = temporary(path, os.getpid())
+            temps.append((tmp, path))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                f.write(text)
+                f.flush()
+                os.fsync(f.fileno())
+            if path.exists():  # the derived files keep the mode they were given
+                os.chmod(tmp, path.stat().st_mode & 0o777)
+        for tmp, path in temps:
+            os.replace(tmp, path)
+        for folder in {path.parent for path in files}:
+            _fsync_folder(folder)
+    finally:
+        if temps and temps[0][0].exists():  # failed before the commit point: undo every temporary
+            for tmp, _ in temps:
+                tmp.unlink(missing_ok=True)
+
+
+def finish_interrupted(paths: list[Path]) -> list[str]:
+    """Finish or remove the temporaries a killed ``write_atomically(paths…)`` left, per process id.
+
+    Temporaries of a process that is still running are left alone (a build in progress). Returns
+    what was done, one line each, for the caller to tell.
+    """
+    pids: set[int] = set()
+    for path in paths:
+        prefix = f".{path.name}{TEMP_INFIX}"
+        try:
+            names = os.listdir(path.parent)
+        except OSError:
+            continue
+        pids.update(
+            int(n[len(prefix) :]) for n in names if n.startswith(prefix) and n[len(prefix) :].isdigit()
+        )
+    done = []
+    for pid in sorted(pids):
+        if pid != os.getpid() and _running(pid):
+            continue
+        temps = [(temporary(p, pid), p) for p in paths]
+        committed = not temps[0][0].exists()
+        for tmp, path in temps:
+            if not tmp.exists():
+                continue
+            if committed:
+                os.replace(tmp, path)
+                done.append(f"finished an interrupted build: {display(path)}")
+            else:
+                tmp.unlink()
+                done.append(f"removed the temporary of an interrupted build: {display(tmp)}")
+    return done
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _refuse_target(path: Path) -> None:
+    """Fail before anything is written when an output cannot be a file: a folder or FIFO in its
+    place, or a file where one of its folders should be."""
+    if path.exists() and not path.is_file():
+        raise OSError(errno.EEXIST, f"it is {kind(path.stat().st_mode)}, not a regular file", str(path))
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise OSError(errno.ENOTDIR, f"{display(parent)} is a file, not a folder", str(path))
+            break
+
+
+def _fsync_folder(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # some filesystems cannot sync a folder
+        pass
     finally:
         os.close(fd)

@@ -1,12 +1,13 @@
 """The result model of an analysis: what every feature reads, and nothing that computes it.
 
 The engine (``analysis.py``) and the rules (``rules.py``) produce these plain values; the CLI,
-the language server, the artifact and every later use of a set (stats, export, evaluation,
-reports, corpus-side features) only read them. Keeping the model apart means none of those
-readers can reach into the engine's cache, and the cache can change without touching them. The
-one derived structure kept here is the reverse index from corpus documents to the records whose
-spans lie in them, built at most once per analysis, because the corpus side of the editor asks
-"who labels this passage?" on every hover and code lens.
+the language server, the artifact (``artifact.py``, which serialises them) and every later use of
+a set (stats, export, evaluation, reports, corpus-side features) only read them. Keeping the
+model apart means none of those readers can reach into the engine's cache, and the cache can
+change without touching them; this module imports none of them. The one derived structure kept
+here is the reverse index from corpus documents to the records whose spans lie in them, built at
+most once per analysis, because the corpus side of the editor asks "who labels this passage?" on
+every hover and code lens.
 """
 
 from __future__ import annotations
@@ -43,14 +44,9 @@ class LineResult:
     #: every locator resolved to a span borne by chunks, in a valid record: the line builds
     buildable: bool
     deps: tuple[tuple[str, str | None], ...]
-
-    @cached_property
-    def artifact_line(self) -> str | None:
-        """The line's artifact line (None when it does not build), serialised when first asked
-        for: a check that compares no artifact never pays for it."""
-        from .artifact import artifact_line  # the artifact's format is its own module's business
-
-        return artifact_line(self.record, self.resolved) if self.buildable else None
+    #: the line's artifact line once ``artifact.line_of`` serialised it (the artifact's memo,
+    #: kept with the result it was made from, so it lives and goes with it)
+    artifact_memo: str | None = field(default=None, init=False, repr=False, compare=False)
 
     @cached_property
     def span_docs(self) -> list[str]:
@@ -92,12 +88,6 @@ class Analysis:
     @property
     def has_errors(self) -> bool:
         return any(d.severity is Severity.ERROR for d in self.diagnostics)
-
-    def artifact_text(self) -> str | None:
-        """The artifact body, or None when any error forbids a build."""
-        if self.has_errors:
-            return None
-        return "".join(r.result.artifact_line or "" for r in self.records if r.record is not None)
 
     @cached_property
     def _by_line(self) -> dict[int, RecordLine]:

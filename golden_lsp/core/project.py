@@ -13,20 +13,12 @@ import shlex
 from pathlib import Path, PurePosixPath
 
 from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
-from .artifact import (
-    CommittedFiles,
-    corpus_commit,
-    finish_interrupted,
-    manifest,
-    manifest_text,
-    staleness,
-    write_atomically,
-)
+from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import Corpus, CorpusConfigError, load_corpus
 from .docindex import load_indexed
-from .files import NotRegularFile, display, read_regular
+from .files import NotRegularFile, display, finish_interrupted, read_regular, write_atomically
 from .questions import is_skipped, split_lines
 from .rules import SetRules, id_reused, with_severities
 from .scoring import parse_hit_rule
@@ -257,7 +249,7 @@ class GoldenSet:
         self._refuse_colliding_paths()
         self.finish_interrupted_build()
         analysis = self.analyze()
-        body = analysis.artifact_text()
+        body = artifact_text(analysis)
         if body is None:
             return analysis, False
         m = self.fresh_manifest(analysis, corpus_commit(self.corpus.root))

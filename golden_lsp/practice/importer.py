@@ -4,7 +4,7 @@ ragas, DeepEval, a golden-dataset JSON or Chroma's question CSV give each questi
 free text ("reference contexts") or as chunk IDs. None of that is a label a build can check: a
 context may be a paraphrase, may occur twice, may belong to a chunk that a re-chunking deleted.
 This module finds each context in the canonical corpus text and, where it occurs exactly once,
-writes the shortest unique whole-word quote inside it (``resolve.unique_quote_at``) whose
+writes the shortest unique whole-word quote inside it (``quotepick.unique_quote_at``) whose
 expanded span covers it — several quotes when one block cannot cover the context. Everything
 else is kept, never guessed: the context goes into an ``// unanchored:`` comment above its
 record and becomes a finding (``import-not-found`` with the nearest near-exact passage when one
@@ -27,8 +27,10 @@ from ..core.chunker import Chunk
 from ..core.config import ConfigError
 from ..core.corpus import Corpus, CorpusDoc
 from ..core.diagnostics import Diagnostic, Range, Related
+from ..core.hints import not_found_hint
 from ..core.questions import parse_json_line
-from ..core.resolve import Span, not_found_hint, occurrences, span_at, unique_quote_at
+from ..core.quotepick import unique_quote_at
+from ..core.resolve import Span, occurrences, span_at
 from ..core.rules import HINT_WHY, corpus_location, short
 
 #: occurrences of an ambiguous context listed in its finding

@@ -6,7 +6,7 @@ written here is a complete, clean golden set — one short chapter and one recor
 so that ``check`` passes at once and every later edit is an edit of something that works (its
 config turns off the two set-shape rules a one-record set cannot meet, saying when to drop that). Given
 an existing corpus instead, the one record is anchored in that corpus: its quote is the shortest
-unique one around the first paragraph line (``resolve.unique_quote_at``), so it resolves too.
+unique one around the first paragraph line (``quotepick.unique_quote_at``), so it resolves too.
 Nothing is ever overwritten: a file that exists is kept and reported as kept.
 """
 
@@ -19,7 +19,8 @@ from pathlib import Path
 
 from ..core.config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
 from ..core.corpus import CorpusConfigError, load_corpus
-from ..core.resolve import span_at, unique_quote_at
+from ..core.quotepick import unique_quote_at
+from ..core.resolve import span_at
 from ..core.rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
 
 CHAPTER_NAME = "01-writing-a-golden-set.md"

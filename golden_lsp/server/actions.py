@@ -13,7 +13,7 @@ import json
 from lsprotocol import types
 
 from ..core.diagnostics import Range
-from ..core.resolve import lengthen
+from ..core.quotepick import lengthen
 from ..core.rules import MAX_LISTED_OCCURRENCES, short
 from .convert import EDITOR_HINTS, to_lsp
 from .view import View

@@ -26,9 +26,9 @@ from pygls.uris import from_fs_path, to_fs_path
 from .. import __version__
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
+from ..core.hints import PREPARED_TEXTS
+from ..core.hints import prepare_hints as prepare_document_hints
 from ..core.project import GoldenSet
-from ..core.resolve import PREPARED_TEXTS
-from ..core.resolve import prepare_hints as prepare_document_hints
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, progress, symbols
 from .convert import SOURCE, Converted, editor_counts
 from .positions import Buffer

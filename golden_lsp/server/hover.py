@@ -78,9 +78,7 @@ def _record_markdown(view: View, rec: RecordLine) -> str:
         f"expected answer: {r.expected_answer}" if r.expected_answer else "",
         f"{resolved} of {plural(len(spans), 'locator')} resolved · {plural(len(chunk_ids), 'answer-bearing chunk')}"
         + (": " + ", ".join(f"`{c[:12]}`" for c in chunk_ids) if chunk_ids else ""),
-        "in the artifact"
-        if rec.result.artifact_line
-        else "not buildable yet (see the findings on this line)",
+        "in the artifact" if rec.result.buildable else "not buildable yet (see the findings on this line)",
     ]
     return "\n\n".join(x for x in out if x)
 
