@@ -8,6 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
+import grimp
 import pytest
 from core_support import SAMPLE_LINES, loc, make_project, qline
 
@@ -212,3 +213,22 @@ def test_jobs_auto_is_one_process_for_a_small_corpus_and_one_per_core_for_a_larg
     assert half == check_json(cli, root, "--jobs", "1", "--no-cache") and cold[1] != []
     proc = cli(["check", "--jobs", "many"], cwd=root)
     assert proc.returncode == 2 and "must be a number or 'auto'" in proc.stderr
+
+
+def test_the_key_covers_the_code_that_computes_the_facts_and_the_chunks(tmp_path, monkeypatch):
+    graph = grimp.build_graph("golden_lsp", cache_dir=None)
+    computing = {"golden_lsp.core.facts", "golden_lsp.core.chunker", "golden_lsp.core.canon"}
+    used = computing.union(*(graph.find_upstream_modules(m) for m in computing))
+    assert {m.rpartition(".")[2] for m in used if m.startswith("golden_lsp.core.")} <= set(
+        diskcache.CODE_MODULES
+    )
+    # a changed hint rule is a new key
+    core = Path(diskcache.__file__).parent
+    for name in diskcache.CODE_MODULES:
+        shutil.copy(core / f"{name}.py", tmp_path)
+    monkeypatch.setattr(diskcache, "__file__", str(tmp_path / "diskcache.py"))
+    before = diskcache._code_digest()
+    assert before == diskcache._CODE
+    with (tmp_path / "hints.py").open("a") as f:
+        f.write("\nMIN_SIMILARITY = 80\n")
+    assert diskcache._code_digest() != before
