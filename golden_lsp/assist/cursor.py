@@ -70,17 +70,27 @@ def _string_end(line: str, i: int) -> tuple[int, bool]:
     return len(line), False
 
 
-def context_at(line: str, col: int) -> CursorContext:
-    """The context of column ``col`` (code points) on ``line``."""
-    top: Frame | None = None
-    frame: Frame | None = None
-    found: CursorContext | None = None
-    found_frame: Frame | None = None
-    i = 0
+class _Scan:
+    """The walk of one line's tokens: the innermost open container, and the cursor's context once
+    the walk has passed the cursor."""
 
-    def here(kind: str, key: str | None, prefix: str, start: int, end: int, in_string: bool) -> None:
-        nonlocal found, found_frame
-        found_frame = frame
+    def __init__(self, line: str, col: int):
+        self.line, self.col = line, col
+        self.frame: Frame | None = None
+        self.found: CursorContext | None = None
+        self.found_frame: Frame | None = None
+
+    def here(self, prefix: str, start: int, end: int, in_string: bool) -> None:
+        """The cursor is here: on what the innermost container expects next."""
+        frame = self.found_frame = self.frame
+        kind: str = "none"
+        key: str | None = None
+        if frame is not None and frame.kind == "array":
+            kind, key = "value", frame.key
+        elif frame is not None and frame.expecting == "key":
+            kind = "key"
+        elif frame is not None and frame.expecting == "value":
+            kind, key = "value", frame.current_key
         obj = frame if frame is not None and frame.kind == "object" else None
         in_locator = (
             obj is not None
@@ -88,88 +98,84 @@ def context_at(line: str, col: int) -> CursorContext:
             and obj.parent.kind == "array"
             and obj.parent.key == "locators"
         )
-        found = CursorContext(kind, key, in_locator, prefix, start, end, in_string, {})
+        self.found = CursorContext(kind, key, in_locator, prefix, start, end, in_string, {})
 
-    def position_kind() -> tuple[str, str | None]:
-        if frame is None:
-            return "none", None
-        if frame.kind == "array":
-            return "value", frame.key
-        if frame.expecting == "key":
-            return "key", None
-        if frame.expecting == "value":
-            return "value", frame.current_key
-        return "none", None
-
-    def value_done(value: object) -> None:
+    def value_done(self, value: object) -> None:
+        frame = self.frame
         if frame is not None and frame.kind == "object" and frame.expecting == "value":
-            frame.members[frame.current_key] = value
+            if frame.current_key is not None:  # a value after a colon with no key is no member
+                frame.members[frame.current_key] = value
             frame.expecting = "comma"
 
-    while i <= len(line):
-        # whitespace before a token: the cursor between tokens
-        while i < len(line) and line[i].isspace():
-            i += 1
-        if (
-            found is None
-            and col <= i
-            and (i == len(line) or col >= 0)
-            and (col < i or i == len(line) or line[i] in ",:]}")
-        ):
-            kind, key = position_kind()
-            here(kind, key, "", col, col, False)
-        if i >= len(line):
-            break
-        c = line[i]
+    def token(self, i: int) -> int:
+        """Walk the token at ``i``; where the next one may start."""
+        frame, c = self.frame, self.line[i]
         if c == '"':
-            end, closed = _string_end(line, i)
-            inner_end = end - 1 if closed else end
-            value = _decode_partial(line[i + 1 : inner_end])
-            if (found is None and i < col <= inner_end) or (found is None and col == end and not closed):
-                kind, key = position_kind()
-                here(kind, key, _decode_partial(line[i + 1 : col]), i, end if closed else col, True)
-            if frame is not None and frame.kind == "object" and frame.expecting == "key":
-                frame.current_key = value
-                frame.members.setdefault(value, None)
-                frame.expecting = "colon"
-            else:
-                value_done(value)
-            i = end
-        elif c in "{[":
+            return self.string(i)
+        if c in "{[":
             key = (
                 frame.current_key
                 if frame is not None and frame.kind == "object"
                 else (frame.key if frame is not None else None)
             )
-            new = Frame("object" if c == "{" else "array", key, frame)
-            if frame is not None and frame.kind == "object" and frame.expecting == "value":
-                frame.members[frame.current_key] = {} if c == "{" else []
-                frame.expecting = "comma"
-            frame = new
-            top = top or new
-            i += 1
+            self.value_done({} if c == "{" else [])
+            self.frame = Frame("object" if c == "{" else "array", key, frame)
         elif c in "}]":
-            frame = frame.parent if frame is not None else None
-            i += 1
-        elif c == ":":
+            self.frame = frame.parent if frame is not None else None
+        elif c in ":,":
             if frame is not None and frame.kind == "object":
-                frame.expecting = "value"
-            i += 1
-        elif c == ",":
-            if frame is not None and frame.kind == "object":
-                frame.expecting = "key"
-            i += 1
+                frame.expecting = "value" if c == ":" else "key"
         else:
-            m = _SCALAR.match(line, i)
-            end = m.end() if m else i + 1
-            if found is None and i < col <= end:
-                kind, key = position_kind()
-                here(kind, key, line[i:col], i, end, False)
-            value_done(line[i:end])
-            i = end
-    if found is None:
-        kind, key = position_kind()
-        here(kind, key, "", col, col, False)
-    if found_frame is not None and found_frame.kind == "object":
-        found.members = found_frame.members
+            return self.scalar(i)
+        return i + 1
+
+    def scalar(self, i: int) -> int:
+        line, col = self.line, self.col
+        m = _SCALAR.match(line, i)
+        end = m.end() if m else i + 1
+        if self.found is None and i < col <= end:
+            self.here(line[i:col], i, end, False)
+        self.value_done(line[i:end])
+        return end
+
+    def string(self, i: int) -> int:
+        line, col, frame = self.line, self.col, self.frame
+        end, closed = _string_end(line, i)
+        inner_end = end - 1 if closed else end
+        value = _decode_partial(line[i + 1 : inner_end])
+        if self.found is None and (i < col <= inner_end or (col == end and not closed)):
+            self.here(_decode_partial(line[i + 1 : col]), i, end if closed else col, True)
+        if frame is not None and frame.kind == "object" and frame.expecting == "key":
+            frame.current_key = value
+            frame.members.setdefault(value, None)
+            frame.expecting = "colon"
+        else:
+            self.value_done(value)
+        return end
+
+
+def context_at(line: str, col: int) -> CursorContext:
+    """The context of column ``col`` (code points) on ``line``."""
+    scan = _Scan(line, col)
+    i = 0
+    while i <= len(line):
+        # whitespace before a token: the cursor between tokens
+        while i < len(line) and line[i].isspace():
+            i += 1
+        if (
+            scan.found is None
+            and col <= i
+            and (i == len(line) or col >= 0)
+            and (col < i or i == len(line) or line[i] in ",:]}")
+        ):
+            scan.here("", col, col, False)
+        if i >= len(line):
+            break
+        i = scan.token(i)
+    if scan.found is None:
+        scan.here("", col, col, False)
+    found = scan.found
+    assert found is not None  # set just above
+    if scan.found_frame is not None and scan.found_frame.kind == "object":
+        found.members = scan.found_frame.members
     return found

@@ -323,12 +323,19 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     if node is not None:
         rec.node = node  # already walked
     diags: list[Diagnostic] = _duplicate_keys(rec.node, "record") if _decoding.duplicates else []
+    _parse_fields(rec, value, span, diags)
+    return rec, diags
+
+
+def _parse_fields(
+    rec: QuestionRecord, members: dict[str, Any], span: tuple[int, int], diags: list[Diagnostic]
+) -> None:
+    """The record's fields from its JSON object: each one known and of its type, or a finding."""
 
     def wrong(name: str, message: str) -> None:
         rec.valid = False
         diags.append(Diagnostic.at_columns("wrong-type", message, *rec.field_range(name)))
 
-    members = value
     for name in REQUIRED_FIELDS:
         if name not in members:
             rec.valid = False
@@ -373,7 +380,6 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
                     rec.valid = False
                 if locator is not None:
                     rec.locators.append(locator)
-    return rec, diags
 
 
 def _parse_practice_fields(rec: QuestionRecord, members: dict[str, Any], wrong) -> None:
