@@ -39,21 +39,24 @@ def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> st
         "query_id": record.id,
         "hop": record.hop,
         "tags": record.tags,
-        "answer_spans": [
-            {
-                "doc_id": r.span.doc_id,
-                "char_start": r.span.start,
-                "char_end": r.span.end,
-                **({"primary": True} if r.locator.primary else {}),
-            }
-            for r in resolved
-        ],
+        "answer_spans": [_span_json(r) for r in resolved],
         "span_union_coverage": [round(r.coverage, 4) for r in resolved],
         "chunker_version": CHUNKER_VERSION,
         "canonical_version": CANONICAL_VERSION,
         **practice_keys(record),
     }
     return json.dumps(out, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+def _span_json(resolved: ResolvedLocator) -> dict[str, Any]:
+    span = resolved.span
+    assert span is not None  # a record builds only when every locator resolved
+    return {
+        "doc_id": span.doc_id,
+        "char_start": span.start,
+        "char_end": span.end,
+        **({"primary": True} if resolved.locator.primary else {}),
+    }
 
 
 def line_of(result: LineResult) -> str | None:
@@ -262,13 +265,17 @@ def _artifact_staleness(
         )
     elif committed.text != fresh:
         have = committed.lines
-        differing = [r for r in analysis.records if (line := line_of(r.result)) and line not in have]
+        differing = [
+            (r.line, record)
+            for r in analysis.records
+            if (line := line_of(r.result)) and line not in have and (record := r.record) is not None
+        ]
         where = top
         if differing:
-            first = differing[0]
-            s, e = first.record.field_range("id")
-            where = Range.on_line(first.line, s, e)
-            ids = ", ".join(str(r.record.id) for r in differing[:5]) + (", …" if len(differing) > 5 else "")
+            first, record = differing[0]
+            s, e = record.field_range("id")
+            where = Range.on_line(first, s, e)
+            ids = ", ".join(str(r.id) for _, r in differing[:5]) + (", …" if len(differing) > 5 else "")
             what = (
                 f"{plural(len(differing), 'record')} {'differs' if len(differing) == 1 else 'differ'} "
                 f"from a fresh build ({ids})"

@@ -122,7 +122,9 @@ def _sections(doc_id: str, text: str, rare) -> list[tuple[int, int, str]]:
         if kind == FENCE:
             in_fence = not in_fence
         elif not in_fence:
-            hashes, title = _HEAD.match(text, start).groups()
+            head = _HEAD.match(text, start)
+            assert head is not None  # classified a heading by the same pattern
+            hashes, title = head.groups()
             level = len(hashes)
             while stack and stack[-1][0] >= level:
                 stack.pop()

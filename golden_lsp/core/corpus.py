@@ -55,15 +55,13 @@ class CorpusDoc:
 
     @property
     def raw(self) -> str:
-        if self._raw is None:
-            self._reload()
-        return self._raw
+        raw = self._raw
+        return self._reload()[0] if raw is None else raw
 
     @property
     def text(self) -> str:
-        if self._text is None:
-            self._reload()
-        return self._text
+        text = self._text
+        return self._reload()[1] if text is None else text
 
     @cached_property
     def sha256(self) -> str:
@@ -91,7 +89,8 @@ class CorpusDoc:
             forget_text(self._text)
         self._raw = self._text = None
 
-    def _reload(self) -> None:
+    def _reload(self) -> tuple[str, str]:
+        """The raw and canonical text read again from the file (kept until ``release``)."""
         try:
             data = read_regular(self.path)
             if self._data_sha is not None and hashlib.sha256(data).hexdigest() != self._data_sha:
@@ -107,6 +106,7 @@ class CorpusDoc:
                 f"corpus file {display(self.path)} changed while golden-lsp was reading it"
             )
         self._raw, self._text = raw, text
+        return raw, text
 
     @cached_property
     def chunks(self) -> list[Chunk]:
@@ -120,10 +120,11 @@ class CorpusDoc:
                 self.doc_id, previous.text, previous.sections, previous.chunks, self.text, self.max_chars
             )
             return chunks
-        chunks = diskcache.load_chunks(self.doc_id, self.sha256, self.chars, self.max_chars)
-        if chunks is None:
-            chunks = chunk_document(self.doc_id, self.text, self.max_chars)
-            diskcache.store_chunks(self.doc_id, self.sha256, self.max_chars, chunks)
+        cached = diskcache.load_chunks(self.doc_id, self.sha256, self.chars, self.max_chars)
+        if cached is not None:
+            return cached
+        chunks = chunk_document(self.doc_id, self.text, self.max_chars)
+        diskcache.store_chunks(self.doc_id, self.sha256, self.max_chars, chunks)
         return chunks
 
     @cached_property

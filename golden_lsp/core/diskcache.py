@@ -140,6 +140,8 @@ def _write(key: str, payload: Any) -> None:
 def load_chunks(doc_id: str, doc_sha: str, text_len: int, max_chars: int) -> list[Chunk] | None:
     """The document's chunks as stored, when a sound entry exists."""
     payload = _read(_key("chunks", doc_sha, doc_id=doc_id, max_chars=max_chars))
+    if payload is None:
+        return None
     try:
         paths, rows = payload["paths"], payload["chunks"]
         chunks = [Chunk(doc_id, s, e, paths[p], cid) for s, e, p, cid in rows]
@@ -225,6 +227,11 @@ def _ints(values: Any, n: int | None = None) -> tuple[int, ...]:
     return tuple(values)
 
 
+def _pair(values: Any) -> tuple[int, int]:
+    start, end = _ints(values, 2)
+    return start, end
+
+
 def _facts(quote: str, row: Any, limit: int) -> QuoteFacts:
     """A stored row back as facts; ValueError/TypeError for any row golden-lsp would not write."""
     starts_, block, exact_chars, block_chars, hint, part_texts, positions = row
@@ -253,7 +260,7 @@ def _facts(quote: str, row: Any, limit: int) -> QuoteFacts:
             or starts
         ):
             raise ValueError("hint")
-        hint = Hint(start, end, kind, corpus_text, tuple(_ints(p, 2) for p in parts), float(score))
+        hint = Hint(start, end, kind, corpus_text, tuple(_pair(p) for p in parts), float(score))
     if not isinstance(part_texts, list) or not all(isinstance(t, str) for t in part_texts):
         raise ValueError("part texts")
     table = {o: (line, col) for o, line, col in (_ints(p, 3) for p in positions)}

@@ -14,7 +14,7 @@ as its facts are known, so a check holds one document's text at a time.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
@@ -127,20 +127,20 @@ def load_indexed(
         args = [(root, d, max_chars, wanted.get(d, set()), limit) for d in doc_ids]
         sizes = [_size(root / d) for d in doc_ids]
         n = auto_jobs(sum(sizes)) if jobs == AUTO else jobs
-        results: list = [None] * len(args)
+        results: Iterable[tuple[CorpusDoc | BrokenDoc | None, dict[str, QuoteFacts]]]
         if n > 1 and len(doc_ids) > 1:
             # what the warm cache holds whole is read here (no decoding, nothing to share out);
             # the rest goes to the workers, the largest first so none is left with a big one at the end
-            for i, a in enumerate(args):
-                results[i] = _from_cache(*a)
-            order = sorted((i for i in range(len(args)) if results[i] is None), key=lambda i: -sizes[i])
+            pooled: list = [_from_cache(*a) for a in args]
+            order = sorted((i for i in range(len(args)) if pooled[i] is None), key=lambda i: -sizes[i])
             if order:
                 with ProcessPoolExecutor(min(n, len(order))) as pool:
                     futures = {i: pool.submit(_read_and_index, *args[i]) for i in order}
                     for i, future in futures.items():
-                        results[i] = future.result()
+                        pooled[i] = future.result()
+            results = pooled
         else:
-            results = (_read_and_index(*a) for a in args)
+            results = (_read_and_index(*a) for a in args)  # one document at a time
         for doc, facts in results:
             if doc is not None:
                 found.update(((doc.doc_id, q), f) for q, f in facts.items())

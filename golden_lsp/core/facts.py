@@ -14,14 +14,22 @@ document's content (and, for positions, of its raw form): the same on every path
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
+from typing import Final
 
 from .hints import Hint, not_found_hint
 from .resolve import enclosing_block, occurrences
 
 #: every ``hints.Hint.kind``
 HINT_KINDS = ("line break", "whitespace", "typography", "normalisation", "case", "closest")
+
+
+class _Unset(Enum):
+    UNSET = "unset"
+
+
 #: ``QuoteFacts.hint`` before anyone looked (a quote that occurs needs no hint)
-_UNSET = object()
+_UNSET: Final = _Unset.UNSET
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,7 +51,9 @@ class QuoteFacts:
     positions: dict[int, tuple[int, int]] | None = None
 
     def position(self, offset: int) -> tuple[int, int]:
-        return self.positions[offset]
+        positions = self.positions
+        assert positions is not None  # a finding shows offsets of facts that keep their positions
+        return positions[offset]
 
 
 #: (doc_id, quote) → the quote's facts in that document, found ahead of time for many quotes
@@ -56,7 +66,7 @@ def quote_facts(
     quote: str,
     limit: int,
     starts: list[int] | None = None,
-    hint: Hint | object | None = _UNSET,
+    hint: Hint | _Unset | None = _UNSET,
 ) -> QuoteFacts:
     """The facts of ``quote`` in the canonical ``text`` (``raw_position``: the document's
     ``PositionMap.raw_position``). ``starts`` and ``hint`` may come from a batch search of the

@@ -139,7 +139,7 @@ class _Loose:
 def _loose(quote: str) -> _Loose:
     words = _loose_units(quote)
     pattern = re.compile(r"\s+".join("".join(regex for regex, _ in units) for units in words))
-    best = (0, None, 0, 0, 0)
+    best: tuple[int, str | None, int, int, int] = (0, None, 0, 0, 0)
     lengths = []
     for k, units in enumerate(words):
         dashes = [regex == _DASH for regex, _ in units]
@@ -153,7 +153,7 @@ def _loose(quote: str) -> _Loose:
             while j < len(units) and units[j][1] is not None:
                 j += 1
             if j - i > best[0]:
-                literal = "".join(ch for _, ch in units[i:j])[:_MAX_LITERAL]
+                literal = "".join(ch or "" for _, ch in units[i:j])[:_MAX_LITERAL]  # all literal
                 best = (j - i, literal, k, i, sum(dashes[:i]))
             i = j
     return _Loose(pattern, best[1], best[2], best[3], best[4], tuple(lengths))
@@ -226,14 +226,13 @@ def _find_any_case(text: str, needles: dict[str, int]) -> dict[str, list[tuple[i
     low = None
     out = {}
     for needle, limit in needles.items():
-        if low is None and len(needle.lower()) == len(needle):
-            low = text.lower()
-        if len(needle.lower()) != len(needle) or len(low) != len(text):
-            out[needle] = [
-                m.span() for m in islice(re.finditer(re.escape(needle), text, re.IGNORECASE), limit)
-            ]
-        else:
-            out[needle] = [(at, at + len(needle)) for at in occurrences(low, needle.lower(), limit)]
+        if len(needle.lower()) == len(needle):
+            if low is None:
+                low = text.lower()
+            if len(low) == len(text):
+                out[needle] = [(at, at + len(needle)) for at in occurrences(low, needle.lower(), limit)]
+                continue
+        out[needle] = [m.span() for m in islice(re.finditer(re.escape(needle), text, re.IGNORECASE), limit)]
     return out
 
 
@@ -282,7 +281,9 @@ def _case_index(text: str) -> _CaseIndex | None:
         start = at
         while start > 0 and not text[start - 1].isspace():
             start -= 1
-        end = _NON_SPACE_RUN.match(text, at).end()
+        rest = _NON_SPACE_RUN.match(text, at)
+        assert rest is not None  # \S* matches everywhere
+        end = rest.end()
         starts.setdefault(text[start:end].lower(), []).append(start)
     offsets, first, flat, pos = array("q"), array("q", [0]), array("q"), 0
     for run, places in starts.items():

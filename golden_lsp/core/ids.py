@@ -20,7 +20,7 @@ def next_free_id(*used: Iterable[str]) -> str:
     """One past the highest number of the set's most common ``<prefix><digits>`` pattern, never any
     of ``used`` (the ids of the questions file and of the committed artifact)."""
     taken = {i for ids in used for i in ids if isinstance(i, str)}
-    patterns = Counter()
+    patterns: Counter[tuple[str, int]] = Counter()
     highest: dict[tuple[str, int], int] = {}
     for i in taken:
         m = _NUMBERED.match(i)

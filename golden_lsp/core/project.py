@@ -16,8 +16,9 @@ from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
-from .corpus import Corpus, CorpusConfigError, load_corpus
+from .corpus import BrokenDoc, Corpus, CorpusConfigError, CorpusDoc, load_corpus
 from .docindex import load_indexed
+from .facts import Found
 from .files import NotRegularFile, display, finish_interrupted, read_regular, write_atomically
 from .questions import is_skipped, split_lines
 from .rules import SetRules, id_reused, with_severities
@@ -34,7 +35,7 @@ class GoldenSet:
         #: the questions file a lean set read to parse first, for its first analysis
         self._read: str | None = None
         parsed: dict[str, tuple] = {}
-        found = {}
+        found: Found = {}
         try:
             self.hit_rule = parse_hit_rule(config.hit_rule)
             if lean:
@@ -183,10 +184,8 @@ class GoldenSet:
     def inputs(self, derived: bool = True) -> dict[Path, str]:
         """Every file this set reads, resolved, with what it is: corpus documents, the config, the
         questions file and (``derived``) the committed artifact and manifest."""
-        owners = {
-            doc.path.resolve(): f"corpus document {doc.doc_id}"
-            for doc in (*self.corpus.docs.values(), *self.corpus.broken.values())
-        }
+        docs: list[CorpusDoc | BrokenDoc] = [*self.corpus.docs.values(), *self.corpus.broken.values()]
+        owners = {doc.path.resolve(): f"corpus document {doc.doc_id}" for doc in docs}
         if self.config.source is not None:
             owners[self.config.source.resolve()] = f"config file {self.config.source.name}"
         owners.setdefault(self.questions_path.resolve(), "questions file")

@@ -11,16 +11,29 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from json.decoder import scanstring
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .diagnostics import Diagnostic
 
-_WS = re.compile(r"[ \t\n\r]*")
+if TYPE_CHECKING:  # typed in the stub of the C module; json.decoder has the same function
+    from _json import scanstring
+else:  # the C scanner where it exists, else the pure-Python one
+    from json.decoder import scanstring
+
+
+def _matching_everywhere(pattern: str) -> Callable[..., re.Match[str]]:
+    """``match`` of a pattern that matches at every position (maybe the empty string): typed so,
+    since its match is never None."""
+    return cast("Callable[..., re.Match[str]]", re.compile(pattern).match)
+
+
+#: JSON's white space from a position: ``_WS(s, i).end()`` is where it ends
+_WS = _matching_everywhere(r"[ \t\n\r]*")
 #: what ``str.strip()`` removes before a line is parsed (SPEC §3), and the BOMs editors tolerate
-_LEAD = re.compile(r"[\s\ufeff]*")
+_LEAD = _matching_everywhere(r"[\s\ufeff]*")
 #: ``str.splitlines`` breaks that do not end a questions-file line (SPEC §3)
 OTHER_BREAKS = {
     "\v": "a vertical tab (\\v)",
@@ -73,7 +86,7 @@ class JsonNode:
 
 
 def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
-    i = _WS.match(s, i).end()
+    i = _WS(s, i).end()
     c = s[i]
     if c == '"':
         value, end = scanstring(s, i + 1)
@@ -82,28 +95,28 @@ def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
         raise json.JSONDecodeError(f"values nested deeper than {MAX_DEPTH} levels", s, i)
     if c == "{":
         node = JsonNode(i, i, {})
-        j = _WS.match(s, i + 1).end()
+        j = _WS(s, i + 1).end()
         if s[j] == "}":
             node.end = j + 1
             return node, j + 1
         while True:
-            j = _WS.match(s, j).end()
+            j = _WS(s, j).end()
             key, kend = scanstring(s, j + 1)
             key_node = JsonNode(j, kend, key)
-            j = _WS.match(s, kend).end() + 1  # past ':'
+            j = _WS(s, kend).end() + 1  # past ':'
             value_node, j = _parse_node(s, j, depth + 1)
             if key in node.members:
                 node.duplicates.append(key_node)
             node.members[key] = (key_node, value_node)
             node.value[key] = value_node.value
-            j = _WS.match(s, j).end()
+            j = _WS(s, j).end()
             if s[j] == "}":
                 node.end = j + 1
                 return node, j + 1
             j += 1  # past ','
     if c == "[":
         node = JsonNode(i, i, [])
-        j = _WS.match(s, i + 1).end()
+        j = _WS(s, i + 1).end()
         if s[j] == "]":
             node.end = j + 1
             return node, j + 1
@@ -111,12 +124,13 @@ def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
             item, j = _parse_node(s, j, depth + 1)
             node.items.append(item)
             node.value.append(item.value)
-            j = _WS.match(s, j).end()
+            j = _WS(s, j).end()
             if s[j] == "]":
                 node.end = j + 1
                 return node, j + 1
             j += 1
     m = _SCALAR.match(s, i)
+    assert m is not None  # the line is JSON (``json`` read it first): any other value is a scalar
     return JsonNode(i, m.end(), json.loads(m.group())), m.end()
 
 
@@ -286,7 +300,7 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
 
     The line is stripped first (``str.strip()``, SPEC §3; a leading BOM is tolerated too).
     """
-    lead = _LEAD.match(text).end()
+    lead = _LEAD(text).end()
     body = text[lead:].rstrip()
     span = (lead, lead + len(body))
     _decoding.duplicates = False

@@ -19,8 +19,13 @@ _RULE = re.compile(r"^(any_overlap|span_containment)$|^(coverage|union_coverage)
 
 
 class Interval(Protocol):
-    start: int
-    end: int
+    """[start, end) of a chunk or a span (read only: spans are frozen)."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,9 @@ def chunk_hits(rule: HitRule, chunk: Interval, span: Interval) -> bool:
     if rule.name == "span_containment":
         return chunk.start <= span.start and chunk.end >= span.end
     if rule.name == "coverage":
-        return overlap(chunk, span) / (span.end - span.start) >= rule.tau
+        tau = rule.tau
+        assert tau is not None  # parse_hit_rule gives every coverage rule its τ
+        return overlap(chunk, span) / (span.end - span.start) >= tau
     return chunk.start < span.end and span.start < chunk.end
 
 
@@ -85,6 +92,9 @@ def bearing_chunks(rule: HitRule, candidates: list, span: Interval) -> list:
     covers at least τ of it, and none does otherwise.
     """
     hits = [c for c in candidates if chunk_hits(rule, c, span)]
-    if rule.name == "union_coverage" and union_coverage(hits, span) < rule.tau:
-        return []
+    if rule.name == "union_coverage":
+        tau = rule.tau
+        assert tau is not None  # parse_hit_rule gives every coverage rule its τ
+        if union_coverage(hits, span) < tau:
+            return []
     return hits

@@ -48,7 +48,7 @@ class Bm25:
         if k <= 0 or self._empty:
             return [[] for _ in queries]
         tokens = self._bm25s.tokenize(list(queries), stopwords="en", show_progress=False, return_ids=False)
-        out = []
+        out: list[list[tuple[int, float]]] = []
         for words in tokens:
             scores = self._index.get_scores(words) if words else None
             if scores is None:
