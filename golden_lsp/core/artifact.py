@@ -71,10 +71,13 @@ def line_of(result: LineResult) -> str | None:
 
 
 def artifact_text(analysis: Analysis) -> str | None:
-    """The artifact body, or None when any error forbids a build."""
+    """The artifact body, or None when any error forbids a build (made on every keystroke: the
+    memo is read here before ``line_of`` is called)."""
     if analysis.has_errors:
         return None
-    return "".join(line_of(r.result) or "" for r in analysis.records if r.record is not None)
+    return "".join(
+        r.result.artifact_memo or line_of(r.result) or "" for r in analysis.records if r.record is not None
+    )
 
 
 def practice_keys(record: QuestionRecord) -> dict[str, Any]:
@@ -268,7 +271,9 @@ def _artifact_staleness(
         differing = [
             (r.line, record)
             for r in analysis.records
-            if (line := line_of(r.result)) and line not in have and (record := r.record) is not None
+            if (line := r.result.artifact_memo or line_of(r.result))
+            and line not in have
+            and (record := r.record) is not None
         ]
         where = top
         if differing:
