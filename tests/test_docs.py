@@ -6,7 +6,9 @@ a temporary folder — and any warning fails the test: a link to a missing page,
 has, a page left out of the navigation. The README is held to its promise (at most 250 lines, the
 two commands first), and every link in README.md and docs/*.md that points into the repository —
 relative, or a GitHub address of this repository — must name a file that exists; the README's
-anchors into the site must be anchors the site has.
+anchors into the site must be anchors the site has. And the project's standard that the README
+says why each dependency is there: every package pyproject.toml installs is named, in bold, in
+its "Dependencies, and why" section.
 """
 
 from __future__ import annotations
@@ -110,6 +112,28 @@ def test_the_site_builds_strictly_with_every_page(site):
         want = "index.html" if page.stem == "index" else f"{page.stem}/index.html"
         assert want in built, f"{page.name} was not built"
     assert (site / "report.png").is_file()  # docs/report.png, shown by report.md
+
+
+def dependency_names() -> set[str]:
+    """Every package pyproject.toml installs: the runtime's and each extra's (not golden-lsp's own)."""
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    specs = project["dependencies"] + [
+        s for extra in project["optional-dependencies"].values() for s in extra
+    ]
+    names = {re.match(r"[A-Za-z0-9._-]+", spec).group(0).lower().replace("_", "-") for spec in specs}
+    return names - {project["name"]}
+
+
+def test_readme_says_why_each_dependency_is_there():
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("\n## Dependencies, and why") :]
+    section = section[: section.find("\n## ", 1)].lower().replace("_", "-")
+    unexplained = sorted(n for n in dependency_names() if not re.search(rf"\*\*{re.escape(n)}\*\*", section))
+    assert unexplained == [], f"README.md's Dependencies section does not name {unexplained}"
 
 
 def test_readme_is_short():
