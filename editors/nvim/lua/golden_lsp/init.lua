@@ -29,6 +29,12 @@ local defaults = {
   on_attach = nil,
   capabilities = nil,
   inlay_hints = true,
+  -- Neovim's own completion (<C-x><C-o>, vim.lsp.completion.get()) applying each item's whole edit;
+  -- { autotrigger = true } opens the menu as you type; false leaves completion to you (nvim-cmp, blink.cmp)
+  completion = true,
+  -- code lenses in corpus chapters (`labelled by ex003`), refreshed on attach, BufEnter, edits and
+  -- the server's workspace/codeLens/refresh
+  code_lens = true,
 }
 
 M.options = vim.deepcopy(defaults)
@@ -188,10 +194,15 @@ function M.statusline(bufnr)
 end
 
 --- On attach: inlay hints on in questions buffers (each quote's resolution written after it),
---- then the user's on_attach.
+--- Neovim's completion applying whole edits there, code lenses kept fresh in chapters, then the
+--- user's on_attach.
 function M.on_attach(client, bufnr)
-  if M.options.inlay_hints ~= false and vim.bo[bufnr].filetype == M.filetype and vim.lsp.inlay_hint then
+  local questions = vim.bo[bufnr].filetype ~= 'markdown'
+  if M.options.inlay_hints ~= false and questions and vim.lsp.inlay_hint then
     pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  end
+  if M.options.completion ~= false and questions then
+    require('golden_lsp.completion').enable(client, bufnr, type(M.options.completion) == 'table' and M.options.completion or {})
   end
   if M.options.on_attach then
     M.options.on_attach(client, bufnr)
