@@ -51,6 +51,14 @@ local function notify(msg, level)
   end)
 end
 
+local function get_clients(bufnr)
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
+  end
+  return vim.lsp.get_active_clients({ bufnr = bufnr, name = M.name })
+end
+M.get_clients = get_clients
+
 --- The server command: the `cmd` option, else golden-lsp on PATH, else python3 -m golden_lsp.
 function M.default_cmd()
   if vim.fn.executable('golden-lsp') == 1 then
@@ -204,10 +212,57 @@ function M.on_attach(client, bufnr)
   if M.options.completion ~= false and questions then
     require('golden_lsp.completion').enable(client, bufnr, type(M.options.completion) == 'table' and M.options.completion or {})
   end
+  if M.options.code_lens ~= false and vim.lsp.codelens and M.supports(client, 'textDocument/codeLens', bufnr) then
+    M.keep_code_lenses(bufnr)
+  end
   if M.options.on_attach then
     M.options.on_attach(client, bufnr)
   end
 end
+
+function M.supports(client, method, bufnr)
+  if vim.fn.has('nvim-0.11') == 1 then
+    return client:supports_method(method, bufnr)
+  end
+  return client.supports_method(method)
+end
+
+local function refresh_code_lenses(bufnr)
+  if vim.api.nvim_buf_is_loaded(bufnr) and #get_clients(bufnr) > 0 then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end
+end
+
+--- Code lenses (`labelled by ex003` over a chapter's labelled blocks) without a manual refresh:
+--- fetched now, on BufEnter and after edits, and on the server's workspace/codeLens/refresh.
+function M.keep_code_lenses(bufnr)
+  local group = vim.api.nvim_create_augroup('golden_lsp_codelens_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function(args)
+      refresh_code_lenses(args.buf)
+    end,
+  })
+  refresh_code_lenses(bufnr)
+end
+
+--- workspace/codeLens/refresh: the labels changed (a questions file or a chapter was edited);
+--- fetch the lenses again in every loaded buffer of that client.
+function M.code_lens_refresh_handler(_, _, ctx)
+  local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+  if client and M.options.code_lens ~= false then
+    vim.schedule(function()
+      for bufnr in pairs(client.attached_buffers or {}) do
+        refresh_code_lenses(bufnr)
+      end
+    end)
+  end
+  return vim.NIL
+end
+
+--- What the plugin adds to Neovim's client capabilities: it handles workspace/codeLens/refresh.
+M.capabilities = { workspace = { codeLens = { refreshSupport = true } } }
 
 --- The client config shared by both registration methods.
 function M.client_config(cmd)
@@ -219,9 +274,12 @@ function M.client_config(cmd)
     init_options = { overrides = M.options.overrides or {} },
     settings = { overrides = M.options.overrides or {} },
     get_language_id = M.language_id_of,
-    handlers = { ['golden-lsp/status'] = M.status_handler },
+    handlers = {
+      ['golden-lsp/status'] = M.status_handler,
+      ['workspace/codeLens/refresh'] = M.code_lens_refresh_handler,
+    },
     on_attach = M.on_attach,
-    capabilities = M.options.capabilities,
+    capabilities = vim.tbl_deep_extend('force', M.capabilities, M.options.capabilities or {}),
   }
 end
 
@@ -294,14 +352,6 @@ function M.setup(opts)
     end
   end
 end
-
-local function get_clients(bufnr)
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
-  end
-  return vim.lsp.get_active_clients({ bufnr = bufnr, name = M.name })
-end
-M.get_clients = get_clients
 
 --- Run a server command ('golden-lsp.build' or 'golden-lsp.check') for the buffer's file.
 --- Synchronous (timeout_ms, default 60 s); returns result, err.
