@@ -147,7 +147,7 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
     lines = questions.read_text(encoding="utf-8").split("\n")
     first = next(i for i, line in enumerate(lines) if line.startswith("{"))
     hint = next((h for h in res["inlay_hints"] if h["line"] == first), None)
-    assert hint and hint["label"].startswith("→ 01-planning-a-hut-tour.md:"), ctx
+    assert hint and hint["label"].startswith("→ line "), ctx
     # the chapter's lenses, drawn without a manual refresh, follow an edit of the questions file
     assert res.get("chapter_attached") is True, ctx
     drawn = [lens["text"] for lens in res["code_lenses"]]
