@@ -38,15 +38,11 @@ end
 local function on_complete_done(bufnr)
   local reason = (vim.v.event or {}).reason
   local item = vim.v.completed_item
-  if reason ~= nil and reason ~= 'accept' then
-    return -- (Vim also ends the omnifunc's first, empty round with a discard)
+  if (reason ~= nil and reason ~= 'accept') or type(item) ~= 'table' or not item.word or item.word == '' then
+    return -- (Vim also ends the omnifunc's first, empty round, with a discard)
   end
-  local pending = tails[bufnr]
+  local tail = (tails[bufnr] or {})[item.word]
   tails[bufnr] = nil
-  if type(item) ~= 'table' or not pending then
-    return
-  end
-  local tail = pending[item.word or '']
   if not tail or tail == '' then
     return
   end
@@ -76,6 +72,13 @@ function M.enable(client, bufnr, opts)
     buffer = bufnr,
     callback = function()
       on_complete_done(bufnr)
+    end,
+  })
+  vim.api.nvim_create_autocmd('InsertLeave', {
+    group = group,
+    buffer = bufnr,
+    callback = function()
+      tails[bufnr] = nil
     end,
   })
   return true

@@ -2,14 +2,18 @@
 -- (questions.jsonl, *.questions.jsonl), and attaches it to the Markdown chapters of their corpus
 -- (the server names each set's corpus folder in its golden-lsp/status notification), so an
 -- unsaved edit to a chapter re-checks the questions at once.
---   Neovim 0.11+:     vim.lsp.config() + vim.lsp.enable()
---   Neovim 0.8-0.10:  a FileType autocmd that calls vim.lsp.start()
+-- Neovim 0.11+ (vim.lsp.config, vim.lsp.enable, vim.lsp.completion): the server is registered with
+-- vim.lsp.config() + vim.lsp.enable(), or with method = 'start' by a FileType autocmd that calls
+-- vim.lsp.start(). Questions buffers get inlay hints and Neovim's completion applying whole edits
+-- (completion.lua); chapters get their code lenses kept current.
 --
 --   require('golden_lsp').setup({
 --     cmd = { 'golden-lsp' },             -- default: golden-lsp on PATH, else python3 -m golden_lsp
 --     overrides = { max_chars = 1200 },   -- sent as initializationOptions.overrides
 --     patterns = { '.*/golden/.*%.jsonl' }, -- extra Lua patterns of questions files
---     inlay_hints = true,                 -- each quote's resolution after it (Neovim 0.10+)
+--     inlay_hints = true,                 -- each quote's resolution after it
+--     completion = true,                  -- Neovim's completion; { autotrigger = true }; false: none
+--     code_lens = true,                   -- chapters' code lenses, refreshed by the plugin
 --   })
 local M = {}
 
@@ -24,7 +28,7 @@ local defaults = {
   root_markers = M.root_markers,
   overrides = {},
   patterns = {},
-  -- 'auto' picks vim.lsp.config/enable on 0.11+, vim.lsp.start otherwise; 'config' or 'start' forces one.
+  -- 'auto' and 'config': vim.lsp.config/enable; 'start': a FileType autocmd calling vim.lsp.start.
   method = 'auto',
   on_attach = nil,
   capabilities = nil,
@@ -52,10 +56,7 @@ local function notify(msg, level)
 end
 
 local function get_clients(bufnr)
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
-  end
-  return vim.lsp.get_active_clients({ bufnr = bufnr, name = M.name })
+  return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
 end
 M.get_clients = get_clients
 
@@ -221,10 +222,7 @@ function M.on_attach(client, bufnr)
 end
 
 function M.supports(client, method, bufnr)
-  if vim.fn.has('nvim-0.11') == 1 then
-    return client:supports_method(method, bufnr)
-  end
-  return client.supports_method(method)
+  return client:supports_method(method, bufnr)
 end
 
 local function refresh_code_lenses(bufnr)
@@ -291,15 +289,10 @@ local function find_root(bufnr)
 end
 
 function M.use_config_api()
-  if M.options.method == 'config' then
-    return true
-  elseif M.options.method == 'start' then
-    return false
-  end
-  return vim.lsp.config ~= nil and vim.lsp.enable ~= nil
+  return M.options.method ~= 'start'
 end
 
---- Start (or reuse) the client for one buffer, the 0.8-0.10 way.
+--- Start (or reuse) the client for one buffer (method = 'start').
 function M.start(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local cmd = resolve_cmd()
@@ -315,8 +308,8 @@ end
 
 function M.setup(opts)
   M.options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
-  if not vim.lsp.start then
-    notify('needs Neovim 0.8 or newer (vim.lsp.start)', vim.log.levels.ERROR)
+  if vim.fn.has('nvim-0.11') == 0 then
+    notify('needs Neovim 0.11 or newer (vim.lsp.config, vim.lsp.enable, vim.lsp.completion)', vim.log.levels.ERROR)
     return
   end
   M.detect(M.options.patterns)
@@ -366,12 +359,7 @@ function M.execute(command, bufnr, timeout_ms)
     args = { vim.uri_from_bufnr(bufnr) }
   end
   local params = { command = command, arguments = args }
-  local resp
-  if vim.fn.has('nvim-0.11') == 1 then
-    resp = client:request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
-  else
-    resp = client.request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
-  end
+  local resp = client:request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
   if not resp then
     return nil, 'timeout or error running ' .. command
   end
@@ -406,11 +394,7 @@ end
 
 function M.restart()
   for _, c in ipairs(get_clients(nil)) do
-    if vim.fn.has('nvim-0.11') == 1 then
-      c:stop()
-    else
-      c.stop()
-    end
+    c:stop()
   end
   vim.defer_fn(function()
     if M.use_config_api() then
