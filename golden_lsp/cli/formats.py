@@ -19,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path, PurePath
 
 from .. import __version__
-from ..core.diagnostics import CODES, DESCRIPTIONS, Diagnostic, Severity
+from ..core.diagnostics import FINDINGS, Diagnostic, Severity
 from ..core.files import display as _display
 from ..core.model import Analysis, RecordLine
 
@@ -164,15 +164,15 @@ def _sarif_location(path: Path, d_range) -> dict:
 
 
 def format_sarif(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
-    codes = list(CODES)
-    index = {code: i for i, code in enumerate(codes)}
+    index = {code: i for i, code in enumerate(FINDINGS)}
     rules = [
         {
-            "id": code,
-            "shortDescription": {"text": DESCRIPTIONS[code]},
-            "defaultConfiguration": {"level": SARIF_LEVELS[CODES[code]]},
+            "id": f.code,
+            "shortDescription": {"text": f.description},
+            "helpUri": f.help_uri,
+            "defaultConfiguration": {"level": SARIF_LEVELS[f.severity]},
         }
-        for code in codes
+        for f in FINDINGS.values()
     ]
     results = []
     for d, fingerprint in zip(diags, _fingerprints(diags, analyses)):

@@ -3,10 +3,11 @@
 A rule reads a parsed record (``questions.py``) and the corpus, and returns plain model values
 (``model.py``) and ``Diagnostic``s; it knows nothing of caching, which is the engine's business
 (``analysis.py``). So each rule can be read, tested and changed on its own, and a new finding is
-added here and in ``diagnostics.CODES`` and nowhere else. Per-line findings are placed on line 0
-of no file (``Diagnostic.at_columns``); the engine moves them into place. The set-level rules read
-counts over the records (``SetTally``) that the engine updates with the records that changed, so
-a keystroke costs the changed records, not the whole set.
+added here, as one entry of ``diagnostics.FINDINGS`` and as one section of ``docs/findings.md``
+(a test holds the three together). Per-line findings are placed on line 0 of no file
+(``Diagnostic.at_columns``); the engine moves them into place. The set-level rules read counts
+over the records (``SetTally``) that the engine updates with the records that changed, so a
+keystroke costs the changed records, not the whole set.
 """
 
 from __future__ import annotations
