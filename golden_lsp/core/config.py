@@ -135,7 +135,9 @@ def named_finding(code: str, where: str) -> Finding:
     if finding is None:
         close = difflib.get_close_matches(code, FINDINGS, n=3, cutoff=0.8)
         hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
-        raise ConfigError(f"{where} names an unknown code {code!r}{hint}: the codes are at {DOCS_URL}findings/")
+        raise ConfigError(
+            f"{where} names an unknown code {code!r}{hint}: the codes are at {DOCS_URL}findings/"
+        )
     return finding
 
 

@@ -99,13 +99,9 @@ FINDINGS: dict[str, Finding] = _table(
     Finding("no-locators", W, "An answerable record has no locators."),
     Finding("multiple-primary", E, "More than one locator of a record is marked primary."),
     Finding("multi-hop-single-span", W, "A multi-hop query type with a single span."),
-    Finding(
-        "split-leak", W, "The same query, or overlapping spans, in both the dev and the test split."
-    ),
+    Finding("split-leak", W, "The same query, or overlapping spans, in both the dev and the test split."),
     Finding("import-not-found", W, "An imported reference context does not occur in the corpus."),
-    Finding(
-        "import-ambiguous", W, "An imported reference context occurs more than once in the corpus."
-    ),
+    Finding("import-ambiguous", W, "An imported reference context occurs more than once in the corpus."),
 )
 
 
