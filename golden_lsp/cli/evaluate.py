@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
-from ..evaluate.evalspec import DEFAULT_KS, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
+from ..evaluate.evalspec import DEFAULT_KS, METRIC_TABLE, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
 from ..evaluate.runs import read_run
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
@@ -29,7 +29,10 @@ BAR = 24
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "eval", help="score a retrieval run against the golden set (metrics with 95%% intervals)"
+        "eval",
+        help="score a retrieval run against the golden set (metrics with 95%% intervals)",
+        epilog="metrics, each at every cutoff k: "
+        + "; ".join(f"{m.name}@k: {m.description}" for m in METRIC_TABLE),
     )
     p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     p.add_argument(
