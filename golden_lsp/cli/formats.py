@@ -69,7 +69,9 @@ def _gh_escape(value: str, prop: bool = False) -> str:
 def format_github(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
     """Workflow annotations, at most ``GITHUB_ANNOTATIONS_PER_KIND`` of each severity (GitHub drops
     the rest silently); the others are printed as plain text lines and counted in one notice."""
-    lines, shown, folded = [], Counter(), []
+    lines: list[str] = []
+    shown: Counter[str] = Counter()
+    folded: list[Diagnostic] = []
     for d in diags:
         kind = GITHUB_KINDS[d.severity]
         if shown[kind] >= GITHUB_ANNOTATIONS_PER_KIND:

@@ -12,6 +12,7 @@ front end converts to its unit (1-based for humans, UTF-16 for most LSP clients)
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -153,7 +154,7 @@ class Diagnostic:
 
     @classmethod
     def at_columns(
-        cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (), **data: Any
+        cls, code: str, message: str, start: int, end: int, related: Sequence[Related] = (), **data: Any
     ) -> Diagnostic:
         """A finding in one line's text at columns [start, end), on line 0 of no file yet.
 

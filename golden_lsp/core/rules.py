@@ -18,12 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import attrgetter
 from pathlib import Path, PurePosixPath
+from typing import Any, NamedTuple
 
 from .corpus import Corpus, CorpusDoc
 from .diagnostics import Diagnostic, Range, Related, Severity, plural
 from .facts import Found, QuoteFacts, quote_facts
 from .model import Analysis, LineResult, RecordLine, ResolvedLocator
-from .questions import DEFAULT_QUERY_TYPES, JsonNode, Locator, QuestionRecord
+from .questions import DEFAULT_QUERY_TYPES, Locator, QuestionRecord
 from .resolve import EXACT, Span
 from .scoring import HitRule, bearing_chunks, union_coverage
 
@@ -97,14 +98,14 @@ def resolve_locator(
     corpus: Corpus, hit_rule: HitRule, locator: Locator, diags: list[Diagnostic], found: Found
 ) -> ResolvedLocator:
     out = ResolvedLocator(locator)
-    if not locator.well_formed:
-        return out
     doc_id, quote = locator.doc, locator.quote
+    if doc_id is None or quote is None:  # not well formed: the parser said why
+        return out
     if doc_id in corpus.broken:
         return out  # reported once as corpus-error on the file itself
     doc = corpus.docs.get(doc_id)
     if doc is None:
-        diags.append(unknown_doc(corpus, locator))
+        diags.append(unknown_doc(corpus, doc_id, _cols(locator, "doc")))
         return out
     if not quote:
         diags.append(
@@ -127,7 +128,7 @@ def resolve_locator(
         facts = quote_facts(doc.text, doc.positions.raw_position, quote, MAX_LISTED_OCCURRENCES + 1)
     starts = facts.starts
     if not starts:
-        diags.append(not_found(doc, quote, facts, locator.quote_node))
+        diags.append(not_found(doc, quote, facts, _cols(locator)))
         return out
     if len(starts) > 1:
         total = (
@@ -153,10 +154,11 @@ def resolve_locator(
         )
         return out
     start, end = starts[0], starts[0] + len(quote)
-    if locator.exact:
+    block = facts.block  # a quote found once has its block
+    if locator.exact or block is None:
         span, chars = Span(doc_id, start, end, EXACT, start, end), facts.exact_chars
     else:
-        lo, hi, rule = facts.block
+        lo, hi, rule = block
         span, chars = Span(doc_id, lo, hi, rule, start, end), facts.block_chars
     out.span = span
     out.chunks = bearing_chunks(hit_rule, doc.chunks_overlapping(span.start, span.end), span)
@@ -182,9 +184,10 @@ def resolve_locator(
     return out
 
 
-def _cols(locator: Locator) -> tuple[int, int]:
-    """The quote's columns, for a finding (positions are looked up only for lines that have one)."""
-    node = locator.quote_node
+def _cols(locator: Locator, name: str = "quote") -> tuple[int, int]:
+    """The columns of a well-formed locator's quote (or doc), for a finding (positions are looked
+    up only for lines that have one)."""
+    node = locator.node.members[name][1]
     return node.start, node.end
 
 
@@ -199,16 +202,15 @@ HINT_WHY = {
 }
 
 
-def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, qnode: JsonNode) -> Diagnostic:
-    """quote-not-found, with where the author probably meant (a hint and a fix, never a relabel)."""
+def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, cols: tuple[int, int]) -> Diagnostic:
+    """quote-not-found at the quote's ``cols``, with where the author probably meant (a hint and
+    a fix, never a relabel)."""
     doc_id, hint = doc.doc_id, facts.hint
     if hint is None:
-        return Diagnostic.at_columns(
-            "quote-not-found", f"quote not found in {doc_id}", qnode.start, qnode.end
-        )
+        return Diagnostic.at_columns("quote-not-found", f"quote not found in {doc_id}", *cols)
     loc = _related(doc, facts.position, hint.start, hint.end, f"the text as it is in {doc_id}")
     where = loc.range.one_based()
-    data = {"doc_id": doc_id, "hint": hint.kind}
+    data: dict[str, Any] = {"doc_id": doc_id, "hint": hint.kind}
     if hint.kind == "closest":
         message = (
             f"quote not found in {doc_id}; the closest passage ({hint.score:.0f}% similar) is at "
@@ -230,14 +232,14 @@ def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, qnode: JsonNode) ->
                 ]
                 for part, (a, b) in zip(facts.part_texts, hint.parts)
             ]
-    return Diagnostic.at_columns("quote-not-found", message, qnode.start, qnode.end, (loc,), **data)
+    return Diagnostic.at_columns("quote-not-found", message, *cols, (loc,), **data)
 
 
-def unknown_doc(corpus: Corpus, locator: Locator) -> Diagnostic:
-    """unknown-doc, naming the closest doc IDs (rapidfuzz) or, for a small corpus, all of them."""
+def unknown_doc(corpus: Corpus, doc_id: str, cols: tuple[int, int]) -> Diagnostic:
+    """unknown-doc at the doc's ``cols``, naming the closest doc IDs (rapidfuzz) or, for a small
+    corpus, all of them."""
     from rapidfuzz import fuzz, process, utils  # imported only when a doc is unknown
 
-    doc_id = locator.doc
     stems = {d: PurePosixPath(d).stem for d in corpus.docs}  # ".md" alike in every name: compare the rest
     close = [
         d
@@ -259,8 +261,7 @@ def unknown_doc(corpus: Corpus, locator: Locator) -> Diagnostic:
     return Diagnostic.at_columns(
         "unknown-doc",
         f"unknown doc {doc_id!r} ({known})",
-        locator.doc_node.start,
-        locator.doc_node.end,
+        *cols,
         suggestions=close,
     )
 
@@ -490,21 +491,34 @@ def set_rules(
     return out
 
 
+class _Parsed(NamedTuple):
+    """A line of the file that is a record, as the rules over several records read it."""
+
+    line: int
+    record: QuestionRecord
+    result: LineResult
+
+
 def duplicates(path: Path, records: list[RecordLine], repeated: dict[str, set]) -> list[Diagnostic]:
     """duplicate-id and duplicate-query: each record holding a value an earlier record holds
     (``repeated``: the values held more than once; the records are walked only when there are any)."""
     out = []
     for name in _UNIQUE:
         values = repeated[name]
-        first: dict[str, RecordLine] = {}
+        first: dict[str, _Parsed] = {}
         for r in records if values else ():
-            value = getattr(r.result.record, name, None)
-            if value in values and first.setdefault(value, r) is not r:
-                out.append(duplicate(path, name, value, first[value], r))
+            record = r.result.record
+            if record is None:
+                continue
+            value = getattr(record, name)
+            if value in values:
+                again = _Parsed(r.line, record, r.result)
+                if first.setdefault(value, again) is not again:
+                    out.append(duplicate(path, name, value, first[value], again))
     return out
 
 
-def duplicate(path: Path, name: str, value: str, first: RecordLine, again: RecordLine) -> Diagnostic:
+def duplicate(path: Path, name: str, value: str, first: _Parsed, again: _Parsed) -> Diagnostic:
     code = "duplicate-id" if name == "id" else "duplicate-query"
     s, e = first.record.field_range(name)
     related = Related(path, Range.on_line(first.line, s, e), f"first used on line {first.line + 1}")
@@ -531,16 +545,20 @@ def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
     splits = list(map(_SPLIT, recs))  # C-level: this runs on every keystroke
     if "dev" not in splits or "test" not in splits:
         return []
-    split = [r for r, s in zip(recs, splits) if s == "dev" or s == "test"]
+    split = [
+        _Parsed(r.line, record, r.result)
+        for r, s in zip(recs, splits)
+        if (s == "dev" or s == "test") and (record := r.result.record) is not None
+    ]
     #: the later record's line → (the earlier record's line, why)
     flagged: dict[int, tuple[int, str]] = {}
     at = {r.line: r for r in split}
 
-    def pair(x: RecordLine, y: RecordLine, why: str) -> None:
+    def pair(x: _Parsed, y: _Parsed, why: str) -> None:
         later, earlier = (x, y) if x.line > y.line else (y, x)
         flagged.setdefault(later.line, (earlier.line, why))
 
-    by_query: dict[str, dict[str, RecordLine]] = {}
+    by_query: dict[str, dict[str | None, _Parsed]] = {}
     for r in split:
         if r.record.query is not None:
             seen = by_query.setdefault(folded(r.record.query), {})
@@ -548,7 +566,7 @@ def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
             if other is not None:
                 pair(r, other, "the same query")
             seen.setdefault(r.record.split, r)
-    spans: dict[str, list[tuple[int, int, RecordLine]]] = {}
+    spans: dict[str, list[tuple[int, int, _Parsed]]] = {}
     for r in split:
         for res in r.result.resolved:
             if res.span is not None:
@@ -556,11 +574,11 @@ def split_leaks(path: Path, recs: list[RecordLine]) -> list[Diagnostic]:
     for doc_id, items in spans.items():
         items.sort(key=lambda x: (x[0], x[1], x[2].line))
         #: per split, the span seen so far reaching furthest: any earlier one that overlaps does
-        furthest: dict[str, tuple[int, RecordLine]] = {}
+        furthest: dict[str | None, tuple[int, _Parsed]] = {}
         for start, end, r in items:
-            other = furthest.get("test" if r.record.split == "dev" else "dev")
-            if other is not None and other[0] > start:
-                pair(r, other[1], f"overlapping spans in {doc_id}")
+            reach = furthest.get("test" if r.record.split == "dev" else "dev")
+            if reach is not None and reach[0] > start:
+                pair(r, reach[1], f"overlapping spans in {doc_id}")
             if end > furthest.get(r.record.split, (-1, r))[0]:
                 furthest[r.record.split] = (end, r)
     out = []
