@@ -11,7 +11,7 @@ from core_support import FAQ, GUIDE, SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, c
 from golden_lsp.core.analysis import Analysis, Analyzer
 from golden_lsp.core.chunker import chunk_document
 from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.diagnostics import CODES, Severity
+from golden_lsp.core.diagnostics import FINDINGS, Severity
 from golden_lsp.core.scoring import parse_hit_rule
 
 
@@ -388,7 +388,7 @@ def test_ambiguous_count_stops_after_the_listed_occurrences(tmp_path):
 
 
 def test_config_error_is_a_declared_error_code():
-    assert CODES["config-error"] is Severity.ERROR
+    assert FINDINGS["config-error"].severity is Severity.ERROR
     assert set(Severity) == {Severity.ERROR, Severity.WARNING, Severity.INFO}  # info: a set's [severity]
     assert {f.name for f in fields(Analysis)} == {
         "path",

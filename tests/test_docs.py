@@ -8,7 +8,8 @@ two commands first), and every link in README.md and docs/*.md that points into 
 relative, or a GitHub address of this repository — must name a file that exists; the README's
 anchors into the site must be anchors the site has. And the project's standard that the README
 says why each dependency is there: every package pyproject.toml installs is named, in bold, in
-its "Dependencies, and why" section.
+its "Dependencies, and why" section. And each finding's ``helpUri`` (SARIF) is an anchor of the
+built findings page, under the site's ``site_url``.
 """
 
 from __future__ import annotations
@@ -112,6 +113,17 @@ def test_the_site_builds_strictly_with_every_page(site):
         want = "index.html" if page.stem == "index" else f"{page.stem}/index.html"
         assert want in built, f"{page.name} was not built"
     assert (site / "report.png").is_file()  # docs/report.png, shown by report.md
+
+
+def test_each_finding_links_to_its_section_of_the_published_findings_page(site):
+    from golden_lsp.core.diagnostics import DOCS_URL, FINDINGS
+
+    config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
+    assert re.search(r"^site_url: (\S+)$", config, re.M).group(1) == DOCS_URL
+    ids = _Ids()
+    ids.feed((site / "findings" / "index.html").read_text(encoding="utf-8"))
+    assert {f.anchor for f in FINDINGS.values()} <= ids.ids
+    assert all(f.help_uri == f"{DOCS_URL}findings/#{f.anchor}" for f in FINDINGS.values())
 
 
 def dependency_names() -> set[str]:

@@ -28,8 +28,9 @@ from .corpus import Corpus, CorpusConfigError, load_corpus
 from .docindex import load_indexed
 from .files import NotRegularFile, display, read_regular
 from .questions import is_skipped, split_lines
-from .rules import SetRules, id_reused, with_severities
+from .rules import SetRules, with_severities
 from .scoring import parse_hit_rule
+from .setrules import id_reused
 
 
 class GoldenSet:

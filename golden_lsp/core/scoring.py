@@ -19,8 +19,13 @@ _RULE = re.compile(r"^(any_overlap|span_containment)$|^(coverage|union_coverage)
 
 
 class Interval(Protocol):
-    start: int
-    end: int
+    """Anything with [start, end) offsets: a chunk, a span (read-only, as frozen dataclasses are)."""
+
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
 
 
 @dataclass(frozen=True)
