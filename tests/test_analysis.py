@@ -12,7 +12,7 @@ from golden_lsp.core.analysis import Analysis, Analyzer
 from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.chunker import chunk_document
 from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.diagnostics import CODES, Severity
+from golden_lsp.core.diagnostics import FINDINGS, Severity
 from golden_lsp.core.scoring import parse_hit_rule
 
 
@@ -389,7 +389,7 @@ def test_ambiguous_count_stops_after_the_listed_occurrences(tmp_path):
 
 
 def test_config_error_is_a_declared_error_code():
-    assert CODES["config-error"] is Severity.ERROR
+    assert FINDINGS["config-error"].severity is Severity.ERROR
     assert set(Severity) == {Severity.ERROR, Severity.WARNING, Severity.INFO}  # info: a set's [severity]
     assert {f.name for f in fields(Analysis)} == {
         "path",

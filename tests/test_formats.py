@@ -10,7 +10,7 @@ import jsonschema
 import junitparser
 from core_support import FAQ, SAMPLE_LINES, loc, make_project, qline, write_questions
 
-from golden_lsp.core.diagnostics import CODES, DESCRIPTIONS
+from golden_lsp.core.diagnostics import FINDINGS
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 NOT_FOUND = qline("q9", [loc("faq.md", "Because offsets break  whenever")])
@@ -26,8 +26,8 @@ def sarif_of(cli, cwd: Path, *args) -> dict:
 
 
 def test_every_code_has_a_one_line_description():
-    assert set(DESCRIPTIONS) == set(CODES)
-    assert all(text and "\n" not in text for text in DESCRIPTIONS.values())
+    assert all(code == f.code for code, f in FINDINGS.items())
+    assert all(f.description and "\n" not in f.description for f in FINDINGS.values())
 
 
 def test_sarif_is_schema_valid_with_rules_levels_and_one_based_regions(project, cli):
@@ -35,13 +35,14 @@ def test_sarif_is_schema_valid_with_rules_levels_and_one_based_regions(project, 
     write_questions(project / "questions.jsonl", lines)
     (run,) = sarif_of(cli, project)["runs"]
     rules = run["tool"]["driver"]["rules"]
-    assert [r["id"] for r in rules] == list(CODES)
-    assert all(r["shortDescription"]["text"] == DESCRIPTIONS[r["id"]] for r in rules)
+    assert [r["id"] for r in rules] == list(FINDINGS)
+    assert all(r["shortDescription"]["text"] == FINDINGS[r["id"]].description for r in rules)
+    assert all(r["helpUri"].endswith(f"/findings/#{r['id']}") for r in rules)
     by_rule = {r["ruleId"]: r for r in run["results"]}
     assert set(by_rule) == {"quote-not-found", "quote-ambiguous", "too-few-records"}
     for result in run["results"]:
         assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
-        assert result["level"] == CODES[result["ruleId"]].value
+        assert result["level"] == FINDINGS[result["ruleId"]].severity.value
     nf = by_rule["quote-not-found"]
     col = NOT_FOUND.index('"Because') + 1
     (where,) = nf["locations"]

@@ -209,6 +209,23 @@ def test_import_never_overwrites_its_input_or_the_sets(golden, tmp_path):
     )
 
 
+def test_import_findings_follow_the_sets_severities(golden, tmp_path):
+    source = tmp_path / "ragas.jsonl"
+    lines = [
+        ragas_line("Do I need a tent?", "You never carry a tent on a hut tour."),
+        ragas_line("Where?", "the hut"),
+    ]
+    source.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    summary = "2 samples to standard output: 0 contexts anchored, 1 ambiguous, 1 not found"
+    both = cli(golden, "import", "--from", "ragas", source)
+    assert "warning[import-not-found]" in both.stderr and "warning[import-ambiguous]" in both.stderr
+    quiet = cli(golden, "import", "--from", "ragas", source, "--ignore", "import-not-found")
+    assert quiet.returncode == 0 and summary in quiet.stderr and quiet.stdout == both.stdout
+    assert "import-not-found]" not in quiet.stderr and "warning[import-ambiguous]" in quiet.stderr
+    picked = cli(golden, "import", "--from", "ragas", source, "--select", "import-not-found")
+    assert "warning[import-not-found]" in picked.stderr and "import-ambiguous]" not in picked.stderr
+
+
 def test_bad_input_is_a_located_error_and_writes_nothing(golden, tmp_path):
     source, out = tmp_path / "bad.jsonl", tmp_path / "out.jsonl"
     source.write_text(ragas_line("fine?", "x") + "\n" + '{"user_input": "broken",\n', encoding="utf-8")

@@ -205,21 +205,21 @@ def test_changed_window(old, new, window):
 
 
 def test_an_analysis_that_fails_midway_leaves_no_half_updated_cache(root, monkeypatch):
-    import golden_lsp.core.rules as rules
+    import golden_lsp.core.setrules as setrules
 
     corpus = load_corpus(root / "corpus", "*.md", 1800)
     rule = parse_hit_rule("any_overlap")
     analyzer = Analyzer(corpus, rule)
     path = root / "questions.jsonl"
     analyzer.analyze(path, "\n".join(SAMPLE_LINES) + "\n")
-    real = rules.SetTally.update
+    real = setrules.SetTally.update
 
     def fail(*args):
         raise RuntimeError("a bug in the set-level counts")
 
-    monkeypatch.setattr(rules.SetTally, "update", fail)  # after the lines were spliced in
+    monkeypatch.setattr(setrules.SetTally, "update", fail)  # after the lines were spliced in
     edited = "\n".join(SAMPLE_LINES[:3] + SAMPLE_LINES[4:]) + "\n"
     with pytest.raises(RuntimeError):
         analyzer.analyze(path, edited)
-    monkeypatch.setattr(rules.SetTally, "update", real)
+    monkeypatch.setattr(setrules.SetTally, "update", real)
     _same(analyzer.analyze(path, edited), Analyzer(corpus, rule).analyze(path, edited))

@@ -284,7 +284,11 @@ def test_select_and_ignore_on_the_command_line(tmp_path, cli):
         (["--select", "no-such-code"], "", "unknown code 'no-such-code'"),
         ([], '[severity]\nquote-ambiguous = "warning"\n', "always an error"),
         ([], '[severity]\nhop-mismatch = "loud"\n', "must be one of error, warning, info, off"),
-        ([], '[severity]\nhop-mismach = "off"\n', "unknown code 'hop-mismach'"),
+        (
+            [],
+            '[severity]\nhop-mismach = "off"\n',
+            "unknown code 'hop-mismach' (did you mean 'hop-mismatch'?)",
+        ),
         ([], 'required_query_types = ["why"]\n', "required_query_types why not in query_types"),
     ],
 )

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.canon import NotUtf8Error, decode_strict
-from ..core.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for
-from ..core.diagnostics import BLOCKING, CODES
+from ..core.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for, named_finding
+from ..core.diagnostics import FINDINGS
 from ..core.files import display, read_regular
 from ..core.project import GoldenSet
 
@@ -72,16 +72,15 @@ def _severity(config: Config, select: list[str] | None, ignore: list[str] | None
     if not select and not ignore:
         return None
     for code in (*(select or ()), *(ignore or ())):
-        if code not in CODES:
-            raise ConfigError(f"unknown code {code!r} in --select/--ignore")
+        named_finding(code, "--select/--ignore")
     table = dict(config.severity)
     if select:
-        table.update({code: "off" for code in CODES if code not in select and code not in BLOCKING})
+        table.update({f.code: "off" for f in FINDINGS.values() if f.code not in select and not f.blocking})
         for code in select:
             if table.get(code) == "off":
                 del table[code]
     for code in ignore or ():
-        if code in BLOCKING:
+        if FINDINGS[code].blocking:
             raise ConfigError(f"--ignore {code}: it makes its record unbuildable, so it is always reported")
         table[code] = "off"
     return table

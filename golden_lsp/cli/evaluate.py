@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
-from ..evaluate.evalspec import DEFAULT_KS, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
+from ..evaluate.evalspec import DEFAULT_KS, METRIC_TABLE, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
 from ..evaluate.runs import read_run
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
@@ -29,7 +29,10 @@ BAR = 24
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "eval", help="score a retrieval run against the golden set (metrics with 95%% intervals)"
+        "eval",
+        help="score a retrieval run against the golden set (metrics with 95%% intervals)",
+        epilog="metrics, each at every cutoff k: "
+        + "; ".join(f"{m.name}@k: {m.description}" for m in METRIC_TABLE),
     )
     p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     p.add_argument(
@@ -298,7 +301,6 @@ def _float(x) -> float | None:
 
 def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
     tg, st = ev.targets, ev.settings
-    missing = set(ev.missing)
     breakdowns = []
     for g in ev.groups:
         mean, lo, hi = ev.group_stats(g)
@@ -334,24 +336,7 @@ def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
         "unanswerable": {"n": len(tg.unanswerable), "answered_by_run": ev.unanswerable_answered},
         "metrics": _cells(ev.mean, ev.lo, ev.hi, st.ks, ev.n, ev),
         "breakdowns": breakdowns,
-        "comparisons": [
-            {
-                "role": role,
-                "a": c.a.label,
-                "b": c.b.label,
-                "n": len(c.query_ids),
-                "unpaired": c.unpaired,
-                "fingerprints": [c.a.fingerprint, c.b.fingerprint],
-                "deltas": [
-                    {**cell, "p": _float(c.p[i, j])}
-                    for (i, j), cell in zip(
-                        ((i, j) for i in range(len(METRICS)) for j in range(len(st.ks))),
-                        _cells(c.delta, c.lo, c.hi, st.ks, len(c.query_ids), ev),
-                    )
-                ],
-            }
-            for role, c in comparisons
-        ],
+        "comparisons": [_comparison_json(ev, role, c) for role, c in comparisons],
         "gates": [
             {
                 "metric": m,
@@ -368,21 +353,45 @@ def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
             for m, k, f, failed in floors
         ],
         "notes": [{"severity": n.severity, "message": n.message} for n in notes],
-        "per_query": [
-            {
-                "query_id": t.query_id,
-                "hop": t.hop,
-                "query_type": t.query_type,
-                "split": t.split,
-                "documents": list(t.docs),
-                "missing": t.query_id in missing,
-                **{
-                    f"{m}@{k}": _float(ev.values[q, i, j])
-                    for i, m in enumerate(METRICS)
-                    for j, k in enumerate(st.ks)
-                },
-            }
-            for q, t in enumerate(tg.answerable)
-        ],
+        "per_query": _per_query_json(ev),
         "db_run_id": run_id,
     }
+
+
+def _comparison_json(ev: Evaluation, role: str, c: Comparison) -> dict:
+    ks = ev.settings.ks
+    return {
+        "role": role,
+        "a": c.a.label,
+        "b": c.b.label,
+        "n": len(c.query_ids),
+        "unpaired": c.unpaired,
+        "fingerprints": [c.a.fingerprint, c.b.fingerprint],
+        "deltas": [
+            {**cell, "p": _float(c.p[i, j])}
+            for (i, j), cell in zip(
+                ((i, j) for i in range(len(METRICS)) for j in range(len(ks))),
+                _cells(c.delta, c.lo, c.hi, ks, len(c.query_ids), ev),
+            )
+        ],
+    }
+
+
+def _per_query_json(ev: Evaluation) -> list[dict]:
+    missing = set(ev.missing)
+    return [
+        {
+            "query_id": t.query_id,
+            "hop": t.hop,
+            "query_type": t.query_type,
+            "split": t.split,
+            "documents": list(t.docs),
+            "missing": t.query_id in missing,
+            **{
+                f"{m}@{k}": _float(ev.values[q, i, j])
+                for i, m in enumerate(METRICS)
+                for j, k in enumerate(ev.settings.ks)
+            },
+        }
+        for q, t in enumerate(ev.targets.answerable)
+    ]

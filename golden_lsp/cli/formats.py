@@ -19,7 +19,7 @@ from dataclasses import asdict
 from pathlib import Path, PurePath
 
 from .. import __version__
-from ..core.diagnostics import CODES, DESCRIPTIONS, Diagnostic, Severity
+from ..core.diagnostics import FINDINGS, Diagnostic, Severity
 from ..core.files import display as _display
 from ..core.model import Analysis, RecordLine
 
@@ -69,7 +69,9 @@ def _gh_escape(value: str, prop: bool = False) -> str:
 def format_github(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
     """Workflow annotations, at most ``GITHUB_ANNOTATIONS_PER_KIND`` of each severity (GitHub drops
     the rest silently); the others are printed as plain text lines and counted in one notice."""
-    lines, shown, folded = [], Counter(), []
+    lines: list[str] = []
+    shown: Counter[str] = Counter()
+    folded: list[Diagnostic] = []
     for d in diags:
         kind = GITHUB_KINDS[d.severity]
         if shown[kind] >= GITHUB_ANNOTATIONS_PER_KIND:
@@ -164,15 +166,15 @@ def _sarif_location(path: Path, d_range) -> dict:
 
 
 def format_sarif(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
-    codes = list(CODES)
-    index = {code: i for i, code in enumerate(codes)}
+    index = {code: i for i, code in enumerate(FINDINGS)}
     rules = [
         {
-            "id": code,
-            "shortDescription": {"text": DESCRIPTIONS[code]},
-            "defaultConfiguration": {"level": SARIF_LEVELS[CODES[code]]},
+            "id": f.code,
+            "shortDescription": {"text": f.description},
+            "helpUri": f.help_uri,
+            "defaultConfiguration": {"level": SARIF_LEVELS[f.severity]},
         }
-        for code in codes
+        for f in FINDINGS.values()
     ]
     results = []
     for d, fingerprint in zip(diags, _fingerprints(diags, analyses)):

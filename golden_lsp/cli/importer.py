@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..core.config import ConfigError
 from ..core.files import display, write_atomically
+from ..core.rules import with_severities
 from ..practice.importer import READERS, import_samples
 from .common import add_set_options, golden_set, read_input
 from .formats import format_text
@@ -30,7 +31,7 @@ def _run(args: argparse.Namespace) -> int:
             {"questions file to write": args.out}, {args.file: "file to import"}, questions=True
         )
     result = import_samples(golden.corpus, args.source_format, args.file, text)
-    sys.stderr.write(format_text(result.diagnostics))
+    sys.stderr.write(format_text(with_severities(result.diagnostics, golden.config.severity)))
     if args.out is None:
         sys.stdout.write(result.text)
         where = "standard output"

@@ -1,17 +1,17 @@
 """The analysis engine: every finding for a questions file, reusing per-line results.
 
 This is the one function both front ends call: the CLI on a file from disk, the server on the
-buffer as typed. The findings themselves come from ``rules.py`` and the results are the plain
-values of ``model.py``; this module only decides what to recompute. Parsing and resolving are per
-line, and each line's result is cached per questions file by the line's text and the versions of
-the documents it quotes. An analysis compares the file's lines with those of its previous
-analysis (in C, from both ends) and works only on the window that changed: its lines are looked
-up or analysed, their records and placed findings are spliced in, the set-level counts
-(``rules.SetTally``) lose the old records and gain the new ones, and the records after the
-window are renumbered only when the number of lines changed. After a corpus change, the lines
-quoting a changed document are found through an index (document → line texts) and analysed
-again wherever they sit. So a keystroke costs the edited lines, not the file, and the result is
-always the cold analysis's.
+buffer as typed. The findings themselves come from ``rules.py`` and ``setrules.py``, the results
+are the plain values of ``model.py``; this module only decides what to recompute. Parsing and
+resolving are per line, and each line's result is cached per questions file by the line's text
+and the versions of the documents it quotes. An analysis compares the file's lines with those of
+its previous analysis (in C, from both ends) and works only on the window that changed: its
+lines are looked up or analysed, their records and placed findings are spliced in, the set-level
+counts (``setrules.SetTally``) lose the old records and gain the new ones, and the records after
+the window are renumbered only when the number of lines changed. After a corpus change, the
+lines quoting a changed document are found through an index (document → line texts) and
+analysed again wherever they sit. So a keystroke costs the edited lines, not the file, and the
+result is always the cold analysis's.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from itertools import compress, count
 from operator import attrgetter, ne
 from pathlib import Path
 
-from . import docindex, quoteindex, rules
+from . import docindex, quoteindex, rules, setrules
 from .corpus import Corpus
 from .diagnostics import Diagnostic
 from .model import Analysis, LineResult, RecordLine
@@ -74,7 +74,7 @@ class _FileCache:
     uses: Counter = field(default_factory=Counter)
     #: doc id → the texts in ``results`` whose result depends on that document
     by_doc: dict[str, set[str]] = field(default_factory=dict)
-    tally: rules.SetTally = field(default_factory=rules.SetTally)
+    tally: setrules.SetTally = field(default_factory=setrules.SetTally)
     corpus: Corpus | None = None
 
     def keep(self, line: str, result: LineResult) -> None:
@@ -247,7 +247,7 @@ class Analyzer:
         cache.texts, cache.records, cache.corpus = texts, records, self.corpus
 
         cache.tally.update(removed, added, bool(shift))
-        found = rules.set_rules(self.corpus, path, texts[0], records, cache.tally, self.settings)
+        found = setrules.set_rules(self.corpus, path, texts[0], records, cache.tally, self.settings)
         line_findings = [d for no in sorted(placed) for d in placed[no]]
         diagnostics = list(heapq.merge(line_findings, sorted(found, key=_order), key=_order))
         return Analysis(path, records, diagnostics, cache.tally.n_records, spans_changed), len(fresh)

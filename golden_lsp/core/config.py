@@ -8,6 +8,7 @@ relative to the config file; any key can be overridden (CLI flags, editor settin
 
 from __future__ import annotations
 
+import difflib
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -19,7 +20,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from .chunker import DEFAULT_MAX_CHARS
-from .diagnostics import BLOCKING, CODES
+from .diagnostics import DOCS_URL, FINDINGS, Finding
 from .files import NotRegularFile, display, read_regular
 from .questions import DEFAULT_QUERY_TYPES
 from .scoring import DEFAULT_HIT_RULE, parse_hit_rule
@@ -119,13 +120,25 @@ def _severity_table(value: Any, where: str) -> dict[str, str]:
             f'{where}: \'severity\' must be a table of code = "error" | "warning" | "info" | "off"'
         )
     for code, level in value.items():
-        if code not in CODES:
-            raise ConfigError(f"{where}: [severity] names an unknown code {code!r}")
+        finding = named_finding(code, f"{where}: [severity]")
         if level not in LEVELS:
             raise ConfigError(f"{where}: [severity] {code} must be one of {', '.join(LEVELS)}, not {level!r}")
-        if code in BLOCKING and level != "error":
+        if finding.blocking and level != "error":
             raise ConfigError(f"{where}: {code} makes its record unbuildable: it is always an error")
     return dict(value)
+
+
+def named_finding(code: str, where: str) -> Finding:
+    """The finding a setting names (``[severity]``, ``--select``, ``--ignore``); for a code that
+    does not exist, a ConfigError from ``where`` with the closest codes and the page listing all."""
+    finding = FINDINGS.get(code)
+    if finding is None:
+        close = difflib.get_close_matches(code, FINDINGS, n=3, cutoff=0.8)
+        hint = f" (did you mean {', '.join(map(repr, close))}?)" if close else ""
+        raise ConfigError(
+            f"{where} names an unknown code {code!r}{hint}: the codes are at {DOCS_URL}findings/"
+        )
+    return finding
 
 
 def _checked(config: Config, where: str) -> Config:

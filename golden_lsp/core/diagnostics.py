@@ -2,7 +2,9 @@
 
 The core produces ``Diagnostic`` values; the CLI prints them (text, JSON, GitHub annotations)
 and the language server converts them to LSP diagnostics. Codes are a public contract: users
-filter on them and pin CI on them, so each code and its default severity is declared once here.
+filter on them and pin CI on them, so each code is one entry of ``FINDINGS`` here (its default
+severity, whether it blocks a build, its description and its section in ``docs/findings.md``),
+which the config, the command line and every report read.
 Positions are 0-based (line, column) with columns in code points of the file's own text; each
 front end converts to its unit (1-based for humans, UTF-16 for most LSP clients).
 """
@@ -10,6 +12,7 @@ front end converts to its unit (1-based for humans, UTF-16 for most LSP clients)
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
@@ -24,98 +27,83 @@ class Severity(str, Enum):
 
 E, W = Severity.ERROR, Severity.WARNING
 
-#: Every diagnostic code golden-lsp emits, with its severity in CI.
-CODES: dict[str, Severity] = {
-    "invalid-json": E,
-    "not-an-object": E,
-    "missing-field": E,
-    "wrong-type": E,
-    "duplicate-key": E,
-    "unknown-field": W,
-    "duplicate-id": E,
-    "duplicate-query": W,
-    "id-reused": W,
-    "unknown-doc": E,
-    "empty-quote": E,
-    "quote-not-found": E,
-    "quote-ambiguous": E,
-    "quote-multiline": W,
-    "no-bearing-chunk": E,
-    "hop-mismatch": W,
-    "span-too-short": W,
-    "answer-too-thin": W,
-    "too-few-records": W,
-    "doc-dominates": W,
-    "doc-unlabelled": W,
-    "stale-artifact": E,
-    "stale-manifest": E,
-    "corpus-error": E,
-    "config-error": E,
-    "unknown-query-type": E,
-    "query-type-missing": W,
-    "unanswerable-with-locators": E,
-    "no-locators": W,
-    "multiple-primary": E,
-    "multi-hop-single-span": W,
-    "split-leak": W,
-    "import-not-found": W,
-    "import-ambiguous": W,
-}
+#: where the documentation is published; each finding's page section is ``findings/#<anchor>``
+DOCS_URL = "https://golden-lsp.github.io/golden-lsp/"
 
-#: codes whose record (or file) cannot be built: always errors, whatever a set's ``[severity]``
-#: says, so that quieting a finding can never make a build silently drop a record
-BLOCKING = frozenset(
-    {
-        "invalid-json",
-        "not-an-object",
+
+@dataclass(frozen=True)
+class Finding:
+    """One finding code, as users meet it: the code they filter on and pin CI on, its severity
+    when no ``[severity]`` changes it, and the one line a report describes it with."""
+
+    code: str
+    severity: Severity
+    description: str
+    #: the record (or file) cannot be built: always an error, whatever a set's ``[severity]``
+    #: says, so that quieting a finding can never make a build silently drop a record
+    blocking: bool = False
+
+    @property
+    def anchor(self) -> str:
+        """The section of ``docs/findings.md`` that explains the code (its heading's ``{#id}``)."""
+        return self.code
+
+    @property
+    def help_uri(self) -> str:
+        return f"{DOCS_URL}findings/#{self.anchor}"
+
+
+def _table(*findings: Finding) -> dict[str, Finding]:
+    return {f.code: f for f in findings}
+
+
+#: Every finding golden-lsp makes, in the order reports list them (SARIF's rule table). The
+#: config's ``[severity]``, ``--select``/``--ignore``, SARIF and the docs all read this table.
+FINDINGS: dict[str, Finding] = _table(
+    Finding("invalid-json", E, "The line is not valid JSON.", blocking=True),
+    Finding("not-an-object", E, "The line is JSON but not an object.", blocking=True),
+    Finding(
         "missing-field",
-        "wrong-type",
-        "unknown-doc",
-        "empty-quote",
-        "quote-not-found",
-        "quote-ambiguous",
-        "no-bearing-chunk",
-        "corpus-error",
-        "config-error",
-    }
+        E,
+        "A required field (id, query, expected_answer, locators) is missing.",
+        blocking=True,
+    ),
+    Finding("wrong-type", E, "A field has the wrong type.", blocking=True),
+    Finding("duplicate-key", E, "A JSON object holds the same key twice (the last one would win silently)."),
+    Finding("unknown-field", W, "A key the questions format does not know (a typo?)."),
+    Finding("duplicate-id", E, "Two records share an id; ids are unique and never reused."),
+    Finding("duplicate-query", W, "The same query appears twice."),
+    Finding(
+        "id-reused",
+        W,
+        "An id the committed artifact holds for another query: ids are cited and never reused.",
+    ),
+    Finding("unknown-doc", E, "The locator's doc is not in the corpus.", blocking=True),
+    Finding("empty-quote", E, "The locator's quote is empty.", blocking=True),
+    Finding("quote-not-found", E, "The quote does not occur in the document.", blocking=True),
+    Finding("quote-ambiguous", E, "The quote occurs more than once in the document.", blocking=True),
+    Finding("quote-multiline", W, "The quote spans lines of the document."),
+    Finding("no-bearing-chunk", E, "No chunk bears the span under the hit rule.", blocking=True),
+    Finding("hop-mismatch", W, "The record's hop does not match its number of locators."),
+    Finding("span-too-short", W, "The resolved span is too short to be a meaningful label."),
+    Finding("answer-too-thin", W, "The expected answer is too short."),
+    Finding("too-few-records", W, "The set has fewer records than a golden set needs."),
+    Finding("doc-dominates", W, "One document holds too large a share of the set's spans."),
+    Finding("doc-unlabelled", W, "No question points into a document of the corpus."),
+    Finding("stale-artifact", E, "The committed artifact differs from a fresh build."),
+    Finding("stale-manifest", E, "The committed manifest differs from a fresh build."),
+    Finding("corpus-error", E, "A corpus file cannot be read as UTF-8.", blocking=True),
+    Finding("config-error", E, "The questions file's golden set cannot be loaded.", blocking=True),
+    Finding("unknown-query-type", E, "The record's query_type is not in the set's vocabulary."),
+    Finding("query-type-missing", W, "A query type the set requires has no record."),
+    Finding("unanswerable-with-locators", E, "An unanswerable record has locators."),
+    Finding("no-locators", W, "An answerable record has no locators."),
+    Finding("multiple-primary", E, "More than one locator of a record is marked primary."),
+    Finding("multi-hop-single-span", W, "A multi-hop query type with a single span."),
+    Finding("split-leak", W, "The same query, or overlapping spans, in both the dev and the test split."),
+    Finding("import-not-found", W, "An imported reference context does not occur in the corpus."),
+    Finding("import-ambiguous", W, "An imported reference context occurs more than once in the corpus."),
 )
-#: One line per code, for reports that describe their rules (SARIF's rule table, ``--format``s).
-DESCRIPTIONS: dict[str, str] = {
-    "invalid-json": "The line is not valid JSON.",
-    "not-an-object": "The line is JSON but not an object.",
-    "missing-field": "A required field (id, query, expected_answer, locators) is missing.",
-    "wrong-type": "A field has the wrong type.",
-    "unknown-field": "A key the questions format does not know (a typo?).",
-    "duplicate-id": "Two records share an id; ids are unique and never reused.",
-    "duplicate-query": "The same query appears twice.",
-    "unknown-doc": "The locator's doc is not in the corpus.",
-    "empty-quote": "The locator's quote is empty.",
-    "quote-not-found": "The quote does not occur in the document.",
-    "quote-ambiguous": "The quote occurs more than once in the document.",
-    "quote-multiline": "The quote spans lines of the document.",
-    "no-bearing-chunk": "No chunk bears the span under the hit rule.",
-    "hop-mismatch": "The record's hop does not match its number of locators.",
-    "span-too-short": "The resolved span is too short to be a meaningful label.",
-    "answer-too-thin": "The expected answer is too short.",
-    "too-few-records": "The set has fewer records than a golden set needs.",
-    "doc-dominates": "One document holds too large a share of the set's spans.",
-    "doc-unlabelled": "No question points into a document of the corpus.",
-    "stale-artifact": "The committed artifact differs from a fresh build.",
-    "stale-manifest": "The committed manifest differs from a fresh build.",
-    "corpus-error": "A corpus file cannot be read as UTF-8.",
-    "config-error": "The questions file's golden set cannot be loaded.",
-    "duplicate-key": "A JSON object holds the same key twice (the last one would win silently).",
-    "id-reused": "An id the committed artifact holds for another query: ids are cited and never reused.",
-    "unknown-query-type": "The record's query_type is not in the set's vocabulary.",
-    "query-type-missing": "A query type the set requires has no record.",
-    "unanswerable-with-locators": "An unanswerable record has locators.",
-    "no-locators": "An answerable record has no locators.",
-    "multiple-primary": "More than one locator of a record is marked primary.",
-    "multi-hop-single-span": "A multi-hop query type with a single span.",
-    "split-leak": "The same query, or overlapping spans, in both the dev and the test split.",
-    "import-not-found": "An imported reference context does not occur in the corpus.",
-    "import-ambiguous": "An imported reference context occurs more than once in the corpus.",
-}
 
 
 @dataclass(frozen=True)
@@ -161,12 +149,12 @@ class Diagnostic:
     range: Range
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
-    #: the severity a set's config gave this code; None: the default of ``CODES``
+    #: the severity a set's config gave this code; None: its default in ``FINDINGS``
     level: Severity | None = None
 
     @classmethod
     def at_columns(
-        cls, code: str, message: str, start: int, end: int, related: tuple[Related, ...] = (), **data: Any
+        cls, code: str, message: str, start: int, end: int, related: Sequence[Related] = (), **data: Any
     ) -> Diagnostic:
         """A finding in one line's text at columns [start, end), on line 0 of no file yet.
 
@@ -176,7 +164,7 @@ class Diagnostic:
 
     @property
     def severity(self) -> Severity:
-        return self.level or CODES[self.code]
+        return self.level or FINDINGS[self.code].severity
 
     def moved_to(self, line: int, path: Path) -> Diagnostic:
         return dataclasses.replace(self, range=self.range.moved_to(line), path=path)

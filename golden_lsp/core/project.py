@@ -21,8 +21,9 @@ from .docindex import load_indexed
 from .facts import Found
 from .files import NotRegularFile, display, finish_interrupted, read_regular, write_atomically
 from .questions import is_skipped, split_lines
-from .rules import SetRules, id_reused, with_severities
+from .rules import SetRules, with_severities
 from .scoring import parse_hit_rule
+from .setrules import id_reused
 
 
 class GoldenSet:

@@ -19,7 +19,7 @@ _RULE = re.compile(r"^(any_overlap|span_containment)$|^(coverage|union_coverage)
 
 
 class Interval(Protocol):
-    """[start, end) of a chunk or a span (read only: spans are frozen)."""
+    """Anything with [start, end) offsets: a chunk, a span (read-only, as frozen dataclasses are)."""
 
     @property
     def start(self) -> int: ...

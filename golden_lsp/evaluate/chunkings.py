@@ -16,6 +16,7 @@ import json
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TypeGuard
 
 from ..core.canon import canonicalize
 from ..core.chunker import CHUNKER_VERSION, Chunk
@@ -115,7 +116,7 @@ class _Reader:
                 )
             return Chunk(doc_id, found[0], found[0] + len(wanted), "", cid)
         start, end = obj.get("char_start"), obj.get("char_end")
-        if not all(isinstance(v, int) and not isinstance(v, bool) for v in (start, end)):
+        if not (_offset(start) and _offset(end)):
             raise self.fail(line, "give 'text', or integer 'char_start' and 'char_end' (canonical offsets)")
         if not 0 <= start < end <= doc.chars:
             raise self.fail(
@@ -124,6 +125,10 @@ class _Reader:
                 f"(0..{doc.chars} canonical characters)",
             )
         return Chunk(doc_id, start, end, "", cid)
+
+
+def _offset(value: object) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def load_chunking(path: Path, corpus: Corpus) -> Chunking:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -91,23 +91,17 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
         if rec.line in bad_lines or not r.valid or r.id is None or r.query is None:
             excluded += 1
             continue
-        facets = {
-            "query_id": r.id,
-            "query": r.query,
-            "hop": r.hop,
-            "query_type": r.query_type,
-            "split": r.split,
-        }
+        target = Target(r.id, r.query, r.hop, r.query_type, r.split, docs=())
         if r.unanswerable:
-            unanswerable.append(Target(**facets, docs=()))
+            unanswerable.append(target)
             continue
-        spans = tuple(x.span for x in rec.result.resolved)
-        if not spans or any(s is None for s in spans):
+        spans = tuple(x.span for x in rec.result.resolved if x.span is not None)
+        if not spans or len(spans) < len(rec.result.resolved):
             excluded += 1
             continue
         answerable.append(
-            Target(
-                **facets,
+            replace(
+                target,
                 docs=tuple(dict.fromkeys(s.doc_id for s in spans)),
                 spans=spans,
                 bearing=tuple(chunking.bearing(golden.hit_rule, s) for s in spans),
@@ -138,13 +132,14 @@ def _first_satisfied(
     rule: HitRule, ranking: list[str], by_id: dict[str, Chunk], span: Span, bearing: frozenset[str]
 ) -> int:
     """The first rank (1-based) at which the top chunks bear ``span`` under ``rule``; 0 if none."""
-    if rule.name != "union_coverage":
+    tau = rule.tau
+    if rule.name != "union_coverage" or tau is None:  # a per-chunk rule: the first bearing chunk
         return next((r for r, cid in enumerate(ranking, 1) if cid in bearing), 0)
     taken: list[Chunk] = []
     for r, cid in enumerate(ranking, 1):
         if cid in bearing:
             taken.append(by_id[cid])
-            if union_coverage(taken, span) >= rule.tau:
+            if union_coverage(taken, span) >= tau:
                 return r
     return 0
 

@@ -6,7 +6,8 @@ set needs are a few cumulative sums over a queries × ranks relevance matrix. Th
 here for every k at once and tested against ir-measures (trec_eval via pytrec_eval) and ranx on
 crafted and random runs (``tests/test_metrics_oracles.py``). What no IR library offers is also
 here: the multi-hop hit rule over spans, span IoU, seeded bootstrap intervals over queries, and
-paired comparisons with a randomization test.
+paired comparisons with a randomization test. Each metric is a function registered under its
+name in ``evalspec.METRIC_TABLE`` (``@metric``), and ``per_query`` stacks them in its order.
 
 Conventions: a query missing from the run has an empty ranking and scores 0 on everything;
 ``precision@k`` divides by k (as trec_eval's ``P_k``); ``ndcg@k`` uses binary gains and log2
@@ -16,9 +17,13 @@ discounts; ``mrr@k`` is 1/rank of the first rank at which the record hits under 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
+
+from .evalspec import METRICS
 
 CONFIDENCE = 0.95
 
@@ -37,26 +42,88 @@ class Judged:
     iou: np.ndarray
 
 
-def per_query(judged: Judged, ks: tuple[int, ...]) -> np.ndarray:
-    """Every metric for every query and k: an (N, 6, len(ks)) array, metrics in ``evalspec.METRICS`` order."""
-    n, kmax = judged.rel.shape
-    kk = np.asarray(ks)
-    found = np.cumsum(judged.rel, axis=1)[:, kk - 1] if kmax else np.zeros((n, len(ks)))
-    n_rel = judged.n_rel[:, None].astype(float)
-    first = judged.first_hit[:, None]
-    within = (first > 0) & (first <= kk[None, :])
-    hit = within.astype(float)
-    mrr = np.where(within, 1.0 / np.maximum(first, 1), 0.0)
+class Cutoffs:
+    """A judged run at each cutoff: what the per-query metric functions read, each intermediate
+    worked out once, when the first metric needs it."""
+
+    def __init__(self, judged: Judged, ks: tuple[int, ...]) -> None:
+        self.judged = judged
+        self.ks = np.asarray(ks)
+        self.n, self.kmax = judged.rel.shape
+
+    def at_cutoffs(self, cumulative: np.ndarray) -> np.ndarray:
+        """(N, len(ks)): a cumulative (N, K) sum read at each cutoff."""
+        return cumulative[:, self.ks - 1] if self.kmax else np.zeros((self.n, len(self.ks)))
+
+    @cached_property
+    def found(self) -> np.ndarray:
+        """(N, len(ks)): bearing chunks in the top k."""
+        return self.at_cutoffs(np.cumsum(self.judged.rel, axis=1))
+
+    @cached_property
+    def within(self) -> np.ndarray:
+        """(N, len(ks)) bool: the record hits under the multi rule within the top k."""
+        first = self.judged.first_hit[:, None]
+        return (first > 0) & (first <= self.ks[None, :])
+
+
+#: each metric's per-query function by name, (N, len(ks)) from the ``Cutoffs`` of a run
+PER_QUERY: dict[str, Callable[[Cutoffs], np.ndarray]] = {}
+
+
+def metric(name: str) -> Callable[[Callable[[Cutoffs], np.ndarray]], Callable[[Cutoffs], np.ndarray]]:
+    """Register the per-query function of the metric ``name`` of ``evalspec.METRIC_TABLE``."""
+    if name not in METRICS:
+        raise ValueError(f"metric {name!r} is not in evalspec.METRIC_TABLE")
+
+    def register(fn: Callable[[Cutoffs], np.ndarray]) -> Callable[[Cutoffs], np.ndarray]:
+        PER_QUERY[name] = fn
+        return fn
+
+    return register
+
+
+@metric("hit")
+def _hit(c: Cutoffs) -> np.ndarray:
+    return c.within.astype(float)
+
+
+@metric("recall")
+def _recall(c: Cutoffs) -> np.ndarray:
+    n_rel = c.judged.n_rel[:, None].astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        recall = np.where(n_rel > 0, found / n_rel, 0.0)
-    discount = 1.0 / np.log2(np.arange(2, kmax + 2))
-    dcg = np.cumsum(judged.rel * discount, axis=1)[:, kk - 1] if kmax else np.zeros((n, len(ks)))
+        return np.where(n_rel > 0, c.found / n_rel, 0.0)
+
+
+@metric("mrr")
+def _mrr(c: Cutoffs) -> np.ndarray:
+    return np.where(c.within, 1.0 / np.maximum(c.judged.first_hit[:, None], 1), 0.0)
+
+
+@metric("ndcg")
+def _ndcg(c: Cutoffs) -> np.ndarray:
+    discount = 1.0 / np.log2(np.arange(2, c.kmax + 2))
+    dcg = c.at_cutoffs(np.cumsum(c.judged.rel * discount, axis=1))
     ideal_cum = np.concatenate([[0.0], np.cumsum(discount)])
-    ideal = ideal_cum[np.minimum(judged.n_rel[:, None], kk[None, :])]
+    ideal = ideal_cum[np.minimum(c.judged.n_rel[:, None], c.ks[None, :])]
     with np.errstate(invalid="ignore", divide="ignore"):
-        ndcg = np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
-    precision = found / kk[None, :]
-    return np.stack([hit, recall, mrr, ndcg, precision, judged.iou], axis=1)
+        return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+@metric("precision")
+def _precision(c: Cutoffs) -> np.ndarray:
+    return c.found / c.ks[None, :]
+
+
+@metric("iou")
+def _iou(c: Cutoffs) -> np.ndarray:
+    return c.judged.iou
+
+
+def per_query(judged: Judged, ks: tuple[int, ...]) -> np.ndarray:
+    """Every metric for every query and k: an (N, len(METRICS), len(ks)) array in the registry's order."""
+    cutoffs = Cutoffs(judged, ks)
+    return np.stack([PER_QUERY[name](cutoffs) for name in METRICS], axis=1)
 
 
 def _quantiles(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -5,14 +5,23 @@ team charts and gates against (``--baseline db:latest``: the last run measured a
 set). Per-query rows carry the record's facets (hop, query type, split, documents), so results
 join to any other table by query id. DuckDB is the ``eval`` extra: one file, no server, and SQL
 that analysts already use. The schema is documented in the README and created here only.
+
+A results file outlives the golden-lsp that wrote it, so it records its layout's version
+(``schema_version``) and is brought to this version's layout when opened: each step of
+``MIGRATIONS`` takes a file from one version to the next (a file without the table is version
+1, the first layout), and a file from a newer golden-lsp is refused rather than written in a
+layout it does not know. The metric columns of ``query_results`` follow ``evalspec.METRIC_TABLE``:
+a metric added to it gets its column in an existing file too, NULL in the runs before it.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+from collections.abc import Callable
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -21,24 +30,89 @@ from ..core.config import ConfigError
 from .evalspec import METRICS
 from .evaluation import Evaluation, Scored, Settings
 
-SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS runs (
-        run_id VARCHAR PRIMARY KEY, seq INTEGER NOT NULL, created_at TIMESTAMPTZ NOT NULL,
-        fingerprint VARCHAR NOT NULL, fingerprint_parts JSON NOT NULL, run_name VARCHAR NOT NULL,
-        run_format VARCHAR NOT NULL, run_digest VARCHAR NOT NULL, settings JSON NOT NULL,
-        hit_rule VARCHAR NOT NULL, multi VARCHAR NOT NULL, chunking VARCHAR NOT NULL,
-        n_answerable INTEGER NOT NULL, n_unanswerable INTEGER NOT NULL, n_missing INTEGER NOT NULL,
-        n_excluded INTEGER NOT NULL, golden_lsp_version VARCHAR NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS run_metrics (
-        run_id VARCHAR NOT NULL, group_by VARCHAR NOT NULL, group_value VARCHAR NOT NULL,
-        metric VARCHAR NOT NULL, k INTEGER NOT NULL, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE,
-        n INTEGER NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS query_results (
-        run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, k INTEGER NOT NULL, missing BOOLEAN NOT NULL,
-        hit DOUBLE NOT NULL, recall DOUBLE NOT NULL, mrr DOUBLE NOT NULL, ndcg DOUBLE NOT NULL,
-        "precision" DOUBLE NOT NULL, iou DOUBLE NOT NULL, hop VARCHAR, query_type VARCHAR, split VARCHAR,
-        documents VARCHAR[] NOT NULL)""",
-]
+#: the layout this golden-lsp writes (1: the first, without a version table; 2: the version
+#: table, and metric columns that take NULL, so a metric added later fits the runs before it)
+SCHEMA_VERSION = 2
+RUNS = """CREATE TABLE runs (
+    run_id VARCHAR PRIMARY KEY, seq INTEGER NOT NULL, created_at TIMESTAMPTZ NOT NULL,
+    fingerprint VARCHAR NOT NULL, fingerprint_parts JSON NOT NULL, run_name VARCHAR NOT NULL,
+    run_format VARCHAR NOT NULL, run_digest VARCHAR NOT NULL, settings JSON NOT NULL,
+    hit_rule VARCHAR NOT NULL, multi VARCHAR NOT NULL, chunking VARCHAR NOT NULL,
+    n_answerable INTEGER NOT NULL, n_unanswerable INTEGER NOT NULL, n_missing INTEGER NOT NULL,
+    n_excluded INTEGER NOT NULL, golden_lsp_version VARCHAR NOT NULL)"""
+RUN_METRICS = """CREATE TABLE run_metrics (
+    run_id VARCHAR NOT NULL, group_by VARCHAR NOT NULL, group_value VARCHAR NOT NULL,
+    metric VARCHAR NOT NULL, k INTEGER NOT NULL, value DOUBLE, ci_low DOUBLE, ci_high DOUBLE,
+    n INTEGER NOT NULL)"""
+VERSION_TABLE = "CREATE TABLE schema_version (version INTEGER NOT NULL)"
+
+
+def _query_results() -> str:
+    metrics = ", ".join(f'"{m}" DOUBLE' for m in METRICS)
+    return f"""CREATE TABLE query_results (
+    run_id VARCHAR NOT NULL, query_id VARCHAR NOT NULL, k INTEGER NOT NULL, missing BOOLEAN NOT NULL,
+    {metrics}, hop VARCHAR, query_type VARCHAR, split VARCHAR, documents VARCHAR[] NOT NULL)"""
+
+
+def _columns(con, table: str) -> dict[str, tuple[str, bool]]:
+    """A table's columns: name → (type, takes NULL)."""
+    rows = con.execute(
+        "SELECT column_name, data_type, is_nullable FROM information_schema.columns "
+        "WHERE table_catalog = current_database() AND table_schema = 'main' AND table_name = ?",
+        [table],
+    ).fetchall()
+    return {name: (kind, nullable == "YES") for name, kind, nullable in rows}
+
+
+def _v1_to_v2(con) -> None:
+    """Version 2: the version table, and metric columns (the DOUBLEs of query_results) that take NULL."""
+    for name, (kind, nullable) in _columns(con, "query_results").items():
+        if kind == "DOUBLE" and not nullable:
+            con.execute(f'ALTER TABLE query_results ALTER COLUMN "{name}" DROP NOT NULL')
+    con.execute(VERSION_TABLE)
+
+
+#: version → the step that takes a file of that version to the next
+MIGRATIONS: dict[int, Callable[[Any], None]] = {1: _v1_to_v2}
+
+
+def _version(con) -> int | None:
+    """The file's layout version; None for a file holding none of the tables yet."""
+    tables = {
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM information_schema.tables "
+            "WHERE table_catalog = current_database() AND table_schema = 'main'"
+        ).fetchall()
+    }
+    if "schema_version" in tables:
+        return con.execute("SELECT max(version) FROM schema_version").fetchone()[0]
+    return 1 if "runs" in tables else None
+
+
+def _prepare(con, path: Path) -> None:
+    """Create the tables in a new file, or migrate an older one, in one transaction."""
+    version = _version(con)
+    if version is not None and version > SCHEMA_VERSION:
+        raise ConfigError(
+            f"{path}: a results database of schema version {version}, newer than this golden-lsp's "
+            f"({SCHEMA_VERSION}): upgrade golden-lsp (pip install -U 'golden-lsp[eval]') to use it"
+        )
+    con.begin()
+    if version is None:
+        for statement in (RUNS, RUN_METRICS, _query_results(), VERSION_TABLE):
+            con.execute(statement)
+    else:
+        for step in range(version, SCHEMA_VERSION):
+            MIGRATIONS[step](con)
+    have = _columns(con, "query_results")
+    for name in METRICS:
+        if name not in have:
+            con.execute(f'ALTER TABLE query_results ADD COLUMN "{name}" DOUBLE')
+    if version != SCHEMA_VERSION:
+        con.execute("DELETE FROM schema_version")
+        con.execute("INSERT INTO schema_version VALUES (?)", [SCHEMA_VERSION])
+    con.commit()
 
 
 def _connect(path: Path, create: bool):
@@ -50,17 +124,25 @@ def _connect(path: Path, create: bool):
         raise ConfigError(f"no results database at {path}")
     try:
         con = duckdb.connect(str(path))
-        for statement in SCHEMA:
-            con.execute(statement)
     except duckdb.Error as exc:
         raise ConfigError(f"{path}: not a usable DuckDB results file: {exc}") from None
+    try:
+        _prepare(con, path)
+    except duckdb.Error as exc:
+        con.close()
+        raise ConfigError(f"{path}: not a usable DuckDB results file: {exc}") from None
+    except ConfigError:
+        con.close()
+        raise
     return con
 
 
 def _insert(con, table: str, columns: dict[str, np.ndarray], select: str = "*") -> None:
-    """Bulk insert column arrays (DuckDB scans numpy; row-by-row ``executemany`` is ~100 rows/s)."""
+    """Bulk insert column arrays (DuckDB scans numpy; row-by-row ``executemany`` is ~100 rows/s),
+    into the table's columns of the same names (``select``: the values, in ``columns``' order)."""
+    names = ", ".join(f'"{name}"' for name in columns)
     con.register("_rows", columns)
-    con.execute(f"INSERT INTO {table} SELECT {select} FROM _rows")
+    con.execute(f"INSERT INTO {table} ({names}) SELECT {select} FROM _rows")
     con.unregister("_rows")
 
 
@@ -68,35 +150,62 @@ def _strings(values) -> np.ndarray:
     return np.asarray(list(values), dtype=object)
 
 
+def _run_row(ev: Evaluation, run_id: str, seq: int) -> dict[str, Any]:
+    tg, st = ev.targets, ev.settings
+    return {
+        "run_id": run_id,
+        "seq": seq,
+        "created_at": datetime.now(timezone.utc),
+        "fingerprint": tg.fingerprint,
+        "fingerprint_parts": json.dumps(tg.fingerprint_parts),
+        "run_name": ev.run.name,
+        "run_format": ev.run.format,
+        "run_digest": ev.run.digest,
+        "settings": json.dumps(st.as_dict()),
+        "hit_rule": str(tg.hit_rule),
+        "multi": st.multi,
+        "chunking": tg.chunking.name,
+        "n_answerable": ev.n,
+        "n_unanswerable": len(tg.unanswerable),
+        "n_missing": len(ev.missing),
+        "n_excluded": tg.excluded,
+        "golden_lsp_version": __version__,
+    }
+
+
+def _query_rows(ev: Evaluation, run_id: str) -> dict[str, np.ndarray]:
+    """query_results' columns: one row per answerable record and k, each metric a column."""
+    st, answerable = ev.settings, ev.targets.answerable
+    nk, missing = len(st.ks), set(ev.missing)
+    columns = {
+        "run_id": _strings([run_id] * (ev.n * nk)),
+        "query_id": _strings(t.query_id for t in answerable for _ in st.ks),
+        "k": np.tile(np.asarray(st.ks), ev.n),
+        "missing": np.repeat([t.query_id in missing for t in answerable], nk),
+    }
+    # values is (query, metric, k): each metric's column in (query, k) order
+    columns.update({m: ev.values[:, i, :].ravel() for i, m in enumerate(METRICS)})
+    columns.update(
+        {
+            f: _strings(getattr(t, f) for t in answerable for _ in st.ks)
+            for f in ("hop", "query_type", "split")
+        }
+    )
+    columns["documents"] = _strings(json.dumps(list(t.docs)) for t in answerable for _ in st.ks)
+    return columns
+
+
 def store(path: Path, ev: Evaluation) -> str:
     """Append the evaluation; returns its run id."""
     con = _connect(path, create=True)
-    tg, st = ev.targets, ev.settings
+    st = ev.settings
     run_id = uuid.uuid4().hex[:12]
     nm, nk = len(METRICS), len(st.ks)
     con.begin()
     seq = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM runs").fetchone()[0]
+    row = _run_row(ev, run_id, seq)
     con.execute(
-        "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            run_id,
-            seq,
-            datetime.now(timezone.utc),
-            tg.fingerprint,
-            json.dumps(tg.fingerprint_parts),
-            ev.run.name,
-            ev.run.format,
-            ev.run.digest,
-            json.dumps(st.as_dict()),
-            str(tg.hit_rule),
-            st.multi,
-            tg.chunking.name,
-            ev.n,
-            len(tg.unanswerable),
-            len(ev.missing),
-            tg.excluded,
-            __version__,
-        ],
+        f"INSERT INTO runs ({', '.join(row)}) VALUES ({', '.join('?' for _ in row)})", list(row.values())
     )
     groups = list(_aggregates(ev))
     cells = len(groups) * nm * nk
@@ -118,25 +227,12 @@ def store(path: Path, ev: Evaluation) -> str:
         "CASE WHEN isnan(ci_low) THEN NULL ELSE ci_low END, CASE WHEN isnan(ci_high) THEN NULL ELSE ci_high END, n",
     )
     if ev.n:
-        missing = set(ev.missing)
-        rows = ev.n * nk
-        answerable = tg.answerable
-        columns = {
-            "run_id": _strings([run_id] * rows),
-            "query_id": _strings(t.query_id for t in answerable for _ in st.ks),
-            "k": np.tile(np.asarray(st.ks), ev.n),
-            "missing": np.repeat([t.query_id in missing for t in answerable], nk),
-        }
-        # values is (query, metric, k): each metric's column in (query, k) order
-        columns.update({m: ev.values[:, i, :].ravel() for i, m in enumerate(METRICS)})
-        columns.update(
-            {
-                f: _strings(getattr(t, f) for t in answerable for _ in st.ks)
-                for f in ("hop", "query_type", "split")
-            }
+        _insert(
+            con,
+            "query_results",
+            _query_rows(ev, run_id),
+            "* EXCLUDE (documents), from_json(documents, '[\"VARCHAR\"]')",
         )
-        columns["documents"] = _strings(json.dumps(list(t.docs)) for t in answerable for _ in st.ks)
-        _insert(con, "query_results", columns, "* EXCLUDE (documents), from_json(documents, '[\"VARCHAR\"]')")
     con.commit()
     con.close()
     return run_id
@@ -183,5 +279,5 @@ def load(path: Path, ref: str, fingerprint: str) -> Scored:
     qpos = {q: i for i, q in enumerate(ids)}
     values = np.zeros((len(ids), len(METRICS), len(settings.ks)))
     for qid, k, *vals in data:
-        values[qpos[qid], :, kpos[k]] = vals
+        values[qpos[qid], :, kpos[k]] = vals  # NULL (a metric added after the run) is NaN
     return Scored(f"db:{run_id} ({run_name})", fp, settings, ids, values)

@@ -96,9 +96,9 @@ def run_of(
     retriever: str | None = None,
 ) -> Run:
     """The run to evaluate: a run file read, or a retriever's rankings for every query (top ``k``)."""
-    if (run_file is None) == (retriever is None):
-        raise ConfigError("eval needs exactly one of --run RUN or --retriever bm25|MODULE:FUNCTION")
-    if run_file is not None:
+    if run_file is not None and retriever is None:
         return read_run(run_file, run_format)
-    ids, _ = retrieve(retriever, corpus, tg.chunking, tg.all(), k)
-    return in_memory_run(f"retriever {retriever}", ids)
+    if retriever is not None and run_file is None:
+        ids, _ = retrieve(retriever, corpus, tg.chunking, tg.all(), k)
+        return in_memory_run(f"retriever {retriever}", ids)
+    raise ConfigError("eval needs exactly one of --run RUN or --retriever bm25|MODULE:FUNCTION")

@@ -59,12 +59,12 @@ def _fail(path: Path, line: int | None, message: str) -> ConfigError:
     return ConfigError(f"{path}:{line}: {message}" if line else f"{path}: {message}")
 
 
-def _score(path: Path, no: int, value: object) -> float:
-    if isinstance(value, bool):
+def _score(path: Path, no: int | None, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
         raise _fail(path, no, f"score {value!r} is not a number")
     try:
-        score = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        score = float(value)
+    except ValueError:
         raise _fail(path, no, f"score {value!r} is not a number") from None
     if score != score:
         raise _fail(path, no, "score is NaN")

@@ -115,6 +115,10 @@ def spans_of(rec: RecordLine) -> list[Span]:
     return [res.span for res in rec.result.resolved if res.span is not None]
 
 
+def _unanswerable(rec: RecordLine) -> bool:
+    return rec.record is not None and rec.record.unanswerable
+
+
 def _bearing(rec: RecordLine) -> set[tuple[str, int]]:
     return {(c.doc_id, c.start) for res in rec.result.resolved for c in res.chunks}
 
@@ -123,7 +127,8 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
     """The agreement of two annotators; the keys are the JSON contract of ``golden-lsp agree``."""
     in_a, in_b = _by_id(a), _by_id(b)
     n_chunks = corpus.n_chunks
-    rows, tables = [], []
+    rows: list[dict[str, Any]] = []
+    tables: list[Counts] = []
     for rid, ra in in_a.items():
         rb = in_b.get(rid)
         if rb is None:
@@ -133,7 +138,7 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         table = Counts(both, len(ca) - both, len(cb) - both, n_chunks - len(ca | cb))
         tables.append(table)
         sa, sb = spans_of(ra), spans_of(rb)
-        agree = _union(sa) == _union(sb) and ra.record.unanswerable == rb.record.unanswerable
+        agree = _union(sa) == _union(sb) and _unanswerable(ra) == _unanswerable(rb)
         kappa = cohen_kappa(table)
         rows.append(
             {

@@ -24,9 +24,10 @@ from ..core.chunker import CHUNKER_VERSION
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
 from ..core.diagnostics import plural
-from ..core.model import Analysis, ResolvedLocator
+from ..core.model import Analysis
 from ..core.project import GoldenSet
 from ..core.questions import QuestionRecord
+from ..core.resolve import Span
 from ..evaluate.chunkings import qrels_text
 
 FORMAT_VERSION = "golden-set.v1"
@@ -37,17 +38,16 @@ class Sample:
     """One record as every export format sees it: its text fields and its resolved labels."""
 
     record: QuestionRecord
-    resolved: tuple[ResolvedLocator, ...]
+    #: the record's id (a record without one has errors, and is not exported)
+    id: str
+    #: each locator's span, in locator order
+    spans: tuple[Span, ...]
     #: the answer-bearing chunk IDs, in locator order, each once
     chunk_ids: tuple[str, ...]
     #: the first bearing chunk of the primary locator, else of the first one; None when unanswerable
     primary_chunk_id: str | None
     #: each span's canonical text, in locator order
     contexts: tuple[str, ...]
-
-    @property
-    def id(self) -> str:
-        return self.record.id
 
     @property
     def unanswerable(self) -> bool:
@@ -59,16 +59,20 @@ def samples(analysis: Analysis, corpus: Corpus, split: str | None = None) -> lis
     out = []
     for rec in analysis.records:
         record = rec.record
-        if record is None or not record.valid or (split is not None and record.split != split):
+        if record is None or not record.valid or record.id is None:
+            continue
+        if split is not None and record.split != split:
             continue
         resolved = tuple(r for r in rec.result.resolved if r.span is not None)
+        spans = tuple(r.span for r in rec.result.resolved if r.span is not None)
         chunk_ids = tuple(dict.fromkeys(c.chunk_id for r in resolved for c in r.chunks))
         primary = next((r for r in resolved if r.locator.primary), resolved[0] if resolved else None)
-        contexts = tuple(corpus.docs[r.span.doc_id].text[r.span.start : r.span.end] for r in resolved)
+        contexts = tuple(corpus.docs[s.doc_id].text[s.start : s.end] for s in spans)
         out.append(
             Sample(
                 record,
-                resolved,
+                record.id,
+                spans,
                 chunk_ids,
                 primary.chunks[0].chunk_id if primary and primary.chunks else None,
                 contexts,
@@ -107,9 +111,7 @@ def _jsonl(rows) -> str:
 
 
 def _spans(sample: Sample) -> list[dict]:
-    return [
-        {"doc_id": r.span.doc_id, "char_start": r.span.start, "char_end": r.span.end} for r in sample.resolved
-    ]
+    return [{"doc_id": span.doc_id, "char_start": span.start, "char_end": span.end} for span in sample.spans]
 
 
 def export_dataset(golden: GoldenSet, items: list[Sample]) -> Export:
@@ -228,9 +230,9 @@ def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
     split_rows = 0
     for s in kept:
         by_doc: dict[str, list[dict]] = {}
-        for r, text in zip(s.resolved, s.contexts):
-            by_doc.setdefault(r.span.doc_id, []).append(
-                {"content": text, "start_index": r.span.start, "end_index": r.span.end}
+        for span, text in zip(s.spans, s.contexts):
+            by_doc.setdefault(span.doc_id, []).append(
+                {"content": text, "start_index": span.start, "end_index": span.end}
             )
         split_rows += len(by_doc) > 1
         for doc_id, refs in by_doc.items():

@@ -42,7 +42,8 @@ class Context:
     """One reference context of a sample: text, or a chunk ID; ``doc`` when the source names it."""
 
     text: str | None = None
-    chunk_id: str | None = None
+    #: the chunk ID of a context without text
+    chunk_id: str = ""
     doc: str | None = None
 
 
@@ -144,7 +145,9 @@ class _Source:
             if required:
                 raise ConfigError(f"{where}: the sample has no {name!r}")
             return None
-        if not isinstance(value, kind) or (kind is list and not all(isinstance(v, str) for v in value)):
+        if not isinstance(value, kind) or (
+            isinstance(value, list) and not all(isinstance(v, str) for v in value)
+        ):
             raise ConfigError(
                 f"{where}: {name!r} must be {'a list of strings' if kind is list else 'a ' + kind.__name__}"
             )
@@ -299,12 +302,13 @@ class _Anchorer:
             c.chunk_id: (doc, c) for doc in corpus.docs.values() for c in doc.chunks
         }
 
-    def anchor(self, ctx: Context, where: Range, label: str) -> tuple[list[dict] | None, Diagnostic | None]:
+    def anchor(self, ctx: Context, where: Range, label: str) -> list[dict] | Diagnostic:
+        """The context's locators, or the finding saying why it has none."""
         if ctx.text is None:
             return self._anchor_chunk(ctx.chunk_id, where, label)
         needle = canonicalize(ctx.text).strip()
         if not needle:
-            return None, self._finding("import-not-found", f"{label} is empty", where)
+            return self._finding("import-not-found", f"{label} is empty", where)
         # only in the source's document when it names one of the corpus (no quote can tell two
         # occurrences in one document apart, so an offset the source gives cannot help)
         named = self.corpus.docs.get(ctx.doc) if ctx.doc else None
@@ -320,21 +324,21 @@ class _Anchorer:
             ]
             places = ", ".join(f"{r.doc_id}:{r.range.line + 1}:{r.range.column + 1}" for r in related)
             total = f"more than {MAX_LISTED}" if len(found) > MAX_LISTED else str(len(found))
-            return None, self._finding(
+            return self._finding(
                 "import-ambiguous",
                 f"{label} occurs {total} times in the corpus ({places}): {short(needle)!r}",
                 where,
                 related,
             )
         if not found:
-            return None, self._not_found(needle, where, label)
+            return self._not_found(needle, where, label)
         doc, start = found[0]
         return self._locators(doc, start, start + len(needle), where, label)
 
-    def _anchor_chunk(self, chunk_id: str, where: Range, label: str):
+    def _anchor_chunk(self, chunk_id: str, where: Range, label: str) -> list[dict] | Diagnostic:
         hit = self.chunks.get(chunk_id)
         if hit is None:
-            return None, self._finding(
+            return self._finding(
                 "import-not-found",
                 f"{label}: chunk {chunk_id} is not a chunk of the "
                 "current corpus (re-chunked, or its text edited)",
@@ -345,7 +349,9 @@ class _Anchorer:
         lo = chunk.start + len(body) - len(body.lstrip())
         return self._locators(doc, lo, chunk.start + len(body.rstrip()), where, label)
 
-    def _locators(self, doc: CorpusDoc, lo: int, hi: int, where: Range, label: str):
+    def _locators(
+        self, doc: CorpusDoc, lo: int, hi: int, where: Range, label: str
+    ) -> list[dict] | Diagnostic:
         quotes, uncovered = _cover(doc, lo, hi)
         if uncovered is not None:
             line_end = doc.text.find("\n", uncovered)
@@ -356,7 +362,7 @@ class _Anchorer:
                 ),
             )
             where_line = related[1].range.one_based()
-            return None, self._finding(
+            return self._finding(
                 "import-ambiguous",
                 f"{label} occurs once in {doc.doc_id}, but its line at "
                 f"{where_line.line}:{where_line.column} holds no unique quote (the same "
@@ -372,8 +378,8 @@ class _Anchorer:
             and "\n" not in text[lo:hi]
         ):
             # a part of one block, on one line: the block would label more than the source did
-            return [{"doc": doc.doc_id, "quote": text[lo:hi], "exact": True}], None
-        return [{"doc": doc.doc_id, "quote": text[s:e]} for s, e, _ in quotes], None
+            return [{"doc": doc.doc_id, "quote": text[lo:hi], "exact": True}]
+        return [{"doc": doc.doc_id, "quote": text[s:e]} for s, e, _ in quotes]
 
     def _not_found(self, needle: str, where: Range, label: str) -> Diagnostic:
         for doc in self.corpus.docs.values():
@@ -414,10 +420,10 @@ def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
         locators: list[dict] = []
         for i, ctx in enumerate(sample.contexts, 1):
             label = f"context {i} of sample {sample.id or n}"
-            found, finding = anchorer.anchor(ctx, sample.range, label)
-            if found is not None:
+            finding = anchorer.anchor(ctx, sample.range, label)
+            if not isinstance(finding, Diagnostic):
                 out.anchored += 1
-                locators += [loc for loc in found if loc not in locators]
+                locators += [loc for loc in finding if loc not in locators]
                 continue
             out.diagnostics.append(finding)
             if finding.code == "import-ambiguous":

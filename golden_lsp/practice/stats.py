@@ -36,6 +36,7 @@ SHAPE_CODES = (
 def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
     """The set's figures; the keys are the JSON contract of ``golden-lsp stats --format json``."""
     records = [r for r in analysis.records if r.record is not None]
+    parsed = [r.record for r in records if r.record is not None]
     lengths = [
         res.span.end - res.span.start for r in records for res in r.result.resolved if res.span is not None
     ]
@@ -47,8 +48,8 @@ def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
     return {
         "n_records": len(records),
         "hop": {
-            "single": sum(r.record.hop == "single" for r in records),
-            "multi": sum(r.record.hop == "multi" for r in records),
+            "single": sum(q.hop == "single" for q in parsed),
+            "multi": sum(q.hop == "multi" for q in parsed),
         },
         "n_spans": len(lengths),
         "span_chars": {
@@ -59,11 +60,9 @@ def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
         },
         "spans_by_doc": dict(sorted(by_doc.items())),
         "records_by_chunk_count": {str(k): chunk_counts[k] for k in sorted(chunk_counts)},
-        "query_types": dict(
-            sorted(Counter(r.record.query_type for r in records if r.record.query_type).items())
-        ),
-        "splits": dict(sorted(Counter(r.record.split for r in records if r.record.split).items())),
-        "n_unanswerable": sum(r.record.unanswerable for r in records),
+        "query_types": dict(sorted(Counter(q.query_type for q in parsed if q.query_type).items())),
+        "splits": dict(sorted(Counter(q.split for q in parsed if q.split).items())),
+        "n_unanswerable": sum(q.unanswerable for q in parsed),
     }
 
 

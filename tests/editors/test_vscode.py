@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -168,7 +169,9 @@ def test_vsix_manifest_has_the_registry_fields(built):
     assert "ms-python.python" in bundle  # @vscode/python-extension is bundled, not required at run time
 
 
-def code_server_session(request, deps, vsix, folder: Path, settings: dict, probe: dict, output_dir: Path):
+def code_server_session(
+    request, deps, vsix, folder: Path, settings: dict, probe: dict, output_dir: Path, quick: bool = False
+):
     """Install the .vsix and the probe into a fresh code-server, open folder in headless Chromium,
     run the probe (config `probe`, paths filled in here) in step with the CDP driver.
     Returns (probe_out, facts_file, driver, cs_log, shot)."""
@@ -290,6 +293,7 @@ def code_server_session(request, deps, vsix, folder: Path, settings: dict, probe
             "shotAfter": str(output_dir / "vscode-after.png"),
             "facts": str(facts_file),
             "maxSecs": 120,
+            "quick": quick,
         }
         cdp_cfg = state / "cdp.json"
         cdp_cfg.write_text(json.dumps(cdp))
@@ -376,6 +380,80 @@ def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_
     if os.environ.get("GOLDEN_LSP_UPDATE_SCREENSHOT"):
         shutil.copy2(shot, EXT_DIR / "images" / "screenshot.png")
         shutil.copy2(workflow, EXT_DIR / "images" / "workflow.png")
+
+
+def rendered_hints(raw: str, drawn: str) -> list[str]:
+    """The texts VS Code drew into a line: what the drawn line has that the buffer line has not."""
+    import difflib
+
+    ops = difflib.SequenceMatcher(None, raw, drawn, autojunk=False).get_opcodes()
+    assert all(op in ("equal", "insert") for op, *_ in ops), (raw, drawn)
+    return [drawn[j1:j2].strip() for op, _, _, j1, j2 in ops if op == "insert" and drawn[j1:j2].strip()]
+
+
+def test_vscode_draws_every_inlay_hint_of_a_multi_hop_record(
+    request, built, tmp_path, golden_server, output_dir
+):
+    """With VS Code's default settings (editor.inlayHints.maximumLength 43, counted per line), every
+    locator of a multi-hop record shows its hint, and what is drawn of each carries its essential
+    part: where the quote lands (the line in its chapter), or why it does not."""
+    deps, vsix = built
+    folder = tmp_path / "examples"
+    shutil.copytree(REPO / "examples", folder, ignore=shutil.ignore_patterns("__pycache__"))
+    questions = folder / "questions.jsonl"
+    lines = questions.read_text(encoding="utf-8").split("\n")
+    multi = [
+        i for i, line in enumerate(lines) if line.startswith("{") and len(json.loads(line)["locators"]) > 1
+    ]
+    assert any(len(json.loads(lines[i])["locators"]) > 2 for i in multi)  # a three-hop record too
+    # one broken locator among them: its hint says why, drawn beside the resolved ones
+    broken = multi[0]
+    rec = json.loads(lines[broken])
+    rec["locators"][1]["quote"] = "no such words anywhere"
+    lines[broken] = json.dumps(rec, ensure_ascii=False)
+    questions.write_text("\n".join(lines), encoding="utf-8")
+    settings = {"python.defaultInterpreterPath": sys.executable}
+    probe_out, facts_file, driver, cs_log, _shot = code_server_session(
+        request, deps, vsix, folder, settings, {"inlayLines": multi}, output_dir, quick=True
+    )
+    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
+    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
+    ctx = (
+        f"\nprobe result:\n{json.dumps(result, indent=2)[:8000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:8000]}"
+        f"\ncode-server log:\n{_read(cs_log)[-2000:]}"
+    )
+    assert result.get("ok") is True and driver is not None and driver.returncode == 0, ctx
+    assert result.get("maximumLength") == 43, ctx  # VS Code's default, not a test setting
+    drawn_lines = (facts.get("before") or {}).get("viewLines") or []
+    artifact = {
+        r["query_id"]: r
+        for r in map(json.loads, (folder / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines())
+    }
+    for i in multi:
+        rec = json.loads(lines[i])
+        sent = sorted((h for h in result["inlayHints"] if h["line"] == i), key=lambda h: h["character"])
+        assert len(sent) == len(rec["locators"]), ctx  # the server sends one hint per locator
+        drawn = next((d for d in drawn_lines if f'"id": "{rec["id"]}"' in d), None)
+        assert drawn is not None, f"line {i} ({rec['id']}) is not drawn" + ctx
+        shown = rendered_hints(lines[i], drawn)
+        assert len(shown) == len(sent), f"{rec['id']}: drawn {shown}, sent {[h['label'] for h in sent]}" + ctx
+        for hint, text in zip(sent, shown, strict=True):
+            assert hint["label"].startswith(text.rstrip("…")), (hint, text)
+            m = re.match(r"→ line (\d+)", text)
+            assert m or text.startswith("✗ not found"), (hint, text)
+        for loc, text in zip(rec["locators"], shown, strict=True):
+            if loc["quote"] == "no such words anywhere":
+                assert text.startswith("✗ not found"), (loc, text)
+            else:
+                chapter = (folder / "corpus" / loc["doc"]).read_text(encoding="utf-8")
+                at = chapter.index(loc["quote"])
+                span = next(
+                    sp
+                    for sp in artifact[rec["id"]]["answer_spans"]
+                    if sp["doc_id"] == loc["doc"] and sp["char_start"] <= at < sp["char_end"]
+                )
+                line = chapter[: span["char_start"]].count("\n") + 1  # where the span starts
+                assert re.match(rf"→ line {line}\b", text), (loc, text, line)
 
 
 def _read(p: Path) -> str:

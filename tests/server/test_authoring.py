@@ -90,8 +90,18 @@ async def test_inlay_hints_after_each_quote_range_filtered_and_switchable(
     line3, rec3 = recs["ex003"]
     loc = await definition_of_quote(client, uri, lines[line3], line3)
     label = by_line[line3].label
-    assert label.startswith(f"→ {rec3['locators'][0]['doc']}:{loc.range.start.line + 1} · ")
+    assert label.startswith(f"→ line {loc.range.start.line + 1} · ")
     assert label.endswith((" chunk", " chunks"))
+    assert by_line[line3].tooltip.startswith(f"{rec3['locators'][0]['doc']}:{loc.range.start.line + 1} · ")
+    # a multi-hop line: its hints together fit VS Code's 43 characters per line (else it drops the
+    # later ones), each starting with where its quote lands
+    multi = [i for i in record_lines(text) if len(json.loads(lines[i])["locators"]) > 2]
+    assert multi
+    for i in multi:
+        on_line = sorted((h for h in hints if h.position.line == i), key=lambda h: h.position.character)
+        assert len(on_line) == len(json.loads(lines[i])["locators"]) > 2
+        assert sum(len(h.label) for h in on_line) <= 43, [h.label for h in on_line]
+        assert all(h.label.startswith(("→ line ", "✗ ")) for h in on_line), [h.label for h in on_line]
     # only hints inside the range asked for
     one = await client.text_document_inlay_hint_async(
         types.InlayHintParams(

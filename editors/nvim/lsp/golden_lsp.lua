@@ -11,9 +11,13 @@ return {
   on_attach = function(...)
     return require('golden_lsp').on_attach(...)
   end,
+  capabilities = require('golden_lsp').capabilities,
   handlers = {
     ['golden-lsp/status'] = function(...)
       return require('golden_lsp').status_handler(...)
+    end,
+    ['workspace/codeLens/refresh'] = function(...)
+      return require('golden_lsp').code_lens_refresh_handler(...)
     end,
   },
 }

@@ -8,7 +8,9 @@
 // fixing, so the test can take a screenshot first), questions (path relative to the workspace
 // folder), hover {line, character}, ambiguousLine, timeoutMs, chapter (a corpus file, relative to the
 // workspace folder: at the end the probe asks for the questions file's inlay hints, opens the chapter
-// beside it and asks for its code lenses, and leaves that view for the final screenshot).
+// beside it and asks for its code lenses, and leaves that view for the final screenshot), inlayLines
+// (0-based lines: only reads the server's inlay hints of those lines and shows the first at the top,
+// for the page to read what VS Code draws there).
 'use strict';
 const fs = require('fs');
 const vscode = require('vscode');
@@ -91,6 +93,33 @@ async function probe(cfg, result) {
   if (api && api.ready) await withTimeout(api.ready(), 60000, 'extension ready');
   result.serverCommand = api && api.serverCommand ? api.serverCommand() : null;
   log(`server command ${JSON.stringify(result.serverCommand)}`);
+
+  if (cfg.inlayLines) {
+    // inlay hints as VS Code draws them, with its default settings: the hints the server sends for
+    // the given lines (read through the API), the first of those lines at the top of the editor for
+    // the page to read (the CDP driver), nothing else open
+    const lines = cfg.inlayLines;
+    const range = new vscode.Range(Math.min(...lines), 0, Math.max(...lines) + 1, 0);
+    const hints = await waitFor('the inlay hints of those lines', async () => {
+      const h = await vscode.commands.executeCommand('vscode.executeInlayHintProvider', uri, range);
+      return h && lines.every((l) => h.some((x) => x.position.line === l)) ? h : null;
+    }, timeout);
+    result.inlayHints = hints.map((h) => ({
+      line: h.position.line,
+      character: h.position.character,
+      label: typeof h.label === 'string' ? h.label : h.label.map((p) => p.value).join(''),
+      paddingLeft: !!h.paddingLeft,
+    }));
+    result.lineTexts = Object.fromEntries(lines.map((l) => [l, doc.lineAt(l).text]));
+    result.maximumLength = vscode.workspace.getConfiguration('editor', doc).get('inlayHints.maximumLength');
+    const top = new vscode.Position(Math.min(...lines), 0);
+    editor.selection = new vscode.Selection(top, top);
+    editor.revealRange(new vscode.Range(top, top), vscode.TextEditorRevealType.AtTop);
+    await sleep(2000); // let the editor ask for and draw the hints of the visible lines
+    if (cfg.phase1) fs.writeFileSync(cfg.phase1, JSON.stringify(result, null, 2));
+    if (cfg.go) await waitFor('the go file', () => fs.existsSync(cfg.go), 60000).catch((e) => log(String(e)));
+    return;
+  }
 
   if (cfg.expectNoServer) {
     // the extension could not start a server: it must say so (notification + status bar)

@@ -2,14 +2,18 @@
 -- (questions.jsonl, *.questions.jsonl), and attaches it to the Markdown chapters of their corpus
 -- (the server names each set's corpus folder in its golden-lsp/status notification), so an
 -- unsaved edit to a chapter re-checks the questions at once.
---   Neovim 0.11+:     vim.lsp.config() + vim.lsp.enable()
---   Neovim 0.8-0.10:  a FileType autocmd that calls vim.lsp.start()
+-- Neovim 0.11+ (vim.lsp.config, vim.lsp.enable, vim.lsp.completion): the server is registered with
+-- vim.lsp.config() + vim.lsp.enable(), or with method = 'start' by a FileType autocmd that calls
+-- vim.lsp.start(). Questions buffers get inlay hints and Neovim's completion applying whole edits
+-- (completion.lua); chapters get their code lenses kept current.
 --
 --   require('golden_lsp').setup({
 --     cmd = { 'golden-lsp' },             -- default: golden-lsp on PATH, else python3 -m golden_lsp
 --     overrides = { max_chars = 1200 },   -- sent as initializationOptions.overrides
 --     patterns = { '.*/golden/.*%.jsonl' }, -- extra Lua patterns of questions files
---     inlay_hints = true,                 -- each quote's resolution after it (Neovim 0.10+)
+--     inlay_hints = true,                 -- each quote's resolution after it
+--     completion = true,                  -- Neovim's completion; { autotrigger = true }; false: none
+--     code_lens = true,                   -- chapters' code lenses, refreshed by the plugin
 --   })
 local M = {}
 
@@ -24,11 +28,17 @@ local defaults = {
   root_markers = M.root_markers,
   overrides = {},
   patterns = {},
-  -- 'auto' picks vim.lsp.config/enable on 0.11+, vim.lsp.start otherwise; 'config' or 'start' forces one.
+  -- 'auto' and 'config': vim.lsp.config/enable; 'start': a FileType autocmd calling vim.lsp.start.
   method = 'auto',
   on_attach = nil,
   capabilities = nil,
   inlay_hints = true,
+  -- Neovim's own completion (<C-x><C-o>, vim.lsp.completion.get()) applying each item's whole edit;
+  -- { autotrigger = true } opens the menu as you type; false leaves completion to you (nvim-cmp, blink.cmp)
+  completion = true,
+  -- code lenses in corpus chapters (`labelled by ex003`), refreshed on attach, BufEnter, edits and
+  -- the server's workspace/codeLens/refresh
+  code_lens = true,
 }
 
 M.options = vim.deepcopy(defaults)
@@ -44,6 +54,11 @@ local function notify(msg, level)
     vim.notify('golden-lsp: ' .. msg, level or vim.log.levels.INFO)
   end)
 end
+
+local function get_clients(bufnr)
+  return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
+end
+M.get_clients = get_clients
 
 --- The server command: the `cmd` option, else golden-lsp on PATH, else python3 -m golden_lsp.
 function M.default_cmd()
@@ -188,15 +203,64 @@ function M.statusline(bufnr)
 end
 
 --- On attach: inlay hints on in questions buffers (each quote's resolution written after it),
---- then the user's on_attach.
+--- Neovim's completion applying whole edits there, code lenses kept fresh in chapters, then the
+--- user's on_attach.
 function M.on_attach(client, bufnr)
-  if M.options.inlay_hints ~= false and vim.bo[bufnr].filetype == M.filetype and vim.lsp.inlay_hint then
+  local questions = vim.bo[bufnr].filetype ~= 'markdown'
+  if M.options.inlay_hints ~= false and questions and vim.lsp.inlay_hint then
     pcall(vim.lsp.inlay_hint.enable, true, { bufnr = bufnr })
+  end
+  if M.options.completion ~= false and questions then
+    require('golden_lsp.completion').enable(client, bufnr, type(M.options.completion) == 'table' and M.options.completion or {})
+  end
+  if M.options.code_lens ~= false and vim.lsp.codelens and M.supports(client, 'textDocument/codeLens', bufnr) then
+    M.keep_code_lenses(bufnr)
   end
   if M.options.on_attach then
     M.options.on_attach(client, bufnr)
   end
 end
+
+function M.supports(client, method, bufnr)
+  return client:supports_method(method, bufnr)
+end
+
+local function refresh_code_lenses(bufnr)
+  if vim.api.nvim_buf_is_loaded(bufnr) and #get_clients(bufnr) > 0 then
+    vim.lsp.codelens.refresh({ bufnr = bufnr })
+  end
+end
+
+--- Code lenses (`labelled by ex003` over a chapter's labelled blocks) without a manual refresh:
+--- fetched now, on BufEnter and after edits, and on the server's workspace/codeLens/refresh.
+function M.keep_code_lenses(bufnr)
+  local group = vim.api.nvim_create_augroup('golden_lsp_codelens_' .. bufnr, { clear = true })
+  vim.api.nvim_create_autocmd({ 'BufEnter', 'InsertLeave', 'TextChanged' }, {
+    group = group,
+    buffer = bufnr,
+    callback = function(args)
+      refresh_code_lenses(args.buf)
+    end,
+  })
+  refresh_code_lenses(bufnr)
+end
+
+--- workspace/codeLens/refresh: the labels changed (a questions file or a chapter was edited);
+--- fetch the lenses again in every loaded buffer of that client.
+function M.code_lens_refresh_handler(_, _, ctx)
+  local client = ctx and vim.lsp.get_client_by_id(ctx.client_id)
+  if client and M.options.code_lens ~= false then
+    vim.schedule(function()
+      for bufnr in pairs(client.attached_buffers or {}) do
+        refresh_code_lenses(bufnr)
+      end
+    end)
+  end
+  return vim.NIL
+end
+
+--- What the plugin adds to Neovim's client capabilities: it handles workspace/codeLens/refresh.
+M.capabilities = { workspace = { codeLens = { refreshSupport = true } } }
 
 --- The client config shared by both registration methods.
 function M.client_config(cmd)
@@ -208,9 +272,12 @@ function M.client_config(cmd)
     init_options = { overrides = M.options.overrides or {} },
     settings = { overrides = M.options.overrides or {} },
     get_language_id = M.language_id_of,
-    handlers = { ['golden-lsp/status'] = M.status_handler },
+    handlers = {
+      ['golden-lsp/status'] = M.status_handler,
+      ['workspace/codeLens/refresh'] = M.code_lens_refresh_handler,
+    },
     on_attach = M.on_attach,
-    capabilities = M.options.capabilities,
+    capabilities = vim.tbl_deep_extend('force', M.capabilities, M.options.capabilities or {}),
   }
 end
 
@@ -222,15 +289,10 @@ local function find_root(bufnr)
 end
 
 function M.use_config_api()
-  if M.options.method == 'config' then
-    return true
-  elseif M.options.method == 'start' then
-    return false
-  end
-  return vim.lsp.config ~= nil and vim.lsp.enable ~= nil
+  return M.options.method ~= 'start'
 end
 
---- Start (or reuse) the client for one buffer, the 0.8-0.10 way.
+--- Start (or reuse) the client for one buffer (method = 'start').
 function M.start(bufnr)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local cmd = resolve_cmd()
@@ -246,8 +308,8 @@ end
 
 function M.setup(opts)
   M.options = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
-  if not vim.lsp.start then
-    notify('needs Neovim 0.8 or newer (vim.lsp.start)', vim.log.levels.ERROR)
+  if vim.fn.has('nvim-0.11') == 0 then
+    notify('needs Neovim 0.11 or newer (vim.lsp.config, vim.lsp.enable, vim.lsp.completion)', vim.log.levels.ERROR)
     return
   end
   M.detect(M.options.patterns)
@@ -284,14 +346,6 @@ function M.setup(opts)
   end
 end
 
-local function get_clients(bufnr)
-  if vim.lsp.get_clients then
-    return vim.lsp.get_clients({ bufnr = bufnr, name = M.name })
-  end
-  return vim.lsp.get_active_clients({ bufnr = bufnr, name = M.name })
-end
-M.get_clients = get_clients
-
 --- Run a server command ('golden-lsp.build' or 'golden-lsp.check') for the buffer's file.
 --- Synchronous (timeout_ms, default 60 s); returns result, err.
 function M.execute(command, bufnr, timeout_ms)
@@ -305,12 +359,7 @@ function M.execute(command, bufnr, timeout_ms)
     args = { vim.uri_from_bufnr(bufnr) }
   end
   local params = { command = command, arguments = args }
-  local resp
-  if vim.fn.has('nvim-0.11') == 1 then
-    resp = client:request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
-  else
-    resp = client.request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
-  end
+  local resp = client:request_sync('workspace/executeCommand', params, timeout_ms or 60000, bufnr)
   if not resp then
     return nil, 'timeout or error running ' .. command
   end
@@ -345,11 +394,7 @@ end
 
 function M.restart()
   for _, c in ipairs(get_clients(nil)) do
-    if vim.fn.has('nvim-0.11') == 1 then
-      c:stop()
-    else
-      c.stop()
-    end
+    c:stop()
   end
   vim.defer_fn(function()
     if M.use_config_api() then

@@ -1,0 +1,104 @@
+;;; emacs_test.el --- golden-lsp in real Emacs (batch), through the snippets of editors/README.md  -*- lexical-binding: t -*-
+;;
+;; emacs --batch -Q -l tests/editors/emacs_test.el
+;; env: GOLDEN_CLIENT (eglot | lsp-mode), GOLDEN_SNIPPET (an .el file: the README's snippets for that
+;;      client), GOLDEN_QUESTIONS (the questions file to open), GOLDEN_AMBIGUOUS_LINE (1-based line of
+;;      an ambiguous quote), GOLDEN_HOVER_LINE / GOLDEN_HOVER_COL (1-based line, 0-based column in
+;;      characters, inside a resolved quote), GOLDEN_OUT (JSON result), GOLDEN_TIMEOUT (seconds per wait)
+;;
+;; It opens the file as a user does (find-file: auto-mode-alist picks the mode, whose hook starts
+;; the client), waits for the server, then reads the diagnostics flymake holds and asks for the
+;; hover the way eldoc does.
+
+(require 'json)
+(require 'cl-lib)
+
+(defvar golden-result (list (cons 'ok :json-false)))
+(defvar golden-timeout (string-to-number (or (getenv "GOLDEN_TIMEOUT") "30")))
+
+(defun golden-put (key value)
+  (setf (alist-get key golden-result) value))
+
+(defun golden-finish (code)
+  (with-temp-file (getenv "GOLDEN_OUT")
+    (insert (json-encode golden-result)))
+  (kill-emacs code))
+
+(defun golden-wait (what pred)
+  "Wait (bounded) for PRED while Emacs reads the server's messages; record whether it came true."
+  (let ((deadline (+ (float-time) golden-timeout)) done)
+    (while (and (not (setq done (ignore-errors (funcall pred)))) (< (float-time) deadline))
+      (accept-process-output nil 0.1)
+      ;; what an interactive Emacs does between commands: run idle timers (flymake, lsp-deferred)
+      (dolist (timer (copy-sequence timer-idle-list))
+        (when (timerp timer)
+          (timer-event-handler timer))))
+    (golden-put what (if done t :json-false))
+    done))
+
+(defun golden-line-diagnostics (line)
+  (save-excursion
+    (goto-char (point-min))
+    (forward-line (1- line))
+    (mapcar #'flymake-diagnostic-text
+            (flymake-diagnostics (line-beginning-position) (line-end-position)))))
+
+(defun golden-main ()
+  (let ((client (intern (getenv "GOLDEN_CLIENT"))))
+    (golden-put 'client (symbol-name client))
+    (golden-put 'emacs emacs-version)
+    ;; with -Q: the Debian ELPA packages (elpa-eglot, elpa-lsp-mode) as package.el would load them
+    (add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
+    (package-activate-all)
+    (load (getenv "GOLDEN_SNIPPET") nil t)
+    (when (eq client 'lsp-mode)
+      (require 'lsp-mode)
+      ;; what pressing `i' (import the project root) at lsp-mode's first prompt does
+      (lsp-workspace-folders-add (file-name-directory (getenv "GOLDEN_QUESTIONS"))))
+    (find-file (getenv "GOLDEN_QUESTIONS"))
+    (switch-to-buffer (current-buffer)) ; shown in a window, as eglot's hover and flymake want
+    (golden-put 'major-mode (symbol-name major-mode))
+    ;; eglot-ensure connects on the first command after the file opens
+    (run-hooks 'post-command-hook)
+    (golden-put 'managed
+                (if (golden-wait 'connected
+                                 (lambda ()
+                                   (pcase client
+                                     ('eglot (and (fboundp 'eglot-current-server) (eglot-current-server)))
+                                     ('lsp-mode (and (bound-and-true-p lsp-mode) (lsp-workspaces))))))
+                    t :json-false))
+    (golden-put 'server-command
+                (pcase client
+                  ('eglot (let ((s (eglot-current-server))) (and s (process-command (jsonrpc--process s)))))
+                  ('lsp-mode (let ((w (car (lsp-workspaces))))
+                               (and w (process-command (lsp--workspace-proc w)))))))
+    ;; a diagnostic: flymake's, on the ambiguous quote's line
+    (let ((line (string-to-number (getenv "GOLDEN_AMBIGUOUS_LINE"))))
+      (golden-wait 'diagnostic-arrived
+                   (lambda ()
+                     (cl-some (lambda (text) (string-match-p "occurs" text))
+                              (golden-line-diagnostics line))))
+      (golden-put 'diagnostics (vconcat (golden-line-diagnostics line)))
+      (golden-put 'flymake-mode (if (bound-and-true-p flymake-mode) t :json-false)))
+    ;; a hover, asked for as eldoc asks
+    (goto-char (point-min))
+    (forward-line (1- (string-to-number (getenv "GOLDEN_HOVER_LINE"))))
+    (forward-char (string-to-number (getenv "GOLDEN_HOVER_COL")))
+    (let ((hover nil))
+      (pcase client
+        ('eglot (eglot-hover-eldoc-function (lambda (info &rest _) (setq hover (or info "")))))
+        ('lsp-mode
+         (let ((h (lsp-request "textDocument/hover" (lsp--text-document-position-params))))
+           (setq hover (and h (lsp--render-on-hover-content (lsp:hover-contents h) t))))))
+      (golden-wait 'hover-arrived (lambda () (and hover (> (length hover) 0))))
+      (golden-put 'hover (and hover (substring-no-properties hover))))
+    (golden-put 'ok (if (and (eq (alist-get 'diagnostic-arrived golden-result) t)
+                             (eq (alist-get 'hover-arrived golden-result) t))
+                        t :json-false))
+    (golden-finish (if (eq (alist-get 'ok golden-result) t) 0 2))))
+
+(condition-case err
+    (golden-main)
+  (error
+   (golden-put 'error (format "%S" err))
+   (golden-finish 9)))

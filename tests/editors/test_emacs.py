@@ -1,0 +1,88 @@
+"""Real Emacs (Debian emacs-nox 28 with elpa-eglot and elpa-lsp-mode), in batch, with exactly the
+snippets editors/README.md gives: the example questions file (one quote made ambiguous) opens in
+the questions mode, the client starts golden-lsp, flymake shows the quote-ambiguous diagnostic and
+a hover on a resolved quote names its chapter; once through eglot, once through lsp-mode."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from editor_support import REPO, editor_deps, isolated_env, run, unavailable, venv_bin
+
+HERE = Path(__file__).resolve().parent
+README = REPO / "editors" / "README.md"
+SNIPPETS = {
+    "eglot": [";; golden-lsp: a mode for questions files", ";; golden-lsp with eglot"],
+    "lsp-mode": [";; golden-lsp: a mode for questions files", ";; golden-lsp with lsp-mode"],
+}
+
+
+def readme_elisp(marker: str) -> str:
+    """The ```elisp block of editors/README.md whose first line is ``marker``."""
+    blocks = re.findall(r"```elisp\n(.*?)```", README.read_text(encoding="utf-8"), flags=re.S)
+    found = [b for b in blocks if b.startswith(marker)]
+    assert len(found) == 1, f"editors/README.md has {len(found)} elisp blocks starting {marker!r}"
+    return found[0]
+
+
+def find_emacs(output_dir: Path) -> str:
+    emacs = shutil.which("emacs")
+    if emacs is None:  # scripts/editor-deps.sh installs it (Debian emacs-nox, elpa-eglot, elpa-lsp-mode)
+        emacs = editor_deps(output_dir).get("GOLDEN_LSP_EMACS") or shutil.which("emacs")
+    if emacs is None:
+        unavailable("emacs not found (scripts/editor-deps.sh installs emacs-nox, elpa-eglot, elpa-lsp-mode)")
+    return emacs
+
+
+@pytest.mark.parametrize("client", ["eglot", "lsp-mode"])
+def test_emacs_readme_snippets_diagnostic_and_hover(client, tmp_path, ambiguous_copy, output_dir):
+    emacs = find_emacs(output_dir)
+    package = {"eglot": "eglot", "lsp-mode": "lsp-mode"}[client]
+    if not list(Path("/usr/share/emacs/site-lisp/elpa").glob(f"{package}-*")):
+        unavailable(
+            f"the Debian package elpa-{package} is not installed (scripts/editor-deps.sh installs it)"
+        )
+    if not (venv_bin() / "golden-lsp").exists():
+        pytest.fail(
+            "the golden-lsp command is not installed next to this Python (pip install -e .)", pytrace=False
+        )
+    snippet = tmp_path / "golden-lsp.el"
+    snippet.write_text("\n".join(readme_elisp(m) for m in SNIPPETS[client]), encoding="utf-8")
+    out = output_dir / "result.json"
+    env = isolated_env(
+        tmp_path / "state",
+        {
+            "GOLDEN_CLIENT": client,
+            "GOLDEN_SNIPPET": str(snippet),
+            "GOLDEN_QUESTIONS": str(ambiguous_copy["questions"]),
+            "GOLDEN_AMBIGUOUS_LINE": str(ambiguous_copy["ambiguous_line"] + 1),
+            "GOLDEN_HOVER_LINE": str(ambiguous_copy["hover_line"] + 1),
+            "GOLDEN_HOVER_COL": str(ambiguous_copy["hover_col_utf32"]),
+            "GOLDEN_OUT": str(out),
+            "GOLDEN_TIMEOUT": "30",
+        },
+    )
+    proc = run(
+        [emacs, "--batch", "-Q", "-l", HERE / "emacs_test.el"],
+        timeout=180,
+        env=env,
+        cwd=ambiguous_copy["folder"],
+        out=output_dir / "emacs-output.txt",
+    )
+    assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
+    res = json.loads(out.read_text(encoding="utf-8"))
+    ctx = (
+        f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    )
+    assert res.get("major-mode") == "golden-questions-mode", ctx
+    assert res.get("connected") is True, ctx
+    assert "golden-lsp" in " ".join(res.get("server-command") or []), ctx
+    assert res.get("diagnostic-arrived") is True and res.get("flymake-mode") is True, ctx
+    assert any(f"in {ambiguous_copy['doc']}" in d for d in res["diagnostics"]), ctx
+    assert res.get("hover-arrived") is True and ambiguous_copy["hover_doc"] in res["hover"], ctx
+    assert "Unknown notification" not in proc.stdout, ctx  # lsp-mode: the status is handled
+    assert res.get("ok") is True and proc.returncode == 0, ctx
