@@ -167,7 +167,8 @@ def did_change_configuration(ls: GoldenServer, params: types.DidChangeConfigurat
         ls.inlay_hints_enabled = settings["inlayHints"]
         ls.scheduler.refresh(inlay_hints=True)
     if isinstance(settings, dict) and ("overrides" in settings or "config" in settings):
-        ls.session.configure(settings.get("overrides", settings.get("config")))
+        ls.session.sets.set_overrides(settings.get("overrides", settings.get("config")))
+        ls.session.invalidate()
 
 
 # --- documents --------------------------------------------------------------------------------

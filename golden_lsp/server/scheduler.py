@@ -62,6 +62,8 @@ def config_error_diagnostic(message: str) -> types.Diagnostic:
 
 
 class Scheduler:
+    """What goes to the client unasked, and when (see the module's docstring)."""
+
     def __init__(self, server: GoldenServer, session: Session) -> None:
         self.server = server
         self.session = session

@@ -48,6 +48,8 @@ class _Analysed(NamedTuple):
 
 
 class Session:
+    """The open documents and the views of them, for one client (see the module's docstring)."""
+
     def __init__(self) -> None:
         self.buffers: dict[str, Buffer] = {}
         self.sets = GoldenSets()
@@ -231,11 +233,6 @@ class Session:
         """What views show changed outside their buffers: every cached view is stale."""
         self.generation += 1
         self.on_invalidated()
-
-    def configure(self, overrides: dict | None) -> None:
-        """The editor's overrides of the set's settings changed."""
-        self.sets.set_overrides(overrides)
-        self.invalidate()
 
     def corpus_changed(self, path: Path, text: str | None = None) -> None:
         """A corpus file changed: its open buffer's ``text``, or (None) the file on disk."""
