@@ -32,7 +32,7 @@ from ..core.resolve import prepare_hints as prepare_document_hints
 from . import progress
 from .convert import SOURCE, Converted, editor_counts
 from .protocol import Encoded
-from .session import Session
+from .session import Session, path_of
 from .watch import CorpusWatcher
 
 if TYPE_CHECKING:
@@ -82,9 +82,7 @@ class Scheduler:
 
     def later(self, key: object, delay: float, fn: Callable, *args: Any) -> None:
         """Run ``fn(*args)`` after ``delay`` seconds, replacing what was pending under ``key``."""
-        timer = self._timers.pop(key, None)
-        if timer is not None:
-            timer.cancel()
+        self._cancel(key)
 
         def run() -> None:
             self._timers.pop(key, None)
@@ -94,6 +92,11 @@ class Scheduler:
                 self.server.log_error(f"{getattr(fn, '__name__', fn)} failed:\n{traceback.format_exc()}")
 
         self._timers[key] = asyncio.get_running_loop().call_later(delay, run)
+
+    def _cancel(self, key: object) -> None:
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
 
     def background(self, work: Coroutine) -> None:
         """Run a coroutine on the server's loop, keeping a reference until it is done."""
@@ -216,7 +219,11 @@ class Scheduler:
         return Encoded(self.converted.full_report(view, result_id))
 
     def closed(self, uri: str) -> None:
-        """A document was closed: its kept diagnostics go, and a questions file's are cleared."""
+        """A document was closed: what was pending for it is dropped (a chapter's edit still in its
+        debounce would bring the unsaved text back), its kept diagnostics go, and a questions
+        file's are cleared."""
+        self._cancel(uri)
+        self._cancel(path_of(uri))
         self.converted.forget(uri)
         if self.session.is_questions(uri):
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))

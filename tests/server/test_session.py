@@ -5,21 +5,25 @@ config saved or changed on disk, an artifact changed on disk — goes through on
 open questions file is published again at the same version, with findings that follow the change,
 and the client is asked to refresh its inlay hints and code lenses. A questions file that is not
 open is read again when its saved text changes. A diagnostic pull's result id names one analysis:
-a file closed and opened again at the same version with another text is answered in full.
+a file closed and opened again at the same version with another text is answered in full. A
+chapter closed while its last edit waits for the debounce leaves its file on disk in the corpus.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
 import pytest
 import pytest_lsp
-from conftest import SERVER, init_params, open_doc, published, uri_of
+from conftest import SERVER, change_doc, init_params, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_authoring import records
 from test_server import CHAPTER, set_quote
+
+from golden_lsp.server.scheduler import CORPUS_DEBOUNCE
 
 REFRESHES = {types.WORKSPACE_INLAY_HINT_REFRESH, types.WORKSPACE_CODE_LENS_REFRESH}
 
@@ -125,3 +129,27 @@ async def test_a_pull_after_reopening_at_the_same_version_is_answered_in_full(
     again = await client.text_document_diagnostic_async(ask)
     assert again.kind == "full" and again.result_id != report.result_id
     assert not [d for d in again.items if d.code == "quote-ambiguous"]
+
+
+async def test_a_chapter_closed_during_its_debounce_counts_as_saved(client: LanguageClient, golden_dir: Path):
+    """Closed right after an edit (an editor's "don't save"): the edit still waiting for the
+    chapter's debounce is dropped with the buffer, so the file on disk counts from then on."""
+    q = golden_dir / "questions.jsonl"
+    chapter = golden_dir / "corpus" / CHAPTER
+    _, rec = records(q)["ex001"]
+    uri = open_doc(client, q)
+    await published(client, uri, lambda p: p.version == 1)
+    chapter_uri = open_doc(client, chapter)
+    change_doc(
+        client,
+        chapter_uri,
+        2,
+        chapter.read_text(encoding="utf-8").replace(rec["locators"][0]["quote"], "gone"),
+    )
+    client.text_document_did_close(
+        types.DidCloseTextDocumentParams(types.TextDocumentIdentifier(chapter_uri))
+    )
+    await asyncio.sleep(10 * CORPUS_DEBOUNCE)  # the debounce would have ended
+    change_doc(client, uri, 2, q.read_text(encoding="utf-8") + "\n")
+    pub = await published(client, uri, lambda p: p.version == 2)
+    assert not [d for d in pub.diagnostics if d.code == "quote-not-found"]
