@@ -84,7 +84,7 @@ class Session:
         any set reads it)."""
         self.buffers[uri] = Buffer(text, version, self.encoding)
         path = path_of(uri)
-        if path is not None and path.suffix == ".md" and not self.sets.is_questions_file(path):
+        if path is not None and path.suffix == ".md":
             self.corpus_changed(path, text)
 
     def edit(
