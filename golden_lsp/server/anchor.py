@@ -36,7 +36,7 @@ def append_edit(view: View, line: str) -> types.WorkspaceEdit:
 
 
 def free_id(view: View) -> str:
-    ids = (r.record.id for r in view.analysis.records if r.record is not None)
+    ids = (r.record.id for r in view.analysis.records if r.record is not None and r.record.id)
     return next_free_id(ids, view.golden.committed_queries())
 
 
@@ -63,7 +63,9 @@ def code_actions(cv: CorpusView, request: types.Range, last_edited: dict[str, in
             line = last_edited.get(view.uri)
             rec = view.analysis.record_at(line) if line is not None else None
             record = rec.record if rec is not None else None
-            edits = add_locator_edits(record, doc.doc_id, quote) if record is not None and record.id else None
+            if rec is None or record is None or not record.id:
+                continue
+            edits = add_locator_edits(record, doc.doc_id, quote)
             if edits:
                 out.append(
                     types.CodeAction(

@@ -22,10 +22,12 @@ INDEX = CandidateIndex()
 
 
 def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
-    out = []
+    out: list[types.CodeAction] = []
     for rec in view.records_in(request):
         record = rec.record
-        if record is None or not (record.query or "").strip() or record.node.value.get("locators") != []:
+        if record is None or not record.query or not record.query.strip():
+            continue
+        if record.node.value.get("locators") != []:
             continue
         try:
             ranked = INDEX.rank(view.golden.corpus, record.query, TOP)
@@ -36,11 +38,12 @@ def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
             at = doc.positions.raw_position(c.start)[0] + 1
             words = short(" ".join(doc.text[c.start : c.end].split()[:FIRST_WORDS]), 60)
             edits = add_locator_edits(record, c.doc_id, c.quote)
-            out.append(
-                types.CodeAction(
-                    f"Anchor at {c.doc_id}:{at} — {words}",
-                    kind=types.CodeActionKind.Refactor,
-                    edit=line_edits(view, rec.line, edits),
+            if edits is not None:  # always: ``locators`` is a list, the empty one
+                out.append(
+                    types.CodeAction(
+                        f"Anchor at {c.doc_id}:{at} — {words}",
+                        kind=types.CodeActionKind.Refactor,
+                        edit=line_edits(view, rec.line, edits),
+                    )
                 )
-            )
     return out

@@ -36,7 +36,7 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
     line, ctx = target.record.line, target.context
     rng = view.range(Range.on_line(line, ctx.start, ctx.end))
     line_text = view.line_text(line)
-    options: list[tuple[str, str, types.CompletionItemKind, str]] = []  # label, new text, kind, detail
+    options: list[tuple[str, str, types.CompletionItemKind, str | None]] = []  # label, new text, kind, detail
     if ctx.kind == "key":
         keys = LOCATOR_FIELDS if ctx.in_locator else RECORD_FIELDS
         typed = ctx.prefix if ctx.in_string else None
@@ -62,9 +62,8 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
             for d, doc in view.golden.corpus.docs.items()
         ]
     elif ctx.kind == "value" and ctx.in_locator and ctx.key == "quote":
-        doc = view.golden.corpus.docs.get(
-            ctx.members.get("doc") if isinstance(ctx.members.get("doc"), str) else ""
-        )
+        doc_id = ctx.members.get("doc")
+        doc = view.golden.corpus.docs.get(doc_id) if isinstance(doc_id, str) else None
         if doc is not None:
             options = [
                 (q, json.dumps(q, ensure_ascii=False), types.CompletionItemKind.Text, _matches(n))
@@ -83,7 +82,7 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
     elif ctx.kind == "value" and ctx.key in (("exact", "primary") if ctx.in_locator else ("unanswerable",)):
         options = [(v, v, types.CompletionItemKind.Keyword, ctx.key) for v in ("true", "false")]
     elif ctx.kind == "value" and ctx.key == "id" and not ctx.in_locator:
-        ids = (r.record.id for r in view.analysis.records if r.record is not None and r.line != line)
+        ids = (r.record.id for r in view.analysis.records if r.record and r.record.id and r.line != line)
         new = next_free_id(ids, view.golden.committed_queries())
         options = [(new, json.dumps(new), types.CompletionItemKind.Value, "next free id")]
     if not options:

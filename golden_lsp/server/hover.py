@@ -66,8 +66,7 @@ def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> s
     return "\n\n".join(lines)
 
 
-def _record_markdown(view: View, rec: RecordLine) -> str:
-    r = rec.record
+def _record_markdown(r: QuestionRecord, rec: RecordLine) -> str:
     spans = [x.span for x in rec.result.resolved]
     chunk_ids = sorted({c.chunk_id for x in rec.result.resolved for c in x.chunks})
     resolved = sum(1 for s in spans if s is not None)
@@ -105,12 +104,13 @@ def _doc_markdown(view: View, resolved: ResolvedLocator) -> str:
 
 
 def hover(view: View, target: Target) -> types.Hover | None:
-    if target.kind == "quote":
-        text = _quote_markdown(view, target.record, target.locator)
-    elif target.kind == "doc":
-        text = _doc_markdown(view, target.locator)
-    elif target.kind == "id":
-        text = _record_markdown(view, target.record)
+    rec, resolved = target.record, target.locator
+    if target.kind == "quote" and resolved is not None:
+        text = _quote_markdown(view, rec, resolved)
+    elif target.kind == "doc" and resolved is not None:
+        text = _doc_markdown(view, resolved)
+    elif target.kind == "id" and rec.record is not None:
+        text = _record_markdown(rec.record, rec)
     else:
         return None
     line = target.record.line

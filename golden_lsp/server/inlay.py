@@ -74,9 +74,9 @@ def inlay_hints(view: View, request: types.Range) -> list[types.InlayHint]:
         line_hints = []  # (position, labels, tooltip) of every hint of the record's line
         for resolved in rec.result.resolved:
             node = resolved.locator.quote_node
-            got = labels(view, resolved) if node is not None else None
-            if got is not None:
-                line_hints.append((view.buffer.core_position(rec.line, node.end), *got))
+            if node is None or (got := labels(view, resolved)) is None:
+                continue
+            line_hints.append((view.buffer.core_position(rec.line, node.end), *got))
         texts = fit([h[1] for h in line_hints])
         for (pos, _, tooltip), text in zip(line_hints, texts, strict=True):
             if _before(request.start, pos) and _before(pos, request.end):

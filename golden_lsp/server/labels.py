@@ -21,9 +21,11 @@ OPEN_RECORD_COMMAND = "golden-lsp.openRecord"
 
 
 def record_location(view: View, span: LabelledSpan) -> types.Location:
-    """Where a labelled span's record states it: its quote in the questions file."""
+    """Where a labelled span's record states it: its quote in the questions file (a span is
+    resolved from a quote: the start of the record's line stands in for none)."""
     node = span.locator.locator.quote_node
-    return view.location(span.record.line, node.start, node.end)
+    start, end = (node.start, node.end) if node is not None else (0, 0)
+    return view.location(span.record.line, start, end)
 
 
 def record_name(span: LabelledSpan) -> str:
@@ -70,10 +72,8 @@ def corpus_hover(cv: CorpusView, pos: types.Position) -> types.Hover | None:
             for span in view.analysis.spans_overlapping(source.doc.doc_id, offset, offset):
                 record = span.record.record
                 query = f" — *{record.query}*" if record is not None and record.query else ""
-                rows.append(
-                    f"- `{record_name(span)}`{query} ({view.path.name}:{span.record.line + 1}, "
-                    f"{span.locator.span.rule})"
-                )
+                rule = f", {span.locator.span.rule}" if span.locator.span is not None else ""
+                rows.append(f"- `{record_name(span)}`{query} ({view.path.name}:{span.record.line + 1}{rule})")
                 at = at or cv.range(source.doc, span.start, span.end)
     if not rows:
         return None

@@ -13,7 +13,8 @@ for a body that is not JSON, -32600 for a message that is not a request or arriv
 ``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling, except
 one way out: a notification (``notify_encoded``) or a request's result (``Encoded``) that the
 server already holds as JSON text (its cached diagnostics) is sent as it is, skipping pygls'
-serialisation of the whole message.
+serialisation of the whole message. The server runs ``BufferedProtocol``: all of that, without
+pygls' own store of open documents (the session keeps them, ``positions.Buffer``).
 """
 
 from __future__ import annotations
@@ -25,12 +26,14 @@ import os
 import re
 import sys
 import threading
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import cattrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcParseError
 from pygls.io_ import StdoutWriter
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
 PARSE_ERROR = -32700
@@ -58,7 +61,7 @@ class Framer:
     def feed(self, data: bytes) -> list[bytes | FrameError]:
         self._buf += data
         out: list[bytes | FrameError] = []
-        while self._header(out) if self._length is None else self._body(out):
+        while self._header(out) if self._length is None else self._body(out, self._length):
             pass
         return out
 
@@ -87,9 +90,8 @@ class Framer:
         self._length, self._scanned = int(value), 0
         return True
 
-    def _body(self, out: list) -> bool:
-        """Consume the body being waited for; False when more bytes are needed."""
-        length = self._length
+    def _body(self, out: list, length: int) -> bool:
+        """Consume the body of ``length`` bytes being waited for; False when more bytes are needed."""
         # a header inside the declared length: the length was too long, the next message began
         start = max(0, self._scanned - 64)
         resync = _RESYNC.search(self._buf, start, min(len(self._buf), length + 64))
@@ -151,7 +153,7 @@ class StrictProtocol(LanguageServerProtocol):
                 self.send_error(msg_id, INVALID_PARAMS, f"{method}: invalid params: {problem}")
             else:
                 self._server.report_server_error(
-                    ValueError(f"{method}: ignored, invalid params: {problem}"), None
+                    ValueError(f"{method}: ignored, invalid params: {problem}"), JsonRpcInvalidParams
                 )
             return
         self.handle_message(message)
@@ -194,6 +196,24 @@ class StrictProtocol(LanguageServerProtocol):
         written = self.writer.write(header.encode() + data)
         if inspect.isawaitable(written):
             asyncio.ensure_future(written)  # noqa: RUF006 (as pygls does: the writer keeps it)
+
+
+def _user_handler_only(method: str) -> Callable:
+    @lsp_method(method)
+    def forward(self: LanguageServerProtocol, params: Any):
+        if (handler := self.fm.features.get(method)) is not None:
+            yield handler, (params,), None
+
+    return forward
+
+
+class BufferedProtocol(StrictProtocol):
+    """pygls' protocol minus its document store: golden-lsp keeps documents in its own buffers
+    (``positions.Buffer``), so pygls would only hold and re-split a second copy per keystroke."""
+
+    lsp_text_document__did_open = _user_handler_only(types.TEXT_DOCUMENT_DID_OPEN)
+    lsp_text_document__did_change = _user_handler_only(types.TEXT_DOCUMENT_DID_CHANGE)
+    lsp_text_document__did_close = _user_handler_only(types.TEXT_DOCUMENT_DID_CLOSE)
 
 
 class Encoded(str):
@@ -244,9 +264,9 @@ async def _read_loop(server, stdin: BinaryIO) -> None:
             return
         for item in framer.feed(chunk):
             if isinstance(item, FrameError):
-                server.report_server_error(ValueError(item), None)
+                server.report_server_error(ValueError(item), JsonRpcParseError)
                 continue
             try:
                 protocol.handle_body(item)
             except Exception as exc:  # a handler's own error is reported; the loop carries on
-                server.report_server_error(exc, None)
+                server.report_server_error(exc, JsonRpcInternalError)

@@ -40,16 +40,16 @@ class CorpusWatcher:
 
     def watch(self, roots: set[Path]) -> None:
         """Watch exactly ``roots`` (folders that exist); restarts the thread only when they change."""
-        roots = frozenset(r for r in roots if r.is_dir())
-        if roots == self.roots:
+        folders = frozenset(r for r in roots if r.is_dir())
+        if folders == self.roots:
             return
         self.stop()
-        self.roots = roots
-        if not roots:
+        self.roots = folders
+        if not folders:
             return
         self._stop = threading.Event()
         threading.Thread(
-            target=self._run, args=(sorted(roots), self._stop), name="golden-lsp-watch", daemon=True
+            target=self._run, args=(sorted(folders), self._stop), name="golden-lsp-watch", daemon=True
         ).start()
 
     def stop(self) -> None:

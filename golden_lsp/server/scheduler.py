@@ -1,0 +1,264 @@
+"""The scheduler: when what the session knows goes to the client, and what runs in the meantime.
+
+Work the client did not ask for — diagnostics after a keystroke, the status line, code lenses
+refreshed after a chapter changed, hints prepared for later keystrokes — must neither run once per
+keystroke nor hold up the next request. The scheduler owns all of that timing and every message
+sent unasked: tasks debounced by key (``later``: a questions file's publish, a chapter's edit, one
+step of hint preparation), coroutines run in the background (``background``: a set's first
+indexing, under work-done progress), the publish of a questions file (``publish``: diagnostics
+pushed as cached JSON text, ``convert.Converted``, and the ``golden-lsp/status`` notification),
+the answer to a diagnostic pull (``diagnostic_report``, the same cached text), refresh requests
+for what the client shows (``refresh``: diagnostics, inlay hints and code lenses, each only where
+the client supports it), preparation of not-found hints in idle time, and the server's own watch
+over corpus folders for a client that watches no files. It reads the session and never changes
+what a view shows: invalidating is the session's (``session.py``), and ``republish_all`` is what
+follows each invalidation.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import traceback
+from collections.abc import Callable, Coroutine
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from ..core.config import ConfigError
+from ..core.hints import PREPARED_TEXTS
+from ..core.hints import prepare_hints as prepare_document_hints
+from ..core.project import GoldenSet
+from . import progress
+from .convert import SOURCE, Converted, editor_counts
+from .protocol import Encoded
+from .session import Session, path_of
+from .watch import CorpusWatcher
+
+if TYPE_CHECKING:
+    from .app import GoldenServer
+
+#: seconds of quiet after a keystroke in a questions file before re-analysing it: changes sent
+#: together (a paste, several cursors) arrive within it; a keystroke's analysis costs a few ms
+DEBOUNCE = 0.005
+#: the same for a corpus chapter: long enough to take a burst of key repeats as one edit (the
+#: republish runs on the loop, so keys typed while it runs are applied together afterwards and
+#: work never queues up); every millisecond of it is latency of the republish
+CORPUS_DEBOUNCE = 0.02
+#: the pause before each document ``prepare_hints`` prepares (requests go first)
+HINTS_IDLE = 0.005
+STATUS_NOTIFICATION = "golden-lsp/status"
+
+
+def config_error_diagnostic(message: str) -> types.Diagnostic:
+    """The one diagnostic of a questions file whose set cannot be made."""
+    return types.Diagnostic(
+        types.Range(types.Position(0, 0), types.Position(0, 0)),
+        f"golden-lsp cannot check this file: {message}",
+        types.DiagnosticSeverity.Error,
+        code="config-error",
+        source=SOURCE,
+    )
+
+
+class Scheduler:
+    """What goes to the client unasked, and when (see the module's docstring)."""
+
+    def __init__(self, server: GoldenServer, session: Session) -> None:
+        self.server = server
+        self.session = session
+        #: the LSP form of each file's last diagnostics (a keystroke converts its line's only)
+        self.converted = Converted(server.protocol.encode)
+        #: the client pulls diagnostics (textDocument/diagnostic); else they are pushed
+        self.pull_diagnostics = False
+        #: the server's own watch over corpus folders, when the client watches no files
+        self.watcher: CorpusWatcher | None = None
+        self._timers: dict[object, asyncio.TimerHandle] = {}
+        self._tasks: set[asyncio.Future] = set()
+        #: the config error last shown to the author for each questions file (shown once)
+        self._config_errors: dict[str, str] = {}
+
+    # --- timing ---------------------------------------------------------------------------
+
+    def later(self, key: object, delay: float, fn: Callable, *args: Any) -> None:
+        """Run ``fn(*args)`` after ``delay`` seconds, replacing what was pending under ``key``."""
+        self._cancel(key)
+
+        def run() -> None:
+            self._timers.pop(key, None)
+            try:
+                fn(*args)
+            except Exception:
+                self.server.log_error(f"{getattr(fn, '__name__', fn)} failed:\n{traceback.format_exc()}")
+
+        self._timers[key] = asyncio.get_running_loop().call_later(delay, run)
+
+    def _cancel(self, key: object) -> None:
+        timer = self._timers.pop(key, None)
+        if timer is not None:
+            timer.cancel()
+
+    def background(self, work: Coroutine) -> None:
+        """Run a coroutine on the server's loop, keeping a reference until it is done."""
+        task = asyncio.ensure_future(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def schedule(self, uri: str, delay: float = DEBOUNCE) -> None:
+        """Publish a questions file after ``delay`` seconds of quiet."""
+        self.later(uri, delay, self.publish, uri)
+
+    def opened(self, uri: str, path: Path) -> None:
+        """A questions file was opened: published now, or, when its set is not indexed yet, once
+        it is (the first analysis, shown as work-done progress)."""
+        if self.session.sets.is_loaded(path):
+            self.schedule(uri, 0)
+        else:
+            self.background(self._first_publish(uri, path))
+
+    def corpus_edited(self, path: Path, text: str) -> None:
+        """An open chapter was edited: the session takes its text after ``CORPUS_DEBOUNCE``."""
+        self.later(path, CORPUS_DEBOUNCE, self.session.corpus_changed, path, text)
+
+    async def _first_publish(self, uri: str, path: Path) -> None:
+        """The first analysis of a set not indexed yet, reported as work-done progress."""
+
+        def work() -> str | None:
+            self.publish(uri)
+            try:
+                golden = self.session.sets.golden_set_for(path)
+            except ConfigError:  # published as the file's config-error
+                return None
+            self._prepare_hints(golden)
+            return f"{len(golden.corpus.docs)} documents, {golden.corpus.n_chunks} chunks"
+
+        try:
+            await progress.with_progress(
+                self.server, "golden-lsp", f"indexing the corpus of {path.name}", work
+            )
+        except Exception:
+            self.server.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
+
+    def _prepare_hints(self, golden: GoldenSet) -> None:
+        """In idle time after a set's first analysis, one document per turn of the event loop (a
+        request waits for one document at most), build what a keystroke's not-found hint needs
+        (``resolve.prepare_hints``): the largest documents first, as many as are kept."""
+        docs = sorted(golden.corpus.docs.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]
+        key = ("prepare", golden.questions_path)
+
+        def step() -> None:
+            while docs:
+                doc = docs.pop(0)
+                if golden.corpus.docs.get(doc.doc_id) is doc:  # not replaced by an edit since
+                    prepare_document_hints(doc.text)
+                    break
+            if docs:
+                self.later(key, HINTS_IDLE, step)
+
+        self.later(key, HINTS_IDLE, step)
+
+    # --- publishing -----------------------------------------------------------------------
+
+    def publish(self, uri: str) -> None:
+        """Send an open questions file's diagnostics (unless the client pulls them) and status."""
+        session = self.session
+        if uri not in session.buffers:
+            return
+        try:
+            view = session.view(uri)
+        except ConfigError as exc:
+            self._publish_config_error(uri, str(exc))
+            return
+        if view is None:
+            return
+        self._config_errors.pop(uri, None)
+        if self.watcher is not None:
+            self.watcher.watch(session.sets.corpus_roots())
+        protocol = self.server.protocol
+        if not self.pull_diagnostics:
+            protocol.notify_encoded(
+                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, self.converted.publish_params(view)
+            )
+        protocol.notify(
+            STATUS_NOTIFICATION,
+            {"uri": uri, **editor_counts(view.analysis), "corpus": str(view.golden.corpus.root)},
+        )
+        if session.chapter_labels_changed(uri):
+            self.refresh(code_lens=True)
+
+    def _publish_config_error(self, uri: str, message: str) -> None:
+        buf = self.session.buffers[uri]
+        if not self.pull_diagnostics:
+            self.server.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, [config_error_diagnostic(message)], version=buf.version)
+            )
+        self.server.protocol.notify(
+            STATUS_NOTIFICATION, {"uri": uri, "records": 0, "errors": 1, "warnings": 0}
+        )
+        if self._config_errors.get(uri) != message:
+            self._config_errors[uri] = message
+            self.server.window_show_message(
+                types.ShowMessageParams(types.MessageType.Warning, f"golden-lsp: {message}")
+            )
+
+    def diagnostic_report(
+        self, uri: str, previous_result_id: str | None
+    ) -> types.DocumentDiagnosticReport | Encoded:
+        """The answer to a diagnostic pull: unchanged, or the full report from the cached text."""
+        try:
+            view = self.session.view(uri) if self.pull_diagnostics else None
+        except ConfigError as exc:
+            return types.RelatedFullDocumentDiagnosticReport(items=[config_error_diagnostic(str(exc))])
+        if view is None:
+            # a client that pulls but cannot be told to pull again is pushed to: an empty pull
+            # report keeps it from showing every finding twice, once stale
+            return types.RelatedFullDocumentDiagnosticReport(items=[])
+        result_id = self.session.result_id(uri)
+        if previous_result_id == result_id:
+            return types.RelatedUnchangedDocumentDiagnosticReport(result_id)
+        return Encoded(self.converted.full_report(view, result_id))
+
+    def closed(self, uri: str) -> None:
+        """A document was closed: what was pending for it is dropped (a chapter's edit still in its
+        debounce would bring the unsaved text back), its kept diagnostics go, and a questions
+        file's are cleared."""
+        self._cancel(uri)
+        self._cancel(path_of(uri))
+        self.converted.forget(uri)
+        if self.session.is_questions(uri):
+            self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
+
+    def republish_all(self) -> None:
+        """What follows an invalidation: every open questions file is published again, and the
+        client is asked to request again what it shows."""
+        for uri in self.session.questions_uris():
+            self.schedule(uri, 0)
+        self.refresh(diagnostics=True, inlay_hints=True, code_lens=True)
+
+    def refresh(self, diagnostics: bool = False, inlay_hints: bool = False, code_lens: bool = False) -> None:
+        """Ask the client to re-request what it shows, for each kind it supports refreshing."""
+        caps = self.server.client_capabilities.workspace if self.server.client_capabilities else None
+        wanted = (
+            (diagnostics and self.pull_diagnostics, "diagnostics", types.WORKSPACE_DIAGNOSTIC_REFRESH),
+            (inlay_hints, "inlay_hint", types.WORKSPACE_INLAY_HINT_REFRESH),
+            (code_lens, "code_lens", types.WORKSPACE_CODE_LENS_REFRESH),
+        )
+        for on, name, method in wanted:
+            support = getattr(caps, name, None) if caps else None
+            if on and support is not None and support.refresh_support:
+                self.server.protocol.send_request(method, None)
+
+    # --- the server's own watch -----------------------------------------------------------
+
+    def watch_corpus(self, on_change: Callable[[list[str]], None]) -> None:
+        """Watch the corpus folders of the loaded sets (from the next publish on): ``on_change``
+        gets each batch of changed paths, on the loop."""
+        self.watcher = CorpusWatcher(asyncio.get_running_loop(), on_change, self._watch_status)
+
+    def _watch_status(self, message: str, ok: bool) -> None:
+        if ok:
+            self.server.window_log_message(
+                types.LogMessageParams(types.MessageType.Info, f"golden-lsp: {message}")
+            )
+        else:
+            self.server.log_error(message)
