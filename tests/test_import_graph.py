@@ -17,10 +17,7 @@ import grimp
 
 #: cycles known and reported, each to be broken where it lies, by its modules: the test fails on
 #: any other, and on a known one that is gone (so that its entry goes too)
-KNOWN = {
-    # the server split: app.py builds the Scheduler, which names GoldenServer in its annotations
-    frozenset({"golden_lsp.server.app", "golden_lsp.server.scheduler"}),
-}
+KNOWN: set[frozenset[str]] = set()
 
 
 def cycles(package: str) -> dict[frozenset[str], str]:

@@ -190,7 +190,7 @@ def ambiguous(doc: CorpusDoc, quote: str, facts: QuoteFacts, cols: tuple[int, in
     )
 
 
-#: how a not-found hint reads, by its kind (``resolve.Hint.kind``); the importer says it the same way
+#: how a not-found hint reads, by its kind (``hints.Hint.kind``); the importer says it the same way
 HINT_WHY = {
     "line break": "the same words occur across a line break",
     "whitespace": "the same words occur with different whitespace",

@@ -2,7 +2,7 @@
 
 Every edit replaces exactly one JSON string token — the quote — with a correctly escaped JSON
 string, so a fix can never touch another field or another line. The lengthened quote comes from
-``resolve.lengthen``: the shortest whole-word extension that is unique and still points at the
+``quotepick.lengthen``: the shortest whole-word extension that is unique and still points at the
 occurrence the author picked.
 """
 

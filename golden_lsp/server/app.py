@@ -16,23 +16,21 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import logging
 import traceback
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.lsp.server import LanguageServer
 from pygls.uris import from_fs_path
 
-from .. import __version__
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.project import CONFIG_NAMES
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, symbols
+from .base import BaseServer
 from .convert import SOURCE, editor_counts
-from .protocol import BufferedProtocol, Encoded, serve_stdio
+from .protocol import Encoded, serve_stdio
 from .scheduler import Scheduler
 from .session import Session, path_of
 from .workspace import document_path
@@ -40,35 +38,17 @@ from .workspace import document_path
 REPORT_COMMAND = "golden-lsp.report"
 WATCHED = ("**/*.md", "**/golden-lsp.toml", "**/pyproject.toml", "**/*.jsonl", "**/*.json")
 
-log = logging.getLogger(__name__)
 
-
-class GoldenServer(LanguageServer):
+class GoldenServer(BaseServer):
     """The pygls server the handlers are registered on: its session (what is open and analysed)
     and its scheduler (when it goes to the client)."""
 
-    protocol: BufferedProtocol
-
     def __init__(self) -> None:
-        super().__init__(
-            "golden-lsp",
-            __version__,
-            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-            protocol_cls=BufferedProtocol,
-        )
+        super().__init__()
         self.session = Session()
         self.scheduler = Scheduler(self, self.session)
         self.session.on_invalidated = self.scheduler.republish_all
         self.inlay_hints_enabled = True
-
-    def report_server_error(self, error: Exception, source: Any) -> None:
-        self.log_error(f"{type(error).__name__}: {error}")
-
-    def log_error(self, message: str) -> None:
-        try:
-            self.window_log_message(types.LogMessageParams(types.MessageType.Error, f"golden-lsp: {message}"))
-        except Exception:  # the client may be gone; never raise from the error path
-            log.exception("cannot log to client")
 
 
 server = GoldenServer()

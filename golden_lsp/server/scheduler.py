@@ -21,7 +21,7 @@ import asyncio
 import traceback
 from collections.abc import Callable, Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 
@@ -30,13 +30,11 @@ from ..core.hints import PREPARED_TEXTS
 from ..core.hints import prepare_hints as prepare_document_hints
 from ..core.project import GoldenSet
 from . import progress
+from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts
 from .protocol import Encoded
 from .session import Session, path_of
 from .watch import CorpusWatcher
-
-if TYPE_CHECKING:
-    from .app import GoldenServer
 
 #: seconds of quiet after a keystroke in a questions file before re-analysing it: changes sent
 #: together (a paste, several cursors) arrive within it; a keystroke's analysis costs a few ms
@@ -64,7 +62,7 @@ def config_error_diagnostic(message: str) -> types.Diagnostic:
 class Scheduler:
     """What goes to the client unasked, and when (see the module's docstring)."""
 
-    def __init__(self, server: GoldenServer, session: Session) -> None:
+    def __init__(self, server: BaseServer, session: Session) -> None:
         self.server = server
         self.session = session
         #: the LSP form of each file's last diagnostics (a keystroke converts its line's only)
@@ -142,7 +140,7 @@ class Scheduler:
     def _prepare_hints(self, golden: GoldenSet) -> None:
         """In idle time after a set's first analysis, one document per turn of the event loop (a
         request waits for one document at most), build what a keystroke's not-found hint needs
-        (``resolve.prepare_hints``): the largest documents first, as many as are kept."""
+        (``hints.prepare_hints``): the largest documents first, as many as are kept."""
         docs = sorted(golden.corpus.docs.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]
         key = ("prepare", golden.questions_path)
 
