@@ -149,6 +149,6 @@ def test_info_findings_are_notices_and_sarif_notes(project, cli):
     )
     write_questions(project / "questions.jsonl", SAMPLE_LINES + [NOT_FOUND])
     github = cli(["check", "--format", "github"], cwd=project).stdout
-    assert "::notice file=questions.jsonl,line=1,col=1," in github and "title=too-few-records::" in github
+    assert "::notice file=questions.jsonl,line=2,col=1," in github and "title=too-few-records::" in github
     results = {r["ruleId"]: r for r in sarif_of(cli, project)["runs"][0]["results"]}
     assert results["too-few-records"]["level"] == "note" and results["quote-not-found"]["level"] == "error"

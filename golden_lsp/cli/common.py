@@ -8,6 +8,7 @@ everywhere; this module is that one way.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 import threading
@@ -107,6 +108,8 @@ def golden_set(args: argparse.Namespace, target: Path | None, lean: bool = False
     severity = _severity(config, args.select, args.ignore)
     if severity is not None:
         config = config.with_overrides({"severity": severity}, Path.cwd())
+    if args.select:  # what a run selects it lists in full
+        config = dataclasses.replace(config, in_full=tuple(args.select))
     return GoldenSet(config, lean, jobs)
 
 

@@ -132,7 +132,7 @@ def _fingerprints(diags: Sequence[Diagnostic], analyses: Sequence[Analysis]) -> 
     out = []
     for d in diags:
         record = places.get((d.path.resolve(), d.range.line))
-        if record is not None and record.record is not None:
+        if record is not None and record.record is not None and not d.whole_set:
             rec = record.record
             key = "\0".join((d.code, "record", str(rec.id or rec.query or ""), _quote_at(record, d)))
         else:
@@ -223,7 +223,7 @@ def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
         lines = {r.line for r in a.records}
         for d in a.diagnostics:
             if id(d) in shown:
-                on_record = d.path.resolve() == a.path.resolve() and d.range.line in lines
+                on_record = d.path.resolve() == a.path.resolve() and d.range.line in lines and not d.whole_set
                 by_line.setdefault(d.range.line if on_record else None, []).append(d)
         cases = [
             (f"{r.record.id if r.record and r.record.id else 'record'} (line {r.line + 1})", r.line)

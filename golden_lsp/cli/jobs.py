@@ -8,7 +8,7 @@ from pathlib import Path
 
 from ..core import diskcache
 from ..core.config import Config
-from ..core.diagnostics import plural
+from ..core.diagnostics import Severity, plural
 from ..core.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
 from ..core.files import display as _display
 from ..core.model import Analysis
@@ -16,6 +16,9 @@ from ..core.project import GoldenSet
 from .common import add_set_options, progress
 from .common import golden_set as _common_golden_set
 from .formats import FORMATS, format_text
+
+
+_RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -78,7 +81,8 @@ def _check(args: argparse.Namespace) -> int:
             golden = _golden_set(args, target)
             analyses.append(golden.check())
         _tell_recovered(golden)
-    diags = [d for a in analyses for d in a.diagnostics]
+    # errors first, then warnings, then notes, each in file and line order (a sort that keeps order)
+    diags = sorted((d for a in analyses for d in a.diagnostics), key=lambda d: _RANK[d.severity])
     sys.stdout.write(FORMATS[args.format](diags, analyses))
     if args.format == "text":
         for a in analyses:

@@ -28,7 +28,7 @@ from pathlib import Path
 from . import docindex, quoteindex, rules, setrules
 from .corpus import Corpus
 from .diagnostics import Diagnostic
-from .model import Analysis, LineResult, RecordLine
+from .model import Analysis, LineResult, RecordLine, set_anchor
 from .questions import is_skipped, parse_record, split_lines
 from .scoring import HitRule
 
@@ -247,7 +247,8 @@ class Analyzer:
         cache.texts, cache.records, cache.corpus = texts, records, self.corpus
 
         cache.tally.update(removed, added, bool(shift))
-        found = setrules.set_rules(self.corpus, path, texts[0], records, cache.tally, self.settings)
+        top = set_anchor(records)
+        found = setrules.set_rules(self.corpus, path, top, records, cache.tally, self.settings)
         line_findings = [d for no in sorted(placed) for d in placed[no]]
         diagnostics = list(heapq.merge(line_findings, sorted(found, key=_order), key=_order))
         return Analysis(path, records, diagnostics, cache.tally.n_records, spans_changed), len(fresh)

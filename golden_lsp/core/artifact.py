@@ -23,7 +23,7 @@ from .canon import CANONICAL_VERSION
 from .chunker import CHUNKER_VERSION
 from .config import ConfigError
 from .corpus import Corpus
-from .diagnostics import Diagnostic, Range, plural
+from .diagnostics import WHOLE_SET, Diagnostic, Range, plural
 from .files import display, kind, read_regular
 from .model import Analysis, LineResult, ResolvedLocator
 from .questions import QuestionRecord
@@ -202,10 +202,11 @@ def staleness(
     if fresh is None:
         return []
     path = analysis.path
-    top = Range.on_line(0, 0, 0)
+    top = analysis.set_anchor
     fix = f"; run `{build_command}`"
     out: list[Diagnostic] = []
     data = {"command": build_command}
+    on_set = {**data, WHOLE_SET: True}
     if artifact_path is not None:
         out.extend(
             _artifact_staleness(
@@ -222,7 +223,7 @@ def staleness(
                 f"manifest {display(manifest_path)} is missing or not JSON{fix}",
                 path,
                 top,
-                data=data,
+                data=on_set,
             )
         )
     else:
@@ -244,7 +245,7 @@ def staleness(
                     f"manifest {display(manifest_path)} is stale ({', '.join(keys)} differ){pair}{fix}",
                     path,
                     top,
-                    data=data,
+                    data=on_set,
                 )
             )
     return out
@@ -254,7 +255,7 @@ def _artifact_staleness(
     analysis: Analysis, fresh: str, artifact_path: Path, committed: CommittedFile, fix: str, data: dict
 ) -> list[Diagnostic]:
     path = analysis.path
-    top = Range.on_line(0, 0, 0)
+    top = analysis.set_anchor
     out: list[Diagnostic] = []
     if committed.text is None:
         out.append(
@@ -263,7 +264,7 @@ def _artifact_staleness(
                 f"artifact {display(artifact_path)} is missing or unreadable{fix}",
                 path,
                 top,
-                data=data,
+                data={**data, WHOLE_SET: True},
             )
         )
     elif committed.text != fresh:
@@ -275,11 +276,11 @@ def _artifact_staleness(
             and line not in have
             and (record := r.record) is not None
         ]
-        where = top
+        where, on = top, {**data, WHOLE_SET: True}
         if differing:
             first, record = differing[0]
             s, e = record.field_range("id")
-            where = Range.on_line(first, s, e)
+            where, on = Range.on_line(first, s, e), data
             ids = ", ".join(str(r.id) for _, r in differing[:5]) + (", …" if len(differing) > 5 else "")
             what = (
                 f"{plural(len(differing), 'record')} {'differs' if len(differing) == 1 else 'differ'} "
@@ -293,7 +294,7 @@ def _artifact_staleness(
                 f"artifact {display(artifact_path)} is stale: {what}{fix}",
                 path,
                 where,
-                data=data,
+                data=on,
             )
         )
     return out

@@ -53,6 +53,9 @@ class Config:
     required_query_types: tuple[str, ...] = ()
     #: code → "error" | "warning" | "info" | "off", for this set (``[severity]``, --select/--ignore)
     severity: dict[str, str] = field(default_factory=dict)
+    #: codes a run lists one finding per item however many there are (the codes ``--select``
+    #: names: doc-unlabelled is otherwise one finding above ``setrules.MAX_UNLABELLED_LISTED``)
+    in_full: tuple[str, ...] = ()
     #: the config file these values came from, if any
     source: Path | None = None
     #: keys given explicitly (in the file or as overrides), as opposed to defaults

@@ -141,6 +141,11 @@ class Related:
     offsets: tuple[int, int] | None = None
 
 
+#: the key of ``Diagnostic.data`` marking a finding about the whole set (where it sits is only
+#: where the set's findings are shown: ``model.set_anchor``)
+WHOLE_SET = "whole_set"
+
+
 @dataclass(frozen=True)
 class Diagnostic:
     code: str
@@ -165,6 +170,11 @@ class Diagnostic:
     @property
     def severity(self) -> Severity:
         return self.level or FINDINGS[self.code].severity
+
+    @property
+    def whole_set(self) -> bool:
+        """A finding about the whole set, not about the line it sits on."""
+        return bool(self.data.get(WHOLE_SET))
 
     def moved_to(self, line: int, path: Path) -> Diagnostic:
         return dataclasses.replace(self, range=self.range.moved_to(line), path=path)

@@ -19,7 +19,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .chunker import Chunk
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, Range, Severity
 from .questions import Locator, QuestionRecord
 from .resolve import Span
 
@@ -64,6 +64,12 @@ class RecordLine:
         return self.result.record
 
 
+def set_anchor(records: list[RecordLine]) -> Range:
+    """Where the findings about the whole set sit: the first character of the file's first line
+    that is not skipped (never a comment or a blank line), or line 0 of a file without one."""
+    return Range.on_line(records[0].line, 0, 1) if records else Range.on_line(0, 0, 0)
+
+
 @dataclass(frozen=True)
 class LabelledSpan:
     """One resolved span of one record, as the corpus side sees it."""
@@ -84,6 +90,11 @@ class Analysis:
     #: False when the engine knows that no span and no labelled record moved since the previous
     #: analysis of this file (what the corpus side shows is unchanged)
     spans_changed: bool = True
+
+    @property
+    def set_anchor(self) -> Range:
+        """Where the findings about the whole set sit (``set_anchor``)."""
+        return set_anchor(self.records)
 
     @property
     def has_errors(self) -> bool:

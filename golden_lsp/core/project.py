@@ -58,9 +58,10 @@ class GoldenSet:
                 self.corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
-        self.analyzer = Analyzer(
-            self.corpus, self.hit_rule, SetRules(config.query_types, config.required_query_types)
+        settings = SetRules(
+            config.query_types, config.required_query_types, "doc-unlabelled" in config.in_full
         )
+        self.analyzer = Analyzer(self.corpus, self.hit_rule, settings)
         self.analyzer.lean = lean
         self.analyzer.prime(found, parsed)
         self._committed = CommittedFiles()
@@ -69,6 +70,8 @@ class GoldenSet:
         #: what was done to the temporaries of an interrupted build (told once by the front end)
         self.recovered: list[str] = []
         self._looked_for_temporaries = False
+        #: per questions file, the findings its last analysis re-levelled (``with_severities``)
+        self._levelled: dict[Path, dict[int, tuple]] = {}
 
     @property
     def questions_path(self) -> Path:
@@ -104,7 +107,10 @@ class GoldenSet:
         if not self.config.severity:
             return analysis
         return dataclasses.replace(
-            analysis, diagnostics=with_severities(analysis.diagnostics, self.config.severity)
+            analysis,
+            diagnostics=with_severities(
+                analysis.diagnostics, self.config.severity, self._levelled.setdefault(path, {})
+            ),
         )
 
     def build_command(self) -> str:

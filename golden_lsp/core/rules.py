@@ -35,10 +35,12 @@ MAX_LISTED_OCCURRENCES = 20
 
 @dataclass(frozen=True)
 class SetRules:
-    """What a set's config tells the rules: the query-type vocabulary and the required types."""
+    """What a set's config tells the rules: the query-type vocabulary and the required types,
+    and whether doc-unlabelled lists every document however many (a run that selects it)."""
 
     query_types: tuple[str, ...] = DEFAULT_QUERY_TYPES
     required_query_types: tuple[str, ...] = ()
+    unlabelled_in_full: bool = False
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
@@ -346,15 +348,29 @@ def folded(query: str) -> str:
     return " ".join(query.split()).casefold()
 
 
-def with_severities(diags: list[Diagnostic], table: Mapping[str, str]) -> list[Diagnostic]:
-    """The findings under a set's severities (``[severity]``, --select/--ignore): "off" drops them."""
+def with_severities(
+    diags: list[Diagnostic], table: Mapping[str, str], memo: dict[int, tuple] | None = None
+) -> list[Diagnostic]:
+    """The findings under a set's severities (``[severity]``, --select/--ignore): "off" drops them.
+
+    ``memo`` (kept by the caller from one analysis to the next) hands back the same re-levelled
+    object for a finding the engine handed back unchanged, so the editor converts it only once."""
     if not table:
         return diags
     out = []
+    kept = memo if memo is not None else {}
+    now: dict[int, tuple] = {}
     for d in diags:
         level = table.get(d.code)
         if level is None:
             out.append(d)
         elif level != "off":
-            out.append(dataclasses.replace(d, level=Severity(level)))
+            entry = kept.get(id(d))
+            if entry is None or entry[0] is not d:
+                entry = (d, dataclasses.replace(d, level=Severity(level)))
+            now[id(d)] = entry
+            out.append(entry[1])
+    if memo is not None:
+        memo.clear()
+        memo.update(now)
     return out

@@ -16,10 +16,17 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .corpus import Corpus
-from .diagnostics import Diagnostic, Range, Related, plural
+from .diagnostics import WHOLE_SET, Diagnostic, Range, Related, plural
 from .model import Analysis, LineResult, RecordLine
 from .questions import QuestionRecord
 from .rules import MAX_DOC_SHARE, MIN_RECORDS, SetRules, folded, short
+
+#: above this many unlabelled documents, doc-unlabelled is one finding with the count
+MAX_UNLABELLED_LISTED = 20
+#: the unlabelled documents that one finding names (as related locations too)
+UNLABELLED_NAMED = 5
+#: the data of a finding about the whole set (never changed in place)
+_ON_SET = {WHOLE_SET: True}
 
 #: the record values whose repeats are findings (duplicate-id, duplicate-query), in finding order
 _UNIQUE = ("id", "query")
@@ -45,13 +52,18 @@ class SetTally:
         self.spans: Counter = Counter()  # doc → spans in it (one per locator)
         self.query_types: Counter = Counter()
         self.splits: Counter = Counter()
+        #: bumped whenever a document's number of spans changes (the shape findings read them)
+        self.spans_version = 0
         #: the duplicate and split-leak findings of the current records (None: to be found again)
         self.duplicates: list[Diagnostic] | None = None
         self.leaks: list[Diagnostic] | None = None
+        #: the shape findings, with the corpus and the key they were made for (``set_rules``)
+        self.shape: tuple[Corpus, tuple, list[Diagnostic]] | None = None
 
     def update(self, removed: list[LineResult], added: list[LineResult], moved: bool) -> None:
         """Records ``removed`` left the file and ``added`` came (``moved``: later lines shifted)."""
         stale_duplicates = stale_leaks = moved
+        spans: Counter = Counter()  # doc → the net change of its spans
         for results, sign in ((removed, -1), (added, 1)):
             for result in results:
                 record = result.record
@@ -71,10 +83,13 @@ class SetTally:
                         stale_duplicates = True
                         (self.repeated[name].add if after > 1 else self.repeated[name].discard)(value)
                 for doc in result.span_docs:
-                    self.spans[doc] += sign
+                    spans[doc] += sign
                 self.query_types[record.query_type] += sign
                 self.splits[record.split] += sign
                 stale_leaks = stale_leaks or record.split in _LEAKING
+        if any(spans.values()):
+            self.spans.update(spans)
+            self.spans_version += 1
         if stale_duplicates:
             self.duplicates = None
         if stale_leaks:
@@ -84,18 +99,38 @@ class SetTally:
 def set_rules(
     corpus: Corpus,
     path: Path,
-    first_line: str,
+    top: Range,
     records: list[RecordLine],
     tally: SetTally,
     settings: SetRules,
 ) -> list[Diagnostic]:
-    """The set-level findings of a file whose first line is ``first_line`` and whose records are
-    ``records``, counted in ``tally``."""
+    """The set-level findings of a file whose records are ``records``, counted in ``tally``, those
+    about the whole set at ``top`` (``model.set_anchor``). The findings about the set's shape are made again
+    only when what they read changed (the corpus, the anchor, the counts): a keystroke that
+    leaves them alone hands back the same objects, which the editor then sends as they are."""
     out: list[Diagnostic] = []
-    top = Range.on_line(0, 0, len(first_line))
     if tally.duplicates is None:
         tally.duplicates = duplicates(path, records, tally.repeated)
     out.extend(tally.duplicates)
+    required = tuple(tally.query_types[qt] > 0 for qt in settings.required_query_types)
+    key = (top, tally.n_records, tally.spans_version, required, settings)
+    kept = tally.shape
+    if kept is None or kept[0] is not corpus or kept[1] != key:
+        kept = tally.shape = (corpus, key, shape_findings(corpus, path, top, tally, settings))
+    out.extend(kept[2])
+    if all(tally.splits[s] > 0 for s in _LEAKING):
+        if tally.leaks is None:
+            tally.leaks = split_leaks(path, [r for r in records if r.result.record is not None])
+        out.extend(tally.leaks)
+    return out
+
+
+def shape_findings(
+    corpus: Corpus, path: Path, top: Range, tally: SetTally, settings: SetRules
+) -> list[Diagnostic]:
+    """The findings about the set's shape and its corpus: too few records, a dominating or
+    unlabelled document, a required query type missing, a corpus file that cannot be read."""
+    out: list[Diagnostic] = []
     spans = {doc_id: n for doc_id, n in tally.spans.items() if n > 0 and doc_id in corpus.docs}
     n_records = tally.n_records
     if n_records < MIN_RECORDS:
@@ -106,6 +141,7 @@ def set_rules(
                 f"{MIN_RECORDS} to measure anything",
                 path,
                 top,
+                data=_ON_SET,
             )
         )
     total = sum(spans.values())
@@ -118,25 +154,22 @@ def set_rules(
                     f"({n / total:.0%} > {MAX_DOC_SHARE:.0%}): the set is lopsided",
                     path,
                     top,
+                    data=_ON_SET,
                 )
             )
-    for doc_id, doc in corpus.docs.items():
-        if doc_id not in spans and n_records:
-            related = Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
-            out.append(
-                Diagnostic("doc-unlabelled", f"no question points into {doc_id}", path, top, (related,))
-            )
+    if n_records:
+        out.extend(unlabelled(corpus, path, top, [d for d in corpus.docs if d not in spans], settings))
     for qt in settings.required_query_types:
         if tally.query_types[qt] <= 0:
             out.append(
                 Diagnostic(
-                    "query-type-missing", f"no record has query_type {qt!r} (required_query_types)", path, top
+                    "query-type-missing",
+                    f"no record has query_type {qt!r} (required_query_types)",
+                    path,
+                    top,
+                    data=_ON_SET,
                 )
             )
-    if all(tally.splits[s] > 0 for s in _LEAKING):
-        if tally.leaks is None:
-            tally.leaks = split_leaks(path, [r for r in records if r.result.record is not None])
-        out.extend(tally.leaks)
     for broken in corpus.broken.values():
         out.append(
             Diagnostic(
@@ -147,6 +180,38 @@ def set_rules(
             )
         )
     return out
+
+
+def unlabelled(
+    corpus: Corpus, path: Path, top: Range, doc_ids: list[str], settings: SetRules
+) -> list[Diagnostic]:
+    """doc-unlabelled: one finding per document no question points into, each document a related
+    location; above ``MAX_UNLABELLED_LISTED`` of them (unless the run lists them in full,
+    ``SetRules.unlabelled_in_full``) one finding with the count and the first few, so that a
+    large corpus does not drown the other findings."""
+
+    def related(doc_id: str) -> Related:
+        doc = corpus.docs[doc_id]
+        return Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
+
+    if len(doc_ids) <= MAX_UNLABELLED_LISTED or settings.unlabelled_in_full:
+        return [
+            Diagnostic("doc-unlabelled", f"no question points into {d}", path, top, (related(d),), _ON_SET)
+            for d in doc_ids
+        ]
+    first = doc_ids[:UNLABELLED_NAMED]
+    return [
+        Diagnostic(
+            "doc-unlabelled",
+            f"no question points into {len(doc_ids):,} of the {len(corpus.docs):,} documents "
+            f"({', '.join(first)}, …): the full list is in `golden-lsp stats`, the report, or "
+            "`golden-lsp check --select doc-unlabelled`",
+            path,
+            top,
+            tuple(map(related, first)),
+            {**_ON_SET, "count": len(doc_ids)},
+        )
+    ]
 
 
 class _Parsed(NamedTuple):

@@ -67,8 +67,12 @@ def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
 
 
 def shape_findings(analysis: Analysis) -> dict[str, int]:
-    """How many of each shape finding the set has (under its own severities)."""
-    found = Counter(d.code for d in analysis.diagnostics if d.code in SHAPE_CODES)
+    """How many of each shape finding the set has (under its own severities; one finding that
+    counts many, as doc-unlabelled above its threshold, counts as many)."""
+    found: Counter[str] = Counter()
+    for d in analysis.diagnostics:
+        if d.code in SHAPE_CODES:
+            found[d.code] += d.data.get("count", 1)
     return {code: found[code] for code in SHAPE_CODES if found[code]}
 
 

@@ -95,12 +95,14 @@ class Converted:
         version = "" if view.buffer.version is None else f', "version": {view.buffer.version}'
         return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": {self.encoded(view)}{version}}}'
 
-    def full_report(self, view: View, result_id: str) -> str:
-        """The JSON text of the full ``textDocument/diagnostic`` report of ``view`` (a pull)."""
-        return f'{{"kind": "full", "resultId": {json.dumps(result_id)}, "items": {self.encoded(view)}}}'
-
     def forget(self, uri: str) -> None:
         self._files.pop(uri, None)
+
+
+def full_report(result_id: str, items: str) -> str:
+    """The JSON text of a full ``textDocument/diagnostic`` report (a pull) of the diagnostics
+    ``items`` (``Converted.encoded``)."""
+    return f'{{"kind": "full", "resultId": {json.dumps(result_id)}, "items": {items}}}'
 
 
 def editor_counts(analysis: Analysis) -> dict[str, int]:

@@ -18,6 +18,7 @@ follows each invalidation.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import traceback
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -31,7 +32,7 @@ from ..core.hints import prepare_hints as prepare_document_hints
 from ..core.project import GoldenSet
 from . import progress
 from .base import BaseServer
-from .convert import SOURCE, Converted, editor_counts
+from .convert import SOURCE, Converted, editor_counts, full_report
 from .protocol import Encoded
 from .session import Session, path_of
 from .watch import CorpusWatcher
@@ -75,6 +76,12 @@ class Scheduler:
         self._tasks: set[asyncio.Future] = set()
         #: the config error last shown to the author for each questions file (shown once)
         self._config_errors: dict[str, str] = {}
+        #: the params of the last publication of each questions file (one the same is not sent)
+        self._published: dict[str, str] = {}
+        #: the result id and JSON text of each file's last pull report: a pull whose diagnostics
+        #: are the same text keeps the id (the client is answered "unchanged")
+        self._reports: dict[str, tuple[str, str]] = {}
+        self._report_ids = itertools.count(1)
 
     # --- timing ---------------------------------------------------------------------------
 
@@ -174,18 +181,25 @@ class Scheduler:
             self.watcher.watch(session.sets.corpus_roots())
         protocol = self.server.protocol
         if not self.pull_diagnostics:
-            protocol.notify_encoded(
-                types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, self.converted.publish_params(view)
-            )
+            params = self.converted.publish_params(view)
+            if self._published.get(uri) != params:  # a republish that changes nothing is not sent
+                self._published[uri] = params
+                protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
         protocol.notify(
             STATUS_NOTIFICATION,
-            {"uri": uri, **editor_counts(view.analysis), "corpus": str(view.golden.corpus.root)},
+            {
+                "uri": uri,
+                "version": view.buffer.version,
+                **editor_counts(view.analysis),
+                "corpus": str(view.golden.corpus.root),
+            },
         )
         if session.chapter_labels_changed(uri):
             self.refresh(code_lens=True)
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.session.buffers[uri]
+        self._published.pop(uri, None)
         if not self.pull_diagnostics:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri, [config_error_diagnostic(message)], version=buf.version)
@@ -202,7 +216,9 @@ class Scheduler:
     def diagnostic_report(
         self, uri: str, previous_result_id: str | None
     ) -> types.DocumentDiagnosticReport | Encoded:
-        """The answer to a diagnostic pull: unchanged, or the full report from the cached text."""
+        """The answer to a diagnostic pull: unchanged when the diagnostics are the same text as the
+        report the client holds (whatever was typed or changed since), else the full report from
+        the cached text."""
         try:
             view = self.session.view(uri) if self.pull_diagnostics else None
         except ConfigError as exc:
@@ -211,10 +227,13 @@ class Scheduler:
             # a client that pulls but cannot be told to pull again is pushed to: an empty pull
             # report keeps it from showing every finding twice, once stale
             return types.RelatedFullDocumentDiagnosticReport(items=[])
-        result_id = self.session.result_id(uri)
-        if previous_result_id == result_id:
-            return types.RelatedUnchangedDocumentDiagnosticReport(result_id)
-        return Encoded(self.converted.full_report(view, result_id))
+        items = self.converted.encoded(view)
+        kept = self._reports.get(uri)
+        if kept is None or kept[1] != items:
+            kept = self._reports[uri] = (str(next(self._report_ids)), items)
+        if previous_result_id == kept[0]:
+            return types.RelatedUnchangedDocumentDiagnosticReport(kept[0])
+        return Encoded(full_report(kept[0], items))
 
     def closed(self, uri: str) -> None:
         """A document was closed: what was pending for it is dropped (a chapter's edit still in its
@@ -223,6 +242,8 @@ class Scheduler:
         self._cancel(uri)
         self._cancel(path_of(uri))
         self.converted.forget(uri)
+        self._published.pop(uri, None)
+        self._reports.pop(uri, None)
         if self.session.is_questions(uri):
             self.server.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
 

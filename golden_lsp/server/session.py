@@ -17,7 +17,6 @@ scheduler's (``scheduler.py``).
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -42,8 +41,6 @@ class _Analysed(NamedTuple):
     """A cached view, good while ``key`` still holds."""
 
     key: tuple
-    #: which analysis of the session this is: the result id of a diagnostic pull
-    serial: int
     view: View
 
 
@@ -64,7 +61,6 @@ class Session:
         self._views: dict[str, _Analysed] = {}
         #: questions files that are not open, analysed from their saved text
         self._saved_views: dict[Path, _Analysed] = {}
-        self._serials = itertools.count(1)
         #: open questions files analysed with changed spans since their last publish (the labels a
         #: chapter shows changed: its code lenses are refreshed)
         self._labels_changed: set[str] = set()
@@ -128,17 +124,10 @@ class Session:
             return cached.view
         golden = self.sets.golden_set_for(path)
         view = View(uri, path, buf, golden, golden.check(buf.lines, path))
-        self._views[uri] = _Analysed(key, next(self._serials), view)
+        self._views[uri] = _Analysed(key, view)
         if view.analysis.spans_changed:
             self._labels_changed.add(uri)
         return view
-
-    def result_id(self, uri: str) -> str:
-        """The id of the diagnostics of the view ``view(uri)`` made last: it names that analysis
-        (a file closed and opened again at the same version gets a new one)."""
-        cached = self._views[uri]
-        version, generation = cached.key
-        return f"{generation}:{version}:{cached.serial}"
 
     def request_view(self, uri: str) -> View | None:
         """The view a request works on; None when the file cannot be analysed (the reason was
@@ -162,7 +151,7 @@ class Session:
                 golden,
                 golden.check(text, path),
             )
-            cached = self._saved_views[path] = _Analysed(key, next(self._serials), view)
+            cached = self._saved_views[path] = _Analysed(key, view)
         return cached.view
 
     def questions_view(self, uri: str) -> View | None:

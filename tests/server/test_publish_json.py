@@ -1,5 +1,5 @@
 """Diagnostics are sent from cached JSON text (pushed: ``Converted.publish_params`` through
-``StrictProtocol.notify_encoded``; pulled: ``Converted.full_report`` as an ``Encoded`` result), not
+``StrictProtocol.notify_encoded``; pulled: ``convert.full_report`` as an ``Encoded`` result), not
 serialised by pygls: that text must be exactly what pygls would have sent for the same LSP objects, for every encoding, after edits and a corpus edit
 (which re-converts the findings pointing into the edited document, even those the engine kept
 because the document's canonical text did not change)."""
@@ -19,7 +19,7 @@ from pygls.uris import from_fs_path
 from golden_lsp.core.config import config_for
 from golden_lsp.core.project import GoldenSet
 from golden_lsp.server.app import server
-from golden_lsp.server.convert import Converted, to_lsp
+from golden_lsp.server.convert import Converted, full_report, to_lsp
 from golden_lsp.server.positions import Buffer
 from golden_lsp.server.view import View
 
@@ -62,7 +62,7 @@ def test_cached_json_is_what_pygls_would_send(tmp_path: Path, encoding: str):
         # against a conversion from scratch: what is kept must be what would be made now
         now = [to_lsp(view, d) for d in view.analysis.diagnostics]
         assert sent == pygls_json(types.PublishDiagnosticsParams(uri, now, version=buf.version))
-        pulled = json.loads(converted.full_report(view, "7:1"))
+        pulled = json.loads(full_report("7:1", converted.encoded(view)))
         assert pulled == pygls_json(types.RelatedFullDocumentDiagnosticReport(now, result_id="7:1"))
         return sent
 
