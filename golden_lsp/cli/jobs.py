@@ -17,7 +17,6 @@ from .common import add_set_options, progress
 from .common import golden_set as _common_golden_set
 from .formats import FORMATS, format_text
 
-
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
 
