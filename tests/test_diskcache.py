@@ -38,8 +38,17 @@ LINES = SAMPLE_LINES + [
 ]
 
 
-def entries(root: Path) -> list[Path]:
-    return sorted(root.rglob("*.json")) if root.is_dir() else []
+def packs(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.pack")) if root.is_dir() else []
+
+
+def entries(root: Path) -> list[bytes]:
+    """The keys of every entry in the cache's packs."""
+    return sorted(k for pack in packs(root) for k in diskcache.parse_pack(pack.read_bytes()))
+
+
+def write_pack(path: Path, found: dict[bytes, tuple[bytes, bytes]]) -> None:
+    path.write_bytes(b"".join(b"%s %s %d\n%s\n" % (k, d, len(b), b) for k, (d, b) in found.items()))
 
 
 def cache_root() -> Path:
@@ -61,8 +70,9 @@ def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch,
     )
     cold = GoldenSet(load_config(root / "golden-lsp.toml"), lean)
     first = cold.check()
-    # chunks of both documents and facts of both (and, for a lean set, what each file is)
-    assert len(entries(cache_root())) == (6 if lean else 4)
+    # chunks of both documents and facts of both (and, for a lean set, what each file is, by
+    # content and by stat)
+    assert len(entries(cache_root())) == (7 if lean else 4)
     assert {"quote-ambiguous", "quote-not-found"} <= {d.code for d in first.diagnostics}
     # a fresh process would chunk, search and hint nothing: prove it by making all impossible;
     # a command-line check would not even decode a document
@@ -95,32 +105,39 @@ def test_a_corrupt_or_foreign_entry_is_ignored(tmp_path, cli, damage):
     root = make_project(tmp_path / "p", lines=LINES)
     assert cli(["build"], cwd=root).returncode == 0  # a check now also compares chunk IDs and spans
     expected = check_json(cli, root)
-    files = entries(cache_root())
-    for path in files if damage != "foreign" else ():
-        data = path.read_bytes()
-        if damage == "garbage":
-            path.write_bytes(b"\xff\x00 not json")
-        elif damage == "truncated":
-            path.write_bytes(data[: len(data) // 2])
-        elif damage == "payload":  # valid JSON, plausible numbers, not what was stored
-            head, _, body = data.partition(b"\n")
-            payload = json.loads(body)
-            if "chunks" in payload:
-                for row in payload["chunks"]:
-                    row[1] -= 1
-            elif "sha256" in payload:
-                payload["chars"] += 1
-            else:
-                for row in payload.values():
-                    row[0][:] = [s + 1 for s in row[0]]
-            path.write_bytes(head + b"\n" + json.dumps(payload).encode())
-    if damage == "foreign":  # each key holds another document's (or kind's) sound entry
-        for a, b in zip(files, files[1:] + files[:1]):
-            shutil.copyfile(b, a.with_suffix(".tmp"))
-        for a in files:
-            a.with_suffix(".tmp").replace(a)
+    found = {path: diskcache.parse_pack(path.read_bytes()) for path in packs(cache_root())}
+    assert sum(map(len, found.values())) == 7
+    if damage == "garbage":
+        for path in found:
+            path.write_bytes(b"\xff\x00 not a pack")
+    elif damage == "truncated":
+        for path in found:
+            path.write_bytes(path.read_bytes()[:-20])
+    elif damage == "payload":  # valid JSON, plausible numbers, not what was stored (the digest kept)
+        for path, pack in found.items():
+            for k, (digest, body) in pack.items():
+                payload = json.loads(body)
+                if "chunks" in payload:
+                    for row in payload["chunks"]:
+                        row[1] -= 1
+                elif "sha256" in payload:
+                    payload["chars"] += 1
+                elif all(isinstance(row[0], int) for row in payload.values()):  # files by stat
+                    for row in payload.values():
+                        row[4] = "0" * 64
+                else:
+                    for row in payload.values():
+                        row[0][:] = [s + 1 for s in row[0]]
+                pack[k] = (digest, json.dumps(payload).encode())
+            write_pack(path, pack)
+    else:  # each key holds another entry's sound payload and digest
+        keys = [(path, k) for path, pack in found.items() for k in pack]
+        moved = {at: found[other[0]][other[1]] for at, other in zip(keys, keys[1:] + keys[:1])}
+        for path, pack in found.items():
+            write_pack(path, {k: moved[path, k] for k in pack})
     assert check_json(cli, root) == expected
     assert check_json(cli, root) == expected  # and the rewritten entries are sound again
+    assert len(entries(cache_root())) == 7
 
 
 def test_facts_of_a_shape_golden_lsp_never_writes_are_dropped(tmp_path):
@@ -232,3 +249,53 @@ def test_the_key_covers_the_code_that_computes_the_facts_and_the_chunks(tmp_path
     with (tmp_path / "hints.py").open("a") as f:
         f.write("\nMIN_SIMILARITY = 80\n")
     assert diskcache._code_digest() != before
+
+
+def test_a_read_only_cache_is_used_as_is_and_never_written(tmp_path, cli, monkeypatch):
+    root = make_project(tmp_path / "p", lines=LINES)
+    expected = check_json(cli, root)
+    before = {p: p.read_bytes() for p in packs(cache_root())}
+    assert before
+    monkeypatch.setenv("GOLDEN_LSP_CACHE_READONLY", "1")
+    with monkeypatch.context() as m:  # used: nothing unchanged is chunked or decoded again
+        m.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked again"))
+        m.setattr("golden_lsp.core.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))
+        warm = GoldenSet(load_config(root / "golden-lsp.toml"), lean=True).check()
+    assert [d.message for d in warm.diagnostics] == [f["message"] for f in expected[1]]
+    faq = root / "corpus" / "faq.md"
+    faq.write_text(faq.read_text(encoding="utf-8") + "\nA new paragraph.\n", encoding="utf-8")
+    assert check_json(cli, root) == check_json(cli, root, "--no-cache")  # a changed file: computed
+    for path in packs(cache_root()):  # and nothing written, no temporary left
+        path.write_bytes(b"\xff garbage")
+    assert check_json(cli, root) == check_json(cli, root, "--no-cache")  # a corrupt one: ignored
+    assert sorted(cache_root().rglob("*")) == sorted({*before, *(p.parent for p in before)})
+    assert all(p.read_bytes() == b"\xff garbage" for p in before)
+
+
+def test_an_unchanged_file_is_not_read_and_a_changed_one_always_is(tmp_path, monkeypatch):
+    root = make_project(tmp_path / "p", lines=LINES)
+    config = load_config(root / "golden-lsp.toml")
+    monkeypatch.setattr(diskcache, "RACY_NS", 0)  # the test's files were written just now
+    first = GoldenSet(config, lean=True).check()
+    GoldenSet(config, lean=True).check()  # the stats noted after the first run's hashing
+    with monkeypatch.context() as m:
+        m.setattr("golden_lsp.core.corpus.read_regular", lambda *a: pytest.fail("read again"))
+        again = GoldenSet(config, lean=True).check()
+    assert [d.message for d in again.diagnostics] == [d.message for d in first.diagnostics]
+    # the same size, its mtime put back: the ctime still tells, and the file is read and hashed
+    guide = root / "corpus" / "guide.md"
+    st = guide.stat()
+    text = guide.read_text(encoding="utf-8")
+    guide.write_text(text.replace("Retrieval quality", "Retrieval QUALITY"), encoding="utf-8")
+    os.utime(guide, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert guide.stat().st_size == st.st_size
+    changed = GoldenSet(config, lean=True).check()
+    assert "quote-not-found" in {d.code for d in changed.diagnostics}
+    # a stat noted within RACY_NS of the file's change is not trusted
+    monkeypatch.setattr(diskcache, "RACY_NS", 10**18)
+    with monkeypatch.context() as m:
+        reads = []
+        real = __import__("golden_lsp.core.corpus", fromlist=["read_regular"]).read_regular
+        m.setattr("golden_lsp.core.corpus.read_regular", lambda p: reads.append(p) or real(p))
+        GoldenSet(config, lean=True).check()
+    assert len(reads) >= 2

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -115,6 +116,9 @@ class CorpusDoc:
         passing states are not worth a cache entry each); else from the warm cache when it holds
         them (``diskcache``), else chunked."""
         previous, self.previous = self.previous, None
+        rows = self.__dict__.pop("_chunk_rows", None)  # handed over compact (``compact``)
+        if rows is not None and (chunks := diskcache.chunks_of(self.doc_id, rows, self.chars)) is not None:
+            return chunks
         if previous is not None:
             self.sections, chunks = rechunk(
                 self.doc_id, previous.text, previous.sections, previous.chunks, self.text, self.max_chars
@@ -126,6 +130,25 @@ class CorpusDoc:
         chunks = chunk_document(self.doc_id, self.text, self.max_chars)
         diskcache.store_chunks(self.doc_id, self.sha256, self.max_chars, chunks)
         return chunks
+
+    @property
+    def n_chunks(self) -> int:
+        """How many chunks it has (counted in its compact form when its chunks are not made yet)."""
+        rows = self.__dict__.get("_chunk_rows")
+        if (
+            "chunks" not in self.__dict__
+            and rows is not None
+            and (n := diskcache.count_rows(rows)) is not None
+        ):
+            return n
+        return len(self.chunks)
+
+    def compact(self) -> None:
+        """Keep its chunks in their compact form (``diskcache.rows_of``) until asked for: what a
+        worker hands back, and what a document not quoted by anyone keeps."""
+        chunks = self.__dict__.pop("chunks", None)
+        if chunks is not None:
+            self.__dict__["_chunk_rows"] = diskcache.rows_of(chunks)
 
     @cached_property
     def sections(self) -> list[tuple[int, int, str]]:
@@ -181,7 +204,7 @@ class Corpus:
 
     @property
     def n_chunks(self) -> int:
-        return sum(len(d.chunks) for d in self.docs.values())
+        return sum(d.n_chunks for d in self.docs.values())
 
     @property
     def chars(self) -> int:
@@ -292,24 +315,39 @@ def read_document(
     if text is raw:  # the bytes are the canonical text's UTF-8: no need to encode it again
         doc.__dict__["sha256"] = data_sha
     if lean:
-        diskcache.store_canonical(
-            data_sha, {"sha256": doc.sha256, "chars": doc.chars, "raw_key": doc.raw_key, "same": doc._same}
-        )
+        diskcache.store_canonical(data_sha, what_file(doc))
     return doc
 
 
-def known_document(root: Path, doc_id: str, max_chars: int) -> CorpusDoc | None:
+def known_document(
+    root: Path, doc_id: str, max_chars: int, st: os.stat_result | None = None
+) -> CorpusDoc | None:
     """The file ``root/doc_id`` as a released document when the warm cache knows its very bytes
-    (read and hashed, never decoded); None otherwise (``read_document`` tells why)."""
-    try:
-        data = read_regular(root / doc_id)
-    except OSError:
-        return None
-    return _known(root, doc_id, max_chars, hashlib.sha256(data).hexdigest())
+    (never decoded; not even read when its stat ``st`` is the one they were hashed at:
+    ``diskcache.known_file``); None otherwise (``read_document`` tells why)."""
+    file = diskcache.known_file(root, doc_id, st) if st is not None else None
+    if file is None:
+        try:
+            data = read_regular(root / doc_id)
+        except OSError:
+            return None
+        file = hashlib.sha256(data).hexdigest(), None
+    data_sha, known = file
+    doc = _known(root, doc_id, max_chars, data_sha, known)
+    if st is not None:
+        diskcache.note_file(root, doc_id, st, data_sha, doc and what_file(doc))
+    return doc
 
 
-def _known(root: Path, doc_id: str, max_chars: int, data_sha: str) -> CorpusDoc | None:
-    known = diskcache.load_canonical(data_sha)
+def what_file(doc: CorpusDoc) -> dict:
+    """What a document's file is as a document (``diskcache.load_canonical``)."""
+    return {"sha256": doc.sha256, "chars": doc.chars, "raw_key": doc.raw_key, "same": doc._same}
+
+
+def _known(
+    root: Path, doc_id: str, max_chars: int, data_sha: str, known: dict | None = None
+) -> CorpusDoc | None:
+    known = known or diskcache.load_canonical(data_sha)
     if known is None:
         return None
     doc = CorpusDoc(doc_id, root / doc_id, None, None, max_chars, data_sha, known["same"])
@@ -340,7 +378,9 @@ def load_corpus(
     docs: dict[str, CorpusDoc] = {}
     broken: dict[str, BrokenDoc] = {}
     try:
-        doc_ids = [path.relative_to(root).as_posix() for path in root.glob(glob)]
+        # each path is root / its doc_id: its text after the root's (a string slice, not pathlib)
+        skip = len(str(root / "x")) - 1
+        doc_ids = [str(path)[skip:].replace(os.sep, "/") for path in root.glob(glob)]
     except (NotImplementedError, ValueError) as exc:  # e.g. an absolute pattern
         raise CorpusConfigError(f"invalid glob {glob!r}: {exc}") from None
     for doc in (read or (lambda ids: (read_document(root, d, max_chars) for d in ids)))(doc_ids):

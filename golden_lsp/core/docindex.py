@@ -14,13 +14,14 @@ as its facts are known, so a check holds one document's text at a time.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator
+import stat
+from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 from . import diskcache, quoteindex
 from .chunker import Chunk
-from .corpus import BrokenDoc, Corpus, CorpusDoc, known_document, load_corpus, read_document
+from .corpus import BrokenDoc, Corpus, CorpusDoc, known_document, load_corpus, read_document, what_file
 from .facts import Found, QuoteFacts, quote_facts
 from .hints import not_found_hint, not_found_hints
 from .resolve import occurrences
@@ -100,18 +101,52 @@ def _read_and_index(root: Path, doc_id: str, max_chars: int, quotes: set[str], l
     return doc, index_document(doc, quotes, limit, release=True)[1]
 
 
-def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int):
+def _index_batch(root: Path, items: list[tuple[str, set[str]]], max_chars: int, limit: int):
+    """A worker's task: many documents read and indexed (``_read_and_index``), handed back
+    compact (chunks in their stored form, ``CorpusDoc.compact``) with the cache entries the
+    worker made, for the parent to write once (``diskcache.take_pending``)."""
+    out = []
+    for doc_id, quotes in items:
+        doc, facts = _read_and_index(root, doc_id, max_chars, quotes, limit)
+        if isinstance(doc, CorpusDoc):
+            doc.compact()
+        out.append((doc, facts))
+    return out, diskcache.take_pending()
+
+
+def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int, st=None):
     """(doc, facts) when the warm cache holds all of it — what the file is, its chunks, every
-    quote's facts — read without decoding the file; else None."""
-    doc = known_document(root, doc_id, max_chars)
+    quote's facts — read without decoding the file (nor reading it, when its stat says it is
+    unchanged); else None. Its chunks stay in their stored form until asked for."""
+    doc = known_document(root, doc_id, max_chars, st)
     if doc is None:
         return None
-    chunks = diskcache.load_chunks(doc_id, doc.sha256, doc.chars, max_chars)
+    rows = diskcache.chunk_rows(doc_id, doc.sha256, max_chars)
     known = diskcache.load_facts(doc.sha256, doc.raw_key, limit) if quotes else {}
-    if chunks is None or not quotes <= known.keys():
+    if rows is None or not quotes <= known.keys():
         return None
-    doc.__dict__["chunks"] = chunks
+    doc.__dict__["_chunk_rows"] = rows
     return doc, {q: known[q] for q in quotes}
+
+
+#: the bytes of documents a worker's task holds (many small documents per task, so that starting
+#: a task and handing its answer back cost little beside the work)
+BATCH_BYTES = 4_000_000
+
+
+def _batches(order: list[int], sizes: list[int], n: int) -> list[list[int]]:
+    """The documents ``order`` (largest first) in tasks of about ``BATCH_BYTES``, and at least
+    four tasks per process, so that none is left with a large share at the end."""
+    target = max(1, min(BATCH_BYTES, sum(sizes[i] for i in order) // (4 * n)))
+    out: list[list[int]] = []
+    size = target
+    for i in order:
+        if size >= target:
+            out.append([])
+            size = 0
+        out[-1].append(i)
+        size += sizes[i]
+    return out
 
 
 def load_indexed(
@@ -119,29 +154,45 @@ def load_indexed(
 ) -> tuple[Corpus, Found]:
     """The corpus read as a map over its files — each read, chunked and its ``wanted`` quotes'
     facts found, then its text let go — in this process or in ``jobs`` worker processes (which
-    then read the files themselves: this process decodes none; ``AUTO``: ``auto_jobs``); the
-    corpus, and (doc, quote) → facts."""
+    then read the files themselves: this process decodes none; ``AUTO``: ``auto_jobs``), what the
+    warm cache holds whole taken from it first; the corpus, and (doc, quote) → facts."""
     found: Found = {}
 
     def read(doc_ids: list[str]) -> Iterator[CorpusDoc | BrokenDoc | None]:
+        base = str(root)
+        stats = [_stat(os.path.join(base, d)) for d in doc_ids]
         args = [(root, d, max_chars, wanted.get(d, set()), limit) for d in doc_ids]
-        sizes = [_size(root / d) for d in doc_ids]
-        n = auto_jobs(sum(sizes)) if jobs == AUTO else jobs
-        results: Iterable[tuple[CorpusDoc | BrokenDoc | None, dict[str, QuoteFacts]]]
-        if n > 1 and len(doc_ids) > 1:
-            # what the warm cache holds whole is read here (no decoding, nothing to share out);
-            # the rest goes to the workers, the largest first so none is left with a big one at the end
-            pooled: list = [_from_cache(*a) for a in args]
-            order = sorted((i for i in range(len(args)) if pooled[i] is None), key=lambda i: -sizes[i])
-            if order:
-                with ProcessPoolExecutor(min(n, len(order))) as pool:
-                    futures = {i: pool.submit(_read_and_index, *args[i]) for i in order}
-                    for i, future in futures.items():
-                        pooled[i] = future.result()
-            results = pooled
-        else:
-            results = (_read_and_index(*a) for a in args)  # one document at a time
-        for doc, facts in results:
+        pooled: list = [_from_cache(*a, st) if st is not None else None for a, st in zip(args, stats)]
+        sizes = [st.st_size if st is not None else 0 for st in stats]
+        todo = [i for i in range(len(args)) if pooled[i] is None]
+        todo_set = set(todo)
+        n = auto_jobs(sum(sizes[i] for i in todo)) if jobs == AUTO else jobs
+        if n > 1 and len(todo) > 1:
+            # the largest first, so that none is left with a big one at the end
+            order = sorted(todo, key=lambda i: -sizes[i])
+            with ProcessPoolExecutor(min(n, len(order))) as pool:
+                tasks = [
+                    (
+                        batch,
+                        pool.submit(
+                            _index_batch, root, [(doc_ids[i], args[i][3]) for i in batch], max_chars, limit
+                        ),
+                    )
+                    for batch in _batches(order, sizes, n)
+                ]
+                for batch, future in tasks:
+                    results, written = future.result()
+                    diskcache.add_pending(written)
+                    for i, result in zip(batch, results):
+                        pooled[i] = result
+        for i, a in enumerate(args):
+            cached, pooled[i] = pooled[i], None
+            doc, facts = cached or _read_and_index(*a)  # else one document at a time
+            if isinstance(doc, CorpusDoc):
+                if stats[i] is not None and doc._data_sha is not None and i in todo_set:
+                    diskcache.note_file(root, doc.doc_id, stats[i], doc._data_sha, what_file(doc))
+                if not facts:
+                    doc.compact()  # nobody quotes it: its chunks stay compact
             if doc is not None:
                 found.update(((doc.doc_id, q), f) for q, f in facts.items())
             yield doc
@@ -149,8 +200,10 @@ def load_indexed(
     return load_corpus(root, glob, max_chars, read=read), found
 
 
-def _size(path: Path) -> int:
+def _stat(path: str) -> os.stat_result | None:
+    """The stat of a regular file (None: no such file, or not a regular one)."""
     try:
-        return path.stat().st_size
+        st = os.stat(path)
     except OSError:
-        return 0
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None

@@ -12,6 +12,7 @@ import dataclasses
 import shlex
 from pathlib import Path, PurePosixPath
 
+from . import diskcache
 from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
 from .canon import NotUtf8Error, decode_strict, editor_text
@@ -104,6 +105,8 @@ class GoldenSet:
             analysis = self.analyzer.analyze(path, text)
         except CorpusConfigError as exc:  # a released document could not be read back the same
             raise ConfigError(str(exc)) from None
+        finally:
+            diskcache.flush()  # what the analysis learnt goes to the warm cache (no-op: nothing)
         if not self.config.severity:
             return analysis
         return dataclasses.replace(
