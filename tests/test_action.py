@@ -61,7 +61,7 @@ def test_composite_action_sets_up_python_installs_itself_and_checks():
     upload = STEPS[-1]
     assert upload["uses"].startswith("github/codeql-action/upload-sarif@")
     assert "inputs.sarif == 'true'" in upload["if"] and "always()" in upload["if"]
-    assert set(ACTION["inputs"]) == {"path", "python-version", "sarif", "args"}
+    assert set(ACTION["inputs"]) == {"path", "python-version", "sarif", "args", "cache"}
     assert all(s.get("shell") == "bash" for s in STEPS if "run" in s)
     assert not any("${{" in s["run"] for s in STEPS if "run" in s)  # inputs reach scripts through env only
 
@@ -91,3 +91,23 @@ def test_sarif_step_fails_on_a_usage_error(project, tmp_path):
     proc, outputs = run_step(step("golden-lsp check --format sarif"), tmp_path, project)
     assert proc.returncode == 2 and "corpus folder not found" in proc.stderr
     assert "file" not in outputs
+
+
+def test_the_warm_cache_is_kept_between_runs_with_actions_cache(tmp_path):
+    folder = step("The warm cache's folder")
+    restore = step("Restore the warm cache (saved again when the job ends)")
+    assert restore["uses"].startswith("actions/cache@") and ACTION["inputs"]["cache"]["default"] == "true"
+    assert folder["if"] == restore["if"] == "${{ inputs.cache == 'true' }}"
+    assert restore["with"]["path"] == "${{ runner.temp }}/golden-lsp-warm"
+    assert restore["with"]["restore-keys"] == "golden-lsp-warm-${{ runner.os }}-"  # any earlier run's
+    assert STEPS.index(folder) < STEPS.index(restore) < STEPS.index(step("golden-lsp check"))
+    env_file = tmp_path / "github-env"
+    proc = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", folder["run"]],
+        env={**os.environ, "RUNNER_TEMP": str(tmp_path), "GITHUB_ENV": str(env_file)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert env_file.read_text(encoding="utf-8") == f"GOLDEN_LSP_CACHE_DIR={tmp_path}/golden-lsp-warm\n"
