@@ -153,3 +153,17 @@ async def published(
         if loop.time() > deadline:
             raise AssertionError(f"no matching diagnostics for {uri}; last: {pubs[-1:]}")
         await asyncio.sleep(0.02)
+
+
+async def analysed(client: LanguageClient, uri: str, since: int, timeout: float = 15.0) -> dict:
+    """The first ``golden-lsp/status`` of ``uri`` from the ``since``-th received on: the server
+    analysed the file again (it publishes diagnostics only when they changed)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while True:
+        for status in client.statuses[since:]:
+            if status.get("uri") == uri:
+                return status
+        if loop.time() > deadline:
+            raise AssertionError(f"no status for {uri}")
+        await asyncio.sleep(0.02)

@@ -9,7 +9,7 @@ import re
 import shutil
 from pathlib import Path
 
-from conftest import change_doc, open_doc, published
+from conftest import analysed, change_doc, open_doc
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import CHAPTER, opened_chapter_record, quote_columns, utf16
@@ -67,11 +67,11 @@ async def test_edits_of_a_corpus_buffer_give_the_chunks_and_diagnostics_of_a_col
     seen = set()
     for version, buffer in enumerate(buffers, start=2):
         rows, codes = cold(golden_dir, tmp_path / f"cold-{version}", buffer, record_id)
-        count = len(client.published)
+        count = len(client.statuses)
         change_doc(client, corpus_uri, version, buffer)
-        pub = await published(client, uri, since=count)
+        status = await analysed(client, uri, since=count)
         assert await hover_rows(client, uri, position, rows) == rows, f"buffer {version}"
         assert sorted(str(d.code) for d in client.diagnostics[uri]) == codes, f"buffer {version}"
         seen.add(tuple(rows))
-        assert pub is not None
+        assert status["records"] > 0
     assert len(seen) >= 3  # the edits did change the quote's chunks
