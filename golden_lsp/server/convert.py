@@ -90,10 +90,12 @@ class Converted:
                 entry[2] = self._encode(entry[1])
         return f"[{', '.join(e[2] for e in entries)}]"
 
-    def publish_params(self, view: View) -> str:
-        """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view``."""
+    def publish_params(self, view: View, items: str | None = None) -> str:
+        """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view`` (whose
+        diagnostics are ``items`` when given: ``encoded``)."""
         version = "" if view.buffer.version is None else f', "version": {view.buffer.version}'
-        return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": {self.encoded(view)}{version}}}'
+        items = self.encoded(view) if items is None else items
+        return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": {items}{version}}}'
 
     def forget(self, uri: str) -> None:
         self._files.pop(uri, None)

@@ -155,14 +155,17 @@ async def published(
         await asyncio.sleep(0.02)
 
 
-async def analysed(client: LanguageClient, uri: str, since: int, timeout: float = 15.0) -> dict:
-    """The first ``golden-lsp/status`` of ``uri`` from the ``since``-th received on: the server
-    analysed the file again (it publishes diagnostics only when they changed)."""
+async def analysed(
+    client: LanguageClient, uri: str, since: int, version: int | None = None, timeout: float = 15.0
+) -> dict:
+    """The first ``golden-lsp/status`` of ``uri`` (of ``version``, when given) from the
+    ``since``-th received on: the server analysed the file again (it publishes diagnostics only
+    when they changed)."""
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while True:
         for status in client.statuses[since:]:
-            if status.get("uri") == uri:
+            if status.get("uri") == uri and version in (None, status.get("version")):
                 return status
         if loop.time() > deadline:
             raise AssertionError(f"no status for {uri}")
