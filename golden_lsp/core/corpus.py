@@ -335,7 +335,7 @@ def known_document(
     data_sha, known = file
     doc = _known(root, doc_id, max_chars, data_sha, known)
     if st is not None:
-        diskcache.note_file(root, doc_id, st, data_sha, doc and what_file(doc))
+        diskcache.note_file(root, doc_id, st, data_sha, what_file(doc) if doc is not None else None)
     return doc
 
 

@@ -189,8 +189,9 @@ def load_indexed(
             cached, pooled[i] = pooled[i], None
             doc, facts = cached or _read_and_index(*a)  # else one document at a time
             if isinstance(doc, CorpusDoc):
-                if stats[i] is not None and doc._data_sha is not None and i in todo_set:
-                    diskcache.note_file(root, doc.doc_id, stats[i], doc._data_sha, what_file(doc))
+                st = stats[i]
+                if st is not None and doc._data_sha is not None and i in todo_set:
+                    diskcache.note_file(root, doc.doc_id, st, doc._data_sha, what_file(doc))
                 if not facts:
                     doc.compact()  # nobody quotes it: its chunks stay compact
             if doc is not None:
