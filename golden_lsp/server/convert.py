@@ -90,12 +90,10 @@ class Converted:
                 entry[2] = self._encode(entry[1])
         return f"[{', '.join(e[2] for e in entries)}]"
 
-    def publish_params(self, view: View, items: str | None = None) -> str:
-        """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view`` (whose
-        diagnostics are ``items`` when given: ``encoded``)."""
+    def publish_params(self, view: View) -> str:
+        """The JSON text of the ``textDocument/publishDiagnostics`` params of ``view``."""
         version = "" if view.buffer.version is None else f', "version": {view.buffer.version}'
-        items = self.encoded(view) if items is None else items
-        return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": {items}{version}}}'
+        return f'{{"uri": {json.dumps(view.uri)}, "diagnostics": {self.encoded(view)}{version}}}'
 
     def forget(self, uri: str) -> None:
         self._files.pop(uri, None)

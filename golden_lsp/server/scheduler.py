@@ -76,7 +76,7 @@ class Scheduler:
         self._tasks: set[asyncio.Future] = set()
         #: the config error last shown to the author for each questions file (shown once)
         self._config_errors: dict[str, str] = {}
-        #: the diagnostics last published for each questions file (the same are not sent again)
+        #: the params of the last publication of each questions file (one the same is not sent)
         self._published: dict[str, str] = {}
         #: the result id and JSON text of each file's last pull report: a pull whose diagnostics
         #: are the same text keeps the id (the client is answered "unchanged")
@@ -181,14 +181,10 @@ class Scheduler:
             self.watcher.watch(session.sets.corpus_roots())
         protocol = self.server.protocol
         if not self.pull_diagnostics:
-            # diagnostics the client holds already are not sent again, whatever the version (a
-            # keystroke that changes no finding, a corpus edit that changes none of this file's)
-            items = self.converted.encoded(view)
-            if self._published.get(uri) != items:
-                self._published[uri] = items
-                protocol.notify_encoded(
-                    types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, self.converted.publish_params(view, items)
-                )
+            params = self.converted.publish_params(view)
+            if self._published.get(uri) != params:  # a republish that changes nothing is not sent
+                self._published[uri] = params
+                protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
         protocol.notify(
             STATUS_NOTIFICATION,
             {

@@ -1,7 +1,6 @@
-"""Publication sends only what changed, over real JSON-RPC: an edit that changes none of a
-questions file's findings is answered by its status notification alone (no publishDiagnostics
-with the same diagnostics again), one that changes them is published; a pull after such an edit
-is answered ``unchanged`` with the result id the client holds."""
+"""Pull diagnostics send only what changed, over real JSON-RPC: a pull after an edit that changes
+none of a questions file's findings is answered ``unchanged`` with the result id the client
+holds; one after an edit that changes them gets the full report under a new id."""
 
 from __future__ import annotations
 
@@ -9,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest_lsp
-from conftest import SERVER, analysed, change_doc, init_params, open_doc, published
+from conftest import SERVER, analysed, change_doc, init_params, open_doc
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import set_quote
@@ -31,22 +30,6 @@ def ambiguous(text: str) -> str:
     at = next(i for i, line in enumerate(rows) if line.startswith("{"))
     rows[at] = set_quote(rows[at], "hut")
     return "\n".join(rows)
-
-
-async def test_an_edit_that_changes_no_finding_publishes_nothing(client: LanguageClient, golden_dir: Path):
-    q = golden_dir / "questions.jsonl"
-    text = q.read_text(encoding="utf-8")
-    uri = open_doc(client, q, text)
-    first = await published(client, uri)
-    pubs, statuses = len(client.published), len(client.statuses)
-    text = reworded(text)
-    change_doc(client, uri, 2, text)
-    await analysed(client, uri, since=statuses, version=2)
-    assert [p for p in client.published[pubs:] if p.uri == uri] == []  # the same diagnostics: not sent
-    assert client.diagnostics[uri] == first.diagnostics
-    change_doc(client, uri, 3, ambiguous(text))
-    pub = await published(client, uri, since=pubs)
-    assert pub.version == 3 and "quote-ambiguous" in [d.code for d in pub.diagnostics]
 
 
 @pytest_lsp.fixture(config=SERVER)
