@@ -34,6 +34,7 @@ COMMANDS = {
     "qrels": "qrels",
     "retrieve": "retrieve",
     "report": "report",
+    "migrate": "migrate",
 }
 #: the extra a command module's imports come from, named when they are missing
 EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}

@@ -15,7 +15,7 @@ from ..core.model import Analysis
 from ..core.project import GoldenSet
 from .common import add_set_options, progress
 from .common import golden_set as _common_golden_set
-from .formats import FORMATS, format_text
+from .formats import BROKEN, FORMATS, REANCHORED_FORMATS, format_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,13 +72,18 @@ def _golden_set(args: argparse.Namespace, target: Path | None):
 
 def _check(args: argparse.Namespace) -> int:
     targets: list[Path | None] = list(args.paths) or [None]
-    analyses: list[Analysis] = []
+    checked: list[tuple[GoldenSet, Analysis]] = []
     for target in targets:
         with progress(f"checking {_display(target or Path.cwd())}"):
             golden = _golden_set(args, target)
-            analyses.append(golden.check())
+            checked.append((golden, golden.check()))
         _tell_recovered(golden)
+    analyses = [a for _, a in checked]
     diags = [d for a in analyses for d in a.diagnostics]
+    if args.format in REANCHORED_FORMATS and any(d.code in BROKEN for d in diags):
+        from .migrate import with_reanchoring  # the old corpus is read only for a broken label
+
+        diags = with_reanchoring(checked, diags)
     sys.stdout.write(FORMATS[args.format](diags, analyses))
     if args.format == "text":
         for a in analyses:

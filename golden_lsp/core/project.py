@@ -110,7 +110,13 @@ class GoldenSet:
     def build_command(self) -> str:
         """The command that rebuilds this set as it was configured here, overrides included, with
         paths relative to the working directory when under it (shell-quoted)."""
-        words = ["golden-lsp", "build"]
+        return self.command_line("build")
+
+    def command_line(self, command: str, *extra: str) -> str:
+        """``golden-lsp COMMAND`` on this set as it was configured here (``--config`` and the
+        overrides, paths relative to the working directory when under it), then ``extra``;
+        shell-quoted."""
+        words = ["golden-lsp", command]
         if self.config.source is not None:
             words += ["--config", display(self.config.source)]
         for key in self.config.overridden:
@@ -122,7 +128,7 @@ class GoldenSet:
             elif isinstance(value, (list, tuple)):
                 value = ",".join(value)
             words += [f"--{key.replace('_', '-')}", str(value)]
-        return shlex.join(words)
+        return shlex.join([*words, *extra])
 
     def fresh_manifest(self, analysis: Analysis, commit: str = "unknown") -> dict:
         """The manifest a build would write; made again only when the corpus object, the number of
@@ -137,6 +143,16 @@ class GoldenSet:
     def _kept(self, key: str, path: Path) -> Path | None:
         """A derived file is checked when configured explicitly or when it exists."""
         return path if key in self.config.explicit or path.exists() else None
+
+    def recorded_commit(self) -> str | None:
+        """The ``corpus_commit`` the committed manifest records: the commit the last build read
+        the corpus at (None: no manifest, not JSON, or "unknown")."""
+        try:
+            committed = self._committed.get(self.config.manifest_path(), "manifest").parsed
+        except ConfigError:  # not a regular file: the staleness check reports it
+            return None
+        commit = committed.get("corpus_commit") if isinstance(committed, dict) else None
+        return commit if isinstance(commit, str) and commit not in ("", "unknown") else None
 
     def committed_queries(self) -> dict[str, object]:
         """``id`` → query of every record the committed artifact holds (empty when there is none)."""
