@@ -222,10 +222,7 @@ def _notes(
 ) -> dict[int, str]:
     """id(finding) → what re-anchoring from ``commit`` does for its locator."""
     if isinstance(old, str):
-        return {
-            id(d): f"re-anchoring from the manifest's corpus_commit is not possible here: {old}"
-            for d in broken
-        }
+        return {id(d): f"no re-anchoring from the manifest's corpus_commit: {old}" for d in broken}
     located = []
     for d in broken:
         rec = analysis.record_at(d.range.line)

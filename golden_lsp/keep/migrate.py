@@ -169,8 +169,8 @@ class Relocator:
     def _without_search(self, doc: str, quote: str, exact: bool) -> Relocation | Span:
         """The relocation when no search is needed (kept, kept-changed, or nothing to relocate
         from), else the old span to look for."""
-        old_span, why = _resolve(self.old, doc, quote, exact, "in the old corpus")
-        now, _ = _resolve(self.new, doc, quote, exact, "now")
+        old_span, why = _resolve(self.old, doc, quote, exact, "the old corpus")
+        now, _ = _resolve(self.new, doc, quote, exact, "the corpus now")
         if old_span is None:
             if now is not None:
                 return Relocation("kept", doc, doc, quote, quote, None, f"{why}; it resolves now")
@@ -337,17 +337,17 @@ def _times(places: Sequence) -> str:
 
 
 def _resolve(
-    texts: Mapping[str, str], doc: str, quote: str, exact: bool, when: str
+    texts: Mapping[str, str], doc: str, quote: str, exact: bool, where: str
 ) -> tuple[Span | None, str]:
-    """The span of the locator in ``texts``, or None and why not."""
+    """The span of the locator in ``texts`` (``where``: "the old corpus"), or None and why not."""
     text = texts.get(doc)
     if text is None:
-        return None, f"{doc} is not in the corpus {when}"
+        return None, f"{doc} is not in {where}"
     if not quote:
         return None, "the quote is empty"
     starts = occurrences(text, quote, 2)
     if len(starts) != 1:
-        return None, f"the quote {'is not' if not starts else 'is ambiguous'} in {doc} {when}"
+        return None, f"the quote {'is not' if not starts else 'is ambiguous'} in {doc} in {where}"
     return span_at(doc, text, starts[0], quote, exact), ""
 
 
