@@ -11,7 +11,12 @@ passage (``ambiguous``) and a multi-hop record with one locator moved.
 
 from __future__ import annotations
 
-from core_support import loc, qline
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+from core_support import cli_env, loc, make_project, qline, run_cli, write_docs
 
 BRAKES_V1 = """\
 # Brakes
@@ -132,3 +137,28 @@ def case_lines() -> list[str]:
     for rid, (locators, _) in CASES.items():
         lines.append(qline(rid, locators, hop="multi" if len(locators) > 1 else None))
     return lines
+
+
+def git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", *args], cwd=repo, env=cli_env(repo), capture_output=True, text=True, check=True
+    )
+    return proc.stdout.strip()
+
+
+def built_repository(tmp_path: Path, lines: list[str] | None = None) -> tuple[Path, str]:
+    """A git repository holding the set, with v1 built (its manifest records v1's commit) before the corpus changed."""
+    repo = make_project(tmp_path / "repo", V1, case_lines() if lines is None else lines, CONFIG)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.name", "Test Author")
+    git(repo, "config", "user.email", "author@example.com")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v1")
+    v1 = git(repo, "rev-parse", "HEAD")
+    assert run_cli(["build", repo], repo).returncode == 0
+    assert json.loads((repo / "golden-set.v1.manifest.json").read_text())["corpus_commit"] == v1
+    shutil.rmtree(repo / "corpus")
+    write_docs(repo / "corpus", V2)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "v2 and the build of v1")
+    return repo, v1

@@ -13,17 +13,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 from core_support import cli_env, loc, make_project, qline, run_cli, write_docs
-from migrate_support import CASES, CONFIG, V1, V2, case_lines
+from migrate_support import CASES, CONFIG, V1, V2, built_repository, case_lines, git
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 BROKEN = ("quote-not-found", "quote-ambiguous", "unknown-doc")
-
-
-def git(repo: Path, *args: str) -> str:
-    proc = subprocess.run(
-        ["git", *args], cwd=repo, env=cli_env(repo), capture_output=True, text=True, check=True
-    )
-    return proc.stdout.strip()
 
 
 def set_with_old_folder(tmp_path: Path, lines: list[str] | None = None) -> tuple[Path, Path]:
@@ -341,24 +334,6 @@ def test_write_after_migrate_from_a_revision_makes_check_pass_but_for_what_is_le
 
 
 # --- check in CI -------------------------------------------------------------------------------
-
-
-def built_repository(tmp_path: Path, lines: list[str] | None = None) -> tuple[Path, str]:
-    """The repository with v1 built (its manifest records v1's commit) before the corpus changed."""
-    repo = make_project(tmp_path / "repo", V1, case_lines() if lines is None else lines, CONFIG)
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.name", "Test Author")
-    git(repo, "config", "user.email", "author@example.com")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "v1")
-    v1 = git(repo, "rev-parse", "HEAD")
-    assert run_cli(["build", repo], repo).returncode == 0
-    assert json.loads((repo / "golden-set.v1.manifest.json").read_text())["corpus_commit"] == v1
-    shutil.rmtree(repo / "corpus")
-    write_docs(repo / "corpus", V2)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-q", "-m", "v2 and the build of v1")
-    return repo, v1
 
 
 def test_check_github_names_the_reanchoring_of_each_broken_label(cli, tmp_path):

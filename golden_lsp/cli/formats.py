@@ -28,8 +28,6 @@ from ..core.model import Analysis, RecordLine
 GITHUB_ANNOTATIONS_PER_KIND = 10
 GITHUB_KINDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
-#: the findings of a broken label (its passage moved, changed or went)
-BROKEN = ("quote-not-found", "quote-ambiguous", "unknown-doc")
 #: the formats whose broken labels name the re-anchoring ``migrate`` would apply (``cli/migrate.py``)
 REANCHORED_FORMATS = ("github", "sarif")
 

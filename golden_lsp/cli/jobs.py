@@ -8,14 +8,14 @@ from pathlib import Path
 
 from ..core import diskcache
 from ..core.config import Config
-from ..core.diagnostics import plural
+from ..core.diagnostics import BROKEN_LABEL, plural
 from ..core.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
 from ..core.files import display as _display
 from ..core.model import Analysis
 from ..core.project import GoldenSet
 from .common import add_set_options, progress
 from .common import golden_set as _common_golden_set
-from .formats import BROKEN, FORMATS, REANCHORED_FORMATS, format_text
+from .formats import FORMATS, REANCHORED_FORMATS, format_text
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -80,7 +80,7 @@ def _check(args: argparse.Namespace) -> int:
         _tell_recovered(golden)
     analyses = [a for _, a in checked]
     diags = [d for a in analyses for d in a.diagnostics]
-    if args.format in REANCHORED_FORMATS and any(d.code in BROKEN for d in diags):
+    if args.format in REANCHORED_FORMATS and any(d.code in BROKEN_LABEL for d in diags):
         from .migrate import with_reanchoring  # the old corpus is read only for a broken label
 
         diags = with_reanchoring(checked, diags)

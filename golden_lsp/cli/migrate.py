@@ -20,7 +20,7 @@ from pathlib import Path
 
 from ..core.canon import NotUtf8Error, decode_strict, editor_text
 from ..core.config import ConfigError
-from ..core.diagnostics import Diagnostic, plural
+from ..core.diagnostics import BROKEN_LABEL, Diagnostic, plural
 from ..core.files import display, read_regular, write_atomically
 from ..core.model import Analysis
 from ..core.project import GoldenSet
@@ -33,10 +33,10 @@ from ..keep.migrate import (
     counts,
     migrate,
     rewritten,
+    texts_of,
 )
 from ..keep.oldcorpus import OldCorpus, at_revision, from_folder
 from .common import add_set_options, golden_set
-from .formats import BROKEN
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -88,11 +88,6 @@ def _threshold(value: str) -> float:
     return t
 
 
-def current_texts(golden: GoldenSet) -> dict[str, str]:
-    """doc ID → canonical text of every readable document of the set's corpus now."""
-    return {doc_id: doc.text for doc_id, doc in golden.corpus.docs.items()}
-
-
 def _migrate(args: argparse.Namespace) -> int:
     golden = golden_set(args, args.path)
     text = golden.read_questions()
@@ -101,7 +96,7 @@ def _migrate(args: argparse.Namespace) -> int:
         old = at_revision(config.corpus_path(), args.rev, config.glob, config.max_chars)
     else:
         old = from_folder(args.old_dir, config.glob, config.max_chars)
-    relocator = Relocator(old.texts, current_texts(golden), args.threshold)
+    relocator = Relocator(old.texts, texts_of(golden.corpus), args.threshold)
     migrated = migrate(golden.analyze(text).records, relocator)
     path = golden.questions_path
     if args.format == "json":
@@ -202,7 +197,7 @@ def with_reanchoring(
     git is not run, when no label is broken."""
     notes: dict[int, str] = {}
     for golden, analysis in checked:
-        broken = [d for d in analysis.diagnostics if d.code in BROKEN and d.path == analysis.path]
+        broken = [d for d in analysis.diagnostics if d.code in BROKEN_LABEL and d.path == analysis.path]
         commit = golden.recorded_commit() if broken else None
         if commit is None:
             continue
@@ -232,7 +227,7 @@ def _notes(
             if on_it and isinstance(loc.doc, str) and isinstance(loc.quote, str):
                 located.append((d, (loc.doc, loc.quote, loc.exact)))
                 break
-    relocator = Relocator(old.texts, current_texts(golden))
+    relocator = Relocator(old.texts, texts_of(golden.corpus))
     found = relocator.relocate_all([wanted for _, wanted in located])
     command = golden.command_line("migrate", "--from", commit, "--write")
     out = {}

@@ -40,6 +40,7 @@ from typing import NamedTuple, Protocol, TypeGuard
 from ..assist.candidates import doc_blocks
 from ..core import quoteindex
 from ..core.canon import editor_text
+from ..core.corpus import Corpus
 from ..core.model import RecordLine
 from ..core.questions import Locator, QuestionRecord
 from ..core.quotepick import unique_quote_at
@@ -423,6 +424,12 @@ def _exact_match(quote: str, text: str, block: _Block, floor: float) -> tuple[fl
         return None
     score = fuzz.ratio(quote, new) / 100
     return (score, new) if score * 100 >= floor else None
+
+
+def texts_of(corpus: Corpus) -> dict[str, str]:
+    """doc ID → canonical text of every readable document of a corpus: the ``new`` of a
+    ``Relocator`` (a released document's text is read again)."""
+    return {doc_id: doc.text for doc_id, doc in corpus.docs.items()}
 
 
 # --- a questions file ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Code actions: lengthen an ambiguous quote, take the corpus text for a near miss, rebuild.
+"""Code actions: lengthen an ambiguous quote, take the corpus text for a near miss, re-anchor a
+label the corpus change broke (``reanchor.py``), rebuild.
 
 Every edit replaces exactly one JSON string token — the quote — with a correctly escaped JSON
 string, so a fix can never touch another field or another line. The lengthened quote comes from
@@ -12,10 +13,12 @@ import json
 
 from lsprotocol import types
 
-from ..core.diagnostics import Range
+from ..core.diagnostics import BROKEN_LABEL, Range
 from ..core.quotepick import lengthen
 from ..core.rules import MAX_LISTED_OCCURRENCES, short
+from . import reanchor
 from .convert import EDITOR_HINTS, to_lsp
+from .reanchor import Reanchoring
 from .view import View
 
 BUILD_COMMAND = "golden-lsp.build"
@@ -28,7 +31,9 @@ def _quote_edit(view: View, line: int, node, new_quote: str) -> types.WorkspaceE
     )
 
 
-def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
+def code_actions(
+    view: View, request: types.Range, reanchoring: Reanchoring | None = None
+) -> list[types.CodeAction]:
     out: list[types.CodeAction] = []
     first, lo = view.buffer.core_location(request.start)
     last, hi = view.buffer.core_location(request.end)
@@ -42,6 +47,8 @@ def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
             and d.code not in EDITOR_HINTS
         ):
             continue
+        if d.code in BROKEN_LABEL and reanchoring is not None:
+            out.extend(reanchor.actions(view, d, reanchoring))
         if d.code == "quote-ambiguous":
             out.extend(_lengthen_actions(view, d, line))
         elif d.code == "quote-not-found" and "replacement" in d.data:

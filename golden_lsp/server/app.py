@@ -31,6 +31,7 @@ from . import actions, anchor, candidates, completion, hover, inlay, labels, nav
 from .base import BaseServer
 from .convert import SOURCE, editor_counts
 from .protocol import Encoded, serve_stdio
+from .reanchor import Reanchoring
 from .scheduler import Scheduler
 from .session import Session, path_of
 from .workspace import document_path
@@ -49,6 +50,8 @@ class GoldenServer(BaseServer):
         self.scheduler = Scheduler(self, self.session)
         self.session.on_invalidated = self.scheduler.republish_all
         self.inlay_hints_enabled = True
+        #: the old corpora and relocators of the re-anchoring quick fix and hover
+        self.reanchoring = Reanchoring()
 
 
 server = GoldenServer()
@@ -214,7 +217,7 @@ def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
         return labels.corpus_hover(cv, params.position)
     view = ls.session.request_view(params.text_document.uri)
     target = view.target_at(params.position) if view else None
-    return hover.hover(view, target) if view and target else None
+    return hover.hover(view, target, ls.reanchoring) if view and target else None
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
@@ -286,7 +289,9 @@ def on_code_action(ls: GoldenServer, params: types.CodeActionParams) -> list[typ
     if (cv := ls.session.corpus_view(params.text_document.uri)) is not None:
         found = anchor.code_actions(cv, params.range, ls.session.last_edited)
     elif (view := ls.session.request_view(params.text_document.uri)) is not None:
-        found = actions.code_actions(view, params.range) + candidates.code_actions(view, params.range)
+        found = actions.code_actions(view, params.range, ls.reanchoring) + candidates.code_actions(
+            view, params.range
+        )
     else:
         return None
     only = params.context.only

@@ -3,7 +3,8 @@
 The author's question on hover is "what will the builder do with this?": for a quote, the span
 it expands to (document, line:col, offsets, which expansion rule), the text of that span, its
 coverage and the chunks that bear it; for an ``id`` the record's summary; for a ``doc`` the
-document's size and chunk count. A quote that does not resolve shows its findings instead.
+document's size and chunk count. A quote that does not resolve shows its findings instead, and,
+when the corpus change broke it, what it used to span and what re-anchoring does (``reanchor.py``).
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from lsprotocol import types
 from ..core.diagnostics import Range, plural
 from ..core.model import RecordLine, ResolvedLocator
 from ..core.questions import QuestionRecord
+from . import reanchor
+from .reanchor import Reanchoring
 from .view import Target, View
 
 SPAN_PREVIEW_CHARS = 400
@@ -34,7 +37,9 @@ def _preview(text: str) -> str:
     return f"{text[:half]}\n… ({len(text) - 2 * half} more characters) …\n{text[-half:]}"
 
 
-def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> str:
+def _quote_markdown(
+    view: View, rec: RecordLine, resolved: ResolvedLocator, reanchoring: Reanchoring | None
+) -> str:
     span = resolved.span
     if span is None:
         notes = [
@@ -45,7 +50,7 @@ def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> s
             and d.range.column == resolved.locator.quote_node.start
         ]
         body = "\n\n".join(f"**{d.code}** — {d.message}" for d in notes) or "This quote does not resolve."
-        return f"**quote** → not resolved\n\n{body}"
+        return f"**quote** → not resolved\n\n{body}" + _used_to_span(view, rec, resolved, reanchoring)
     doc = view.golden.corpus.docs[span.doc_id]
     line, col = doc.positions.raw_position(span.quote_start)
     lines = [
@@ -92,10 +97,35 @@ def practice_summary(r: QuestionRecord) -> list[str]:
     return out + ["unanswerable"] if r.unanswerable else out
 
 
-def _doc_markdown(view: View, resolved: ResolvedLocator) -> str:
+def _used_to_span(
+    view: View, rec: RecordLine, resolved: ResolvedLocator, reanchoring: Reanchoring | None
+) -> str:
+    """What a label the corpus change broke used to span, and what re-anchoring does with it."""
+    found = reanchor.used_to_span(view, rec, resolved.locator, reanchoring) if reanchoring else None
+    if found is None or found.old_span is None or found.old_text is None:
+        return ""
+    old = found.old_span
+    fix = f"**{found.status}**: {found.note}"
+    if found.rewritten:
+        fix = f"**re-anchor** ({found.summary()}) → `{found.doc}` quote `{_code(found.quote or '')}`: {found.note}"
+    return (
+        f"\n\n**used to span** at the manifest's corpus_commit: `{found.old_doc}` ({old.rule}) chars "
+        f"{old.start}–{old.end}\n\n{_fenced(_preview(found.old_text))}\n\n{fix}"
+    )
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'")
+
+
+def _doc_markdown(
+    view: View, rec: RecordLine, resolved: ResolvedLocator, reanchoring: Reanchoring | None
+) -> str:
     doc = view.golden.corpus.docs.get(resolved.locator.doc or "")
     if doc is None:
-        return f"`{resolved.locator.doc}` is not in the corpus ({view.golden.corpus.root})"
+        return f"`{resolved.locator.doc}` is not in the corpus ({view.golden.corpus.root})" + _used_to_span(
+            view, rec, resolved, reanchoring
+        )
     n_lines = doc.text.count("\n")
     return (
         f"`{doc.doc_id}` · {doc.chars:,} chars · {n_lines:,} lines · {len(doc.chunks)} chunks "
@@ -103,12 +133,12 @@ def _doc_markdown(view: View, resolved: ResolvedLocator) -> str:
     )
 
 
-def hover(view: View, target: Target) -> types.Hover | None:
+def hover(view: View, target: Target, reanchoring: Reanchoring | None = None) -> types.Hover | None:
     rec, resolved = target.record, target.locator
     if target.kind == "quote" and resolved is not None:
-        text = _quote_markdown(view, rec, resolved)
+        text = _quote_markdown(view, rec, resolved, reanchoring)
     elif target.kind == "doc" and resolved is not None:
-        text = _doc_markdown(view, resolved)
+        text = _doc_markdown(view, rec, resolved, reanchoring)
     elif target.kind == "id" and rec.record is not None:
         text = _record_markdown(rec.record, rec)
     else:
