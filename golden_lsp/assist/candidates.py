@@ -29,25 +29,22 @@ class Candidate:
     quote: str
 
 
-def doc_blocks(text: str) -> list[tuple[int, int]]:
-    """[start, end) of every block of one document a quote can expand to, headings left out."""
-    out, seen, pos = [], set(), 0
-    while pos < len(text):
-        end = text.find("\n", pos)
-        end = len(text) if end == -1 else end
-        line = text[pos:end]
-        if line.strip() and not line.lstrip().startswith("#"):
-            lo, hi, _ = enclosing_block(text, pos, pos + 1)
-            if (lo, hi) not in seen:
-                seen.add((lo, hi))
-                out.append((lo, hi))
-        pos = end + 1
-    return out
-
-
 def blocks(corpus: Corpus) -> list[tuple[str, int, int]]:
     """(doc_id, start, end) of every block a quote can expand to, headings left out."""
-    return [(doc_id, lo, hi) for doc_id, doc in corpus.docs.items() for lo, hi in doc_blocks(doc.text)]
+    out = []
+    for doc_id, doc in corpus.docs.items():
+        text, seen, pos = doc.text, set(), 0
+        while pos < len(text):
+            end = text.find("\n", pos)
+            end = len(text) if end == -1 else end
+            line = text[pos:end]
+            if line.strip() and not line.lstrip().startswith("#"):
+                lo, hi, _ = enclosing_block(text, pos, pos + 1)
+                if (lo, hi) not in seen:
+                    seen.add((lo, hi))
+                    out.append((doc_id, lo, hi))
+            pos = end + 1
+    return out
 
 
 class CandidateIndex:

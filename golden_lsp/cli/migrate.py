@@ -32,6 +32,7 @@ from ..keep.migrate import (
     Relocator,
     counts,
     migrate,
+    parsed_records,
     rewritten,
     texts_of,
 )
@@ -97,7 +98,7 @@ def _migrate(args: argparse.Namespace) -> int:
     else:
         old = from_folder(args.old_dir, config.glob, config.max_chars)
     relocator = Relocator(old.texts, texts_of(golden.corpus), args.threshold)
-    migrated = migrate(golden.analyze(text).records, relocator)
+    migrated = migrate(parsed_records(text), relocator)
     path = golden.questions_path
     if args.format == "json":
         out = {"locators": [_as_json(m) for m in migrated], "counts": counts(migrated)}

@@ -37,27 +37,27 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol, TypeGuard
 
-from ..assist.candidates import doc_blocks
 from ..core import quoteindex
 from ..core.canon import editor_text
 from ..core.corpus import Corpus
-from ..core.model import RecordLine
-from ..core.questions import Locator, QuestionRecord
+from ..core.questions import Locator, QuestionRecord, is_skipped, parse_record, split_lines
 from ..core.quotepick import unique_quote_at
-from ..core.resolve import Span, occurrences, span_at
+from ..core.resolve import Span, enclosing_block, occurrences, span_at
 from ..core.textcache import per_text
 
 STATUSES = ("kept", "kept-changed", "moved", "requoted", "edited", "ambiguous", "lost")
 #: the statuses whose new ``doc`` and ``quote`` are written (``--write``, the quick fix)
 REWRITTEN = ("moved", "requoted", "edited")
 DEFAULT_THRESHOLD = 0.8
-#: the rarest words of an old passage (present in the searched text) whose blocks are compared
-RARE_WORDS = 16
+#: the rarest words of an old passage (present in the searched text) around whose places the
+#: blocks compared with it are taken, and the most places a word may have to be one of them
+RARE_WORDS, WORD_PLACES = 8, 50
 #: below this similarity (0–1) a passage is not even named as the closest one of a lost label
 _FLOOR = 0.5
 #: the lines of a passage tried for a quote after the preferred place
 _LINES_TRIED = 64
 _WORD = re.compile(r"\w+")
+_WORD_CHAR = re.compile(r"\w")
 
 
 @dataclass(frozen=True)
@@ -106,29 +106,10 @@ class _Block(NamedTuple):
     end: int
 
 
-@dataclass(frozen=True)
-class _DocIndex:
-    """A document's blocks (what a quote can expand to) and, per lower-case word, the blocks
-    holding it."""
-
-    blocks: list[tuple[int, int]]
-    words: dict[str, list[int]]
-
-
 @per_text(4096)
-def _doc_index(text: str) -> _DocIndex:
-    blocks = doc_blocks(text)
-    words: dict[str, list[int]] = {}
-    for i, (lo, hi) in enumerate(blocks):
-        for word in set(_WORD.findall(text[lo:hi].lower())):
-            words.setdefault(word, []).append(i)
-    return _DocIndex(blocks, words)
-
-
-def _rarest(words: set[str], blocks_holding: Callable[[str], int]) -> list[str]:
-    """The ``RARE_WORDS`` words held by the fewest blocks (words no block holds left out)."""
-    present = sorted((n, w) for w in words if (n := blocks_holding(w)))
-    return [w for _, w in present[:RARE_WORDS]]
+def _word_counts(text: str) -> Counter[str]:
+    """How many times each word (``\\w+``) occurs in a document."""
+    return Counter(_WORD.findall(text))
 
 
 def _pct(similarity: float) -> str:
@@ -140,18 +121,22 @@ class Relocator:
 
     def __init__(self, old: Mapping[str, str], new: Mapping[str, str], threshold: float = DEFAULT_THRESHOLD):
         self.old, self.new, self.threshold = old, new, threshold
-        #: lower-case word → how many blocks of the current corpus hold it, and which documents
-        self._words: dict[str, tuple[int, list[str]]] | None = None
+        #: how many times each word occurs in the whole current corpus (counted when first needed)
+        self._all_words: Counter[str] | None = None
+        #: (doc, start of a line) → the block a quote on that line expands to
+        self._blocks: dict[tuple[str, int], _Block] = {}
 
     def relocate(self, doc: str, quote: str, exact: bool = False) -> Relocation:
         return self.relocate_all([(doc, quote, exact)])[0]
 
     def relocate_all(self, locators: Sequence[tuple[str, str, bool]]) -> list[Relocation]:
         """One ``Relocation`` per (doc, quote, exact), in order; each depends on its locator alone."""
+        pairs = [(doc, quote) for doc, quote, _ in locators]
+        before, now = _first_places(self.old, pairs), _first_places(self.new, pairs)
         out: list[Relocation | None] = []
         pending: dict[int, Span] = {}
         for i, (doc, quote, exact) in enumerate(locators):
-            found = self._without_search(doc, quote, exact)
+            found = self._without_search(doc, quote, exact, before, now)
             if isinstance(found, Span):
                 pending[i] = found
                 out.append(None)
@@ -167,19 +152,21 @@ class Relocator:
             )
         return [r for r in out if r is not None]
 
-    def _without_search(self, doc: str, quote: str, exact: bool) -> Relocation | Span:
+    def _without_search(
+        self, doc: str, quote: str, exact: bool, before: _Places, now: _Places
+    ) -> Relocation | Span:
         """The relocation when no search is needed (kept, kept-changed, or nothing to relocate
-        from), else the old span to look for."""
-        old_span, why = _resolve(self.old, doc, quote, exact, "the old corpus")
-        now, _ = _resolve(self.new, doc, quote, exact, "the corpus now")
+        from), else the old span to look for (``before`` and ``now``: where each quote occurs)."""
+        old_span, why = _resolve(self.old, doc, quote, exact, before, "the old corpus")
+        new_span, _ = _resolve(self.new, doc, quote, exact, now, "the corpus now")
         if old_span is None:
-            if now is not None:
+            if new_span is not None:
                 return Relocation("kept", doc, doc, quote, quote, None, f"{why}; it resolves now")
             return Relocation("lost", doc, None, quote, None, None, f"{why}: nothing to relocate from")
         old_text = self.old[doc][old_span.start : old_span.end]
-        if now is None:
+        if new_span is None:
             return old_span
-        new_text = self.new[doc][now.start : now.end]
+        new_text = self.new[doc][new_span.start : new_span.end]
         base = Relocation("kept", doc, doc, quote, quote, 1.0, "", old_span, old_text)
         if new_text == old_text:
             return base
@@ -239,18 +226,20 @@ class Relocator:
         equally good) or lost."""
         base = Relocation("lost", doc, None, quote, None, None, "", span, text)
         needle = quote if exact else text
-        words = set(_WORD.findall(needle.lower()))
+        words = set(_WORD.findall(needle))
         best: list[tuple[float, _Block, str]] = []
+        here = _word_counts(self.new[doc]) if doc in self.new else Counter()
         if doc in self.new:
-            index = _doc_index(self.new[doc])
-            chosen = {
-                i for w in _rarest(words, lambda w: len(index.words.get(w, ()))) for i in index.words[w]
-            }
-            best = self._ranked(needle, exact, [_Block(doc, *index.blocks[i]) for i in sorted(chosen)])
+            best = self._ranked(needle, exact, self._near(words, [doc], here.__getitem__))
         if not best or best[0][0] < self.threshold:
-            best = sorted(best + self._ranked(needle, exact, self._elsewhere(words, doc)), key=_best_first)[
-                :2
-            ]
+            if self._all_words is None:
+                self._all_words = Counter()
+                for other in self.new.values():
+                    self._all_words.update(_word_counts(other))
+            everywhere = self._all_words
+            others = [d for d in self.new if d != doc]
+            elsewhere = self._near(words, others, lambda w: everywhere[w] - here[w])
+            best = sorted(best + self._ranked(needle, exact, elsewhere), key=_best_first)[:2]
         if not best or best[0][0] < self.threshold:
             closest = f" (the closest, in {best[0][1].doc}, is {_pct(best[0][0])} similar)" if best else ""
             return _with(
@@ -306,22 +295,25 @@ class Relocator:
         at = block.start + (aligned.dest_start if aligned is not None else 0)
         return _quote_for(block.doc, text, block.start, block.end, at, old_quote)
 
-    def _elsewhere(self, words: set[str], doc: str) -> list[_Block]:
-        """The blocks outside ``doc`` holding one of the corpus's rarest of ``words``."""
-        if self._words is None:  # word → (how many blocks hold it, the documents that do)
-            self._words = {}
-            for d, text in self.new.items():
-                for word, where in _doc_index(text).words.items():
-                    entry = self._words.setdefault(word, (0, []))
-                    entry[1].append(d)
-                    self._words[word] = (entry[0] + len(where), entry[1])
-        everywhere = self._words
+    def _near(self, words: set[str], docs: Sequence[str], count: Callable[[str], int]) -> list[_Block]:
+        """The blocks around the places, in ``docs``, of the ``RARE_WORDS`` rarest of ``words``
+        there (``count``: how often a word occurs in them); a word occurring more than
+        ``WORD_PLACES`` times picks no block, being too common to tell passages apart."""
+        ranked = sorted((n, -len(w), w) for w in words if len(w) > 2 and 0 < (n := count(w)) <= WORD_PLACES)
         found: set[_Block] = set()
-        for word in _rarest(words, lambda w: everywhere[w][0] if w in everywhere else 0):
-            for d in everywhere[word][1]:
-                if d != doc:
-                    index = _doc_index(self.new[d])
-                    found.update(_Block(d, *index.blocks[i]) for i in index.words[word])
+        for *_, word in ranked[:RARE_WORDS]:
+            for d in docs:
+                text = self.new[d]
+                if not _word_counts(text)[word]:
+                    continue
+                for at in occurrences(text, word, 4 * WORD_PLACES):
+                    end = at + len(word)
+                    if (at and _WORD_CHAR.match(text, at - 1)) or _WORD_CHAR.match(text, end):
+                        continue  # inside a longer word
+                    line = (d, text.rfind("\n", 0, at) + 1)  # every word of a line has the line's block
+                    if line not in self._blocks:
+                        self._blocks[line] = _Block(d, *enclosing_block(text, at, end)[:2])
+                    found.add(self._blocks[line])
         return sorted(found)
 
 
@@ -337,8 +329,30 @@ def _times(places: Sequence) -> str:
     return "twice" if len(places) == 2 else f"{len(places)} times"
 
 
+_Places = dict[tuple[str, str], list[int]]
+
+
+def _first_places(texts: Mapping[str, str], pairs: Iterable[tuple[str, str]]) -> _Places:
+    """The first two places of each (doc, quote) in its document: one Aho–Corasick pass per
+    document for many quotes (``quoteindex``), ``str.find`` for a few."""
+    by_doc: dict[str, set[str]] = {}
+    for doc, quote in pairs:
+        if doc in texts and quote:
+            by_doc.setdefault(doc, set()).add(quote)
+    out: _Places = {}
+    for doc, quotes in by_doc.items():
+        text = texts[doc]
+        batched = (
+            {q for q in quotes if quoteindex.batchable(q)} if len(quotes) >= quoteindex.MIN_QUOTES else set()
+        )
+        found = quoteindex.find_all(text, batched, 2) if batched else {}
+        for quote in quotes:
+            out[doc, quote] = found[quote] if quote in batched else occurrences(text, quote, 2)
+    return out
+
+
 def _resolve(
-    texts: Mapping[str, str], doc: str, quote: str, exact: bool, where: str
+    texts: Mapping[str, str], doc: str, quote: str, exact: bool, places: _Places, where: str
 ) -> tuple[Span | None, str]:
     """The span of the locator in ``texts`` (``where``: "the old corpus"), or None and why not."""
     text = texts.get(doc)
@@ -346,7 +360,7 @@ def _resolve(
         return None, f"{doc} is not in {where}"
     if not quote:
         return None, "the quote is empty"
-    starts = occurrences(text, quote, 2)
+    starts = places[doc, quote]
     if len(starts) != 1:
         return None, f"the quote {'is not' if not starts else 'is ambiguous'} in {doc} in {where}"
     return span_at(doc, text, starts[0], quote, exact), ""
@@ -446,10 +460,10 @@ class Migrated:
     relocation: Relocation
 
 
-def migrate(records: Iterable[RecordLine], relocator: Relocator) -> list[Migrated]:
-    """Every locator of the parsed records, relocated (a locator without a string doc and quote is
-    ``lost``: there is nothing to relocate)."""
-    todo = [(r.line, r.record, loc) for r in records if r.record is not None for loc in r.record.locators]
+def migrate(records: Iterable[tuple[int, QuestionRecord]], relocator: Relocator) -> list[Migrated]:
+    """Every locator of the parsed records (each with its line in the file), relocated; a locator
+    without a string doc and quote is ``lost``: there is nothing to relocate."""
+    todo = [(line, record, loc) for line, record in records for loc in record.locators]
     found = iter(
         relocator.relocate_all([(loc.doc, loc.quote, loc.exact) for *_, loc in todo if _usable(loc)])
     )
@@ -462,6 +476,16 @@ def migrate(records: Iterable[RecordLine], relocator: Relocator) -> list[Migrate
                 "lost", loc.doc, None, loc.quote, None, note='not a {"doc", "quote"} locator'
             )
         out.append(Migrated(line, record, loc, relocation))
+    return out
+
+
+def parsed_records(text: str) -> list[tuple[int, QuestionRecord]]:
+    """Each line of a questions file that parses as a record, with its line (0-based): all a
+    migration reads of it (no rule is run)."""
+    out = []
+    for line, source in enumerate(split_lines(text)):
+        if not is_skipped(source) and (record := parse_record(source)[0]) is not None:
+            out.append((line, record))
     return out
 
 
