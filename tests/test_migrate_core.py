@@ -44,7 +44,7 @@ def test_elsewhere_when_the_document_has_nothing_close():
     new = texts({"a.md": "# A\n\nUnrelated text about chains.\n", "b.md": f"# B\n\n{CLOSE}"})
     r = Relocator(old(), new).relocate("a.md", "the job far easier")
     assert (r.status, r.doc, r.old_doc) == ("edited", "b.md", "a.md")
-    assert r.summary() == f"edited, {r.similarity:.0%} similar in b.md".replace("%", " %")
+    assert r.summary() == f"edited, {int(r.similarity * 100)} % similar in b.md"
 
 
 def test_two_equally_close_passages_are_ambiguous():
@@ -117,3 +117,12 @@ def test_the_conformance_set_relocated_onto_its_own_corpus_is_all_kept(conforman
     ]
     found = Relocator(same, same).relocate_all(wanted)
     assert len(found) == 65 and {r.status for r in found} == {"kept"}
+
+
+def test_similarities_are_shown_rounded_down():
+    """99.6 % similar is not shown as 100 % (that would read as unchanged)."""
+    from golden_lsp.keep.migrate import Relocation
+
+    r = Relocation("edited", "a.md", "a.md", "x", "y", similarity=0.996)
+    assert r.summary() == "edited, 99 % similar"
+    assert Relocation("moved", "a.md", "b/a.md", "x", "x", 1.0).summary() == "moved to b/a.md"

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -83,7 +84,7 @@ class Relocation:
 
     def summary(self) -> str:
         """A few words a person reads in a quick fix's title or a CI message."""
-        pct = f"{self.similarity:.0%}".replace("%", " %") if self.similarity is not None else ""
+        pct = _pct(self.similarity) if self.similarity is not None else ""
         if self.status == "moved":
             return f"moved to {self.doc}"
         if self.status == "edited":
@@ -113,7 +114,8 @@ def _word_counts(text: str) -> Counter[str]:
 
 
 def _pct(similarity: float) -> str:
-    return f"{similarity:.0%}".replace("%", " %")
+    """A similarity for people, in whole per cent rounded down: 99.6 % is not "100 %"."""
+    return f"{math.floor(round(similarity * 100, 6))} %"
 
 
 class Relocator:
