@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import weakref
 from pathlib import Path
+from typing import NamedTuple
 
 from lsprotocol import types
 
@@ -40,10 +41,9 @@ class Reanchoring:
     def __init__(self) -> None:
         #: (corpus folder, commit, glob, max_chars) → the corpus then (None: it cannot be read)
         self._old: dict[tuple[Path, str, str, int], OldCorpus | None] = {}
-        #: golden set → (its corpus object, the old corpus, the relocator between them)
-        self._relocators: weakref.WeakKeyDictionary[GoldenSet, tuple[Corpus, OldCorpus, Relocator]] = (
-            weakref.WeakKeyDictionary()
-        )
+        #: golden set → its corpus object, the old corpus, the relocator between them and what it
+        #: answered (a code action is asked for again on every cursor move)
+        self._relocators: weakref.WeakKeyDictionary[GoldenSet, _Kept] = weakref.WeakKeyDictionary()
 
     def old_corpus(self, golden: GoldenSet) -> OldCorpus | None:
         """The set's corpus at the commit its manifest records; None when there is no such
@@ -70,10 +70,20 @@ class Reanchoring:
         if old is None:
             return None
         kept = self._relocators.get(golden)
-        if kept is None or kept[0] is not golden.corpus or kept[1] is not old:
-            kept = (golden.corpus, old, Relocator(old.texts, texts_of(golden.corpus)))
+        if kept is None or kept.corpus is not golden.corpus or kept.old is not old:
+            kept = _Kept(golden.corpus, old, Relocator(old.texts, texts_of(golden.corpus)), {})
             self._relocators[golden] = kept
-        return kept[2].relocate(locator.doc, locator.quote, locator.exact)
+        key = (locator.doc, locator.quote, locator.exact)
+        if key not in kept.answers:
+            kept.answers[key] = kept.relocator.relocate(*key)
+        return kept.answers[key]
+
+
+class _Kept(NamedTuple):
+    corpus: Corpus
+    old: OldCorpus
+    relocator: Relocator
+    answers: dict[tuple[str, str, bool], Relocation]
 
 
 def broken_locator(view: View, d: Diagnostic) -> Locator | None:
