@@ -64,4 +64,6 @@ def _run(args: argparse.Namespace) -> int:
         )
     for note in result.notes:
         sys.stderr.write(f"golden-lsp: {note}\n")
+    for warning in result.warnings:
+        sys.stderr.write(f"golden-lsp: warning: {warning}\n")
     return 0

@@ -26,7 +26,7 @@ from ..core.project import GoldenSet
 from ..core.resolve import Span
 from ..core.scoring import HitRule, union_coverage
 from .chunkings import Chunking, corpus_chunking
-from .evalspec import METRICS, MISSES, MULTI_RULES
+from .evalspec import METRICS, MIN_INTERVAL_N, MISSES, MULTI_RULES
 from .metrics import Judged, bootstrap, iou, per_query, randomization_p
 from .runs import Run
 
@@ -231,7 +231,7 @@ class Evaluation:
 
     def group_stats(self, group: Group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sub = self.values[group.rows]
-        lo, hi = bootstrap(sub, self.settings.resamples, self.settings.seed)
+        lo, hi = interval(sub, self.settings)
         return sub.mean(axis=0), lo, hi
 
     def rule_text(self) -> str:
@@ -240,6 +240,15 @@ class Evaluation:
             f"({len(self.missing)} missing), 95% bootstrap interval ({self.settings.resamples} resamples, "
             f"seed {self.settings.seed})"
         )
+
+
+def interval(values: np.ndarray, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+    """The 95 % bootstrap interval of the mean of ``values`` (records on axis 0); NaN (no
+    interval) over fewer than ``MIN_INTERVAL_N`` records."""
+    if values.shape[0] < MIN_INTERVAL_N:
+        nan = np.full(values.shape[1:], np.nan)
+        return nan, nan
+    return bootstrap(values, settings.resamples, settings.seed)
 
 
 def _groups(answerable: list[Target]) -> list[Group]:
@@ -263,7 +272,7 @@ def evaluate(tg: Targets, run: Run, settings: Settings) -> Evaluation:
             "excluded with errors: see golden-lsp check)"
         )
     values = per_query(judge(tg, run, settings), settings.ks)
-    lo, hi = bootstrap(values, settings.resamples, settings.seed)
+    lo, hi = interval(values, settings)
     known = {t.query_id for t in tg.all()}
     retrieved = {cid for ids in run.rankings.values() for cid in ids}
     return Evaluation(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +120,40 @@ def blind_sections(docs: list[DocCoverage], limit: int = BLIND_SECTIONS) -> list
     return blind[:limit]
 
 
+#: inline Markdown in a heading, each with what a reader sees of it (code spans apart: verbatim)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_INLINE = (
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # a link or an image: its text
+    (re.compile(r"<((?:https?|mailto):[^>\s]+)>"), r"\1"),  # an autolink: its address
+    (re.compile(r"</?[A-Za-z][^>]*>"), ""),  # inline HTML
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w_])_(?=\S)(.+?)(?<=\S)_(?![\w_])"), r"\1"),
+    (re.compile(r"~~(.+?)~~"), r"\1"),  # strikethrough
+    (re.compile(r"\\([!-/:-@\[-`{-~])"), r"\1"),  # a backslash escape
+    (re.compile(r"\s+#+\s*$"), ""),  # the closing sequence of an ATX heading
+)
+
+
+def plain(heading_path: str) -> str:
+    """A heading path as a reader sees the headings: ``Using `timeout` **safely**`` reads
+    "Using timeout safely" (emphasis, code, links and HTML of each heading dropped)."""
+    return " > ".join(_plain_heading(part) for part in heading_path.split(" > "))
+
+
+def _plain_heading(text: str) -> str:
+    pieces = _CODE_SPAN.split(text)  # text, fence, code, text, … : code spans stay verbatim
+    out = []
+    for i in range(0, len(pieces), 3):
+        part = pieces[i]
+        for pattern, repl in _INLINE:
+            part = pattern.sub(repl, part)
+        out.append(part)
+        if i + 2 < len(pieces):
+            out.append(pieces[i + 2].strip())
+    return "".join(out).strip()
+
+
 # --- charts -------------------------------------------------------------------------------------
 
 
@@ -146,10 +181,17 @@ def _bar(
     """Horizontal bars (long document names stay readable), each with its value written beside it."""
     base = alt.Chart(alt.Data(values=rows), title=title)
     category = alt.Y(f"{x}:N", title=x_title, sort=sort, axis=alt.Axis(labelLimit=260))
-    bars = base.mark_bar(color="#3b6ea8").encode(y=category, x=alt.X(f"{y}:Q", title=y_title))
+    bars = base.mark_bar(color="#3b6ea8").encode(
+        y=category, x=alt.X(f"{y}:Q", title=y_title, axis=_count_axis(alt))
+    )
     # the value written beside each bar: the chart reads without colour
     text = base.mark_text(align="left", dx=4, color="#111").encode(y=category, x=f"{y}:Q", text=f"{y}:Q")
     return (bars + text).properties(width=380, height=max(60, 28 * len(rows)))
+
+
+def _count_axis(alt: Any) -> Any:
+    """An axis of counts: whole-number ticks only (never 0.2 of a span)."""
+    return alt.Axis(tickMinStep=1, format="d")
 
 
 def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str, str]:
@@ -167,7 +209,7 @@ def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str
             .mark_bar(color="#3b6ea8")
             .encode(
                 x=alt.X("chars:Q", bin=alt.Bin(maxbins=20), title="span length (characters)"),
-                y=alt.Y("count():Q", title="spans"),
+                y=alt.Y("count():Q", title="spans", axis=_count_axis(alt)),
             )
             .properties(width=520, height=220)
         )
@@ -223,17 +265,22 @@ def _curve(alt: Any, evaluation: dict) -> Any:
         title="k (log scale)",
         axis=alt.Axis(values=ks),
     )
+    y = alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score")
+    # colour and marker both say the metric, in one legend of coloured markers: the curve reads
+    # without colour. Band and line take their colour through channels of their own (fill,
+    # stroke: the same scheme over the same sorted metrics), so the points' color and shape are
+    # the only legend, and Vega-Lite merges it into one
     band = base.mark_area(opacity=0.18).encode(
-        x=x, y="lo:Q", y2="hi:Q", color=alt.Color("metric:N", legend=None)
+        x=x, y="lo:Q", y2="hi:Q", fill=alt.Fill("metric:N", legend=None)
     )
-    # colour and marker both say the metric, in one legend: the curve reads without colour
-    line = base.mark_line(point=True).encode(
+    line = base.mark_line().encode(x=x, y=y, stroke=alt.Stroke("metric:N", legend=None))
+    points = base.mark_point(filled=True, size=60, opacity=1).encode(
         x=x,
-        y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score"),
+        y=y,
         color=alt.Color("metric:N", title="metric"),
         shape=alt.Shape("metric:N", title="metric"),
     )
-    return (band + line).properties(width=520, height=260)
+    return alt.layer(band, line, points).properties(width=520, height=260)
 
 
 # --- the page -----------------------------------------------------------------------------------
@@ -257,6 +304,7 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["plain"] = plain
     questions = analysis.path
     findings = [
         {
