@@ -56,7 +56,7 @@ def missing_extra(command: str, exc: ImportError) -> str | None:
     if providers is None:
         return None
     extra = EXTRAS[module] if EXTRAS.get(module) in providers else providers[0]
-    return f"golden-lsp {command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
+    return f"{command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -76,7 +76,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                 continue
             extra = EXTRAS.get(name, "test")
             raise ConfigError(
-                f"golden-lsp {command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
+                missing_extra(command, exc)
+                or f"{command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
             ) from None
         module.register(sub)
     serve = sub.add_parser("serve", help="run the language server (the default)")

@@ -70,10 +70,11 @@ def _text(result: dict, a, b, golden) -> str:
         if ci
         else "no interval (fewer than 2 records)"
     )
-    n = result["n_records"]
+    n, f1 = result["n_records"], result["span_f1"]
+    f1_band = "" if f1 is None else f" ({'low: below' if f1 < SPAN_WARN else 'at least'} {SPAN_WARN})"
     out = [
         f"chunks: Cohen's kappa {_fmt(result['kappa'])} ({result['band']}) · spans: mean character-level "
-        f"F1 {_fmt(result['span_f1'])} · over {plural(n, 'record')} in both",
+        f"F1 {_fmt(f1)}{f1_band} · over {plural(n, 'record')} in both",
         f"  kappa: > {GOOD} good, {ACCEPTABLE}–{GOOD} acceptable, < {ACCEPTABLE} poor; {interval}; over "
         f"N = {result['n_items']:,} (record, chunk) pairs: {plural(n, 'record')} × {plural(n_chunks, 'chunk')}, "
         f"a chunk relevant when it bears a span under hit rule {golden.hit_rule}",

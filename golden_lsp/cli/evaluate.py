@@ -247,9 +247,12 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
         if len(groups) < 2:
             out.append(f"\nby {by}: one group only ({groups[0].value}), no breakdown")
             continue
-        out.append(
-            f"\nby {by} — {ev.rule_text()}; no interval for a group of fewer than {MIN_INTERVAL_N} records"
+        small = (
+            f"; no interval for a group of fewer than {MIN_INTERVAL_N} records"
+            if ev.n >= MIN_INTERVAL_N
+            else ""
         )
+        out.append(f"\nby {by} — {ev.rule_text()}{small}")
         for g in groups:
             mean, lo, hi = ev.group_stats(g)
             n = len(g.rows)

@@ -77,9 +77,12 @@ def _run(args: argparse.Namespace) -> int:
             f"{display(args.file)}:{at.line}:{at.column}: note: sample skipped: "
             f"{display(args.out)} already asks its query (record {record_id})\n"
         )
+    written = result.records - len(result.skipped)
     if args.out is None:
         sys.stdout.write(result.text)
         where = "standard output"
+    elif args.append and not written:
+        where = f"{display(args.out)} (nothing to append: left as it was)"
     else:
         newline = "\r\n" if "\r\n" in before else "\n"
         glue = newline if before and not before.endswith(("\n", "\r")) else ""
@@ -88,7 +91,6 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
         where = display(args.out) + (" (appended)" if before else "")
-    written = result.records - len(result.skipped)
     skipped = f", {len(result.skipped)} skipped (query already there)" if args.append else ""
     sys.stderr.write(
         f"golden-lsp: imported {written} samples to {where}: {result.anchored} contexts "

@@ -235,10 +235,14 @@ class Evaluation:
         return sub.mean(axis=0), lo, hi
 
     def rule_text(self) -> str:
+        interval = (
+            f"95% bootstrap interval ({self.settings.resamples} resamples, seed {self.settings.seed})"
+            if self.n >= MIN_INTERVAL_N
+            else f"no interval (fewer than {MIN_INTERVAL_N} records)"
+        )
         return (
             f"hit rule {self.targets.hit_rule}, multi-hop rule {self.settings.multi}, {MISSES} "
-            f"({len(self.missing)} missing), 95% bootstrap interval ({self.settings.resamples} resamples, "
-            f"seed {self.settings.seed})"
+            f"({len(self.missing)} missing), {interval}"
         )
 
 
@@ -354,6 +358,8 @@ def sanity(ev: Evaluation) -> list[Note]:
 
 def _cite(ev: Evaluation, metric: str, k: int) -> str:
     i, j = METRICS.index(metric), ev.settings.ks.index(k)
+    if ev.n < MIN_INTERVAL_N:
+        return f"{metric}@{k} {ev.mean[i, j]:.3f} (no interval: N<{MIN_INTERVAL_N})"
     return f"{metric}@{k} {ev.mean[i, j]:.3f} 95% [{ev.lo[i, j]:.3f}, {ev.hi[i, j]:.3f}]"
 
 

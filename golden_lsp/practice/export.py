@@ -284,9 +284,12 @@ def raw_not_canonical(corpus: Corpus, doc_ids: list[str]) -> list[str]:
     if not differ:
         return []
     listed = "; ".join(f"{d}: {', '.join(why)}" for d, why in differ[:5]) + ("; …" if len(differ) > 5 else "")
+    one = len(differ) == 1
+    bom = any("a BOM" in why for _, why in differ)
     return [
-        f"{plural(len(differ), 'exported document')} {'is' if len(differ) == 1 else 'are'} not stored as "
-        f"{'its' if len(differ) == 1 else 'their'} canonical text ({listed}): the offsets and texts exported "
-        "are canonical (canon-v1: no BOM, LF line ends, NFC), so a consumer must canonicalise the file "
-        "before using them — read with encoding='utf-8' alone, a BOM shifts every offset by one"
+        f"{plural(len(differ), 'exported document')} {'is' if one else 'are'} not stored as "
+        f"{'its' if one else 'their'} canonical text ({listed}): the offsets and texts exported are "
+        "canonical (canon-v1: no BOM, LF line ends, NFC), so a consumer must canonicalise the "
+        f"file{'' if one else 's'} before using them"
+        + (" (read with encoding='utf-8', a BOM shifts every offset by one)" if bom else "")
     ]
