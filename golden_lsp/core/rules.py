@@ -160,7 +160,7 @@ def _too_short(span: Span, chars: int, facts: QuoteFacts) -> str:
     said = f"the resolved span ({span.rule}) is {plural(chars, 'character')}, under {MIN_SPAN_CHARS}"
     if facts.block is not None and facts.block_chars > chars:
         return (
-            f"{said}, inside a block of {facts.block_chars}: the label is probably mis-anchored "
+            f"{said}, inside a {facts.block[2]} of {facts.block_chars}: the label is probably mis-anchored "
             '(drop "exact": true to label the whole block, or quote more of the answer)'
         )
     return (
