@@ -248,3 +248,29 @@ def test_split_keeps_only_that_splits_records(golden):
     expected = {r["query_id"] for r in artifact(golden) if r.get("split") == "test"}
     assert {s["id"] for s in body["samples"]} == expected and body["n_queries"] == len(expected)
     assert "ex999" in expected and "of split test" in proc.stderr
+
+
+def test_a_document_that_is_not_canonical_is_warned_about(tmp_path):
+    """A chapter with a BOM and CRLF line ends: the exported offsets are canonical (BOM removed),
+    so a consumer reading the file with encoding="utf-8" is off by one, and stderr says so."""
+    root = example_set(tmp_path / "set")
+    chapter = root / "corpus" / "01-planning-a-hut-tour.md"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_bytes(("\ufeff" + text.replace("\n", "\r\n")).encode("utf-8"))
+    out = tmp_path / "chroma.csv"
+    proc = export(root, "chroma", out)
+    assert proc.returncode == 0, proc.stderr
+    (warning,) = [line for line in proc.stderr.splitlines() if "warning:" in line]
+    assert "1 exported document is not stored as its canonical text" in warning
+    assert "(01-planning-a-hut-tour.md: a BOM, CRLF line ends)" in warning
+    assert "a BOM shifts every offset by one" in warning
+    # what it warns of: an offset into the file read with encoding="utf-8" is off by one
+    row = next(r for r in csv.DictReader(out.open(encoding="utf-8")) if r["corpus_id"] == chapter.name)
+    ref = json.loads(row["references"])[0]
+    raw = chapter.read_text(encoding="utf-8")
+    assert raw[ref["start_index"] : ref["end_index"]] != ref["content"]
+    assert canonicalize(raw)[ref["start_index"] : ref["end_index"]] == ref["content"]
+    # chunk IDs only: nothing to misread, nothing said; a canonical corpus: nothing said
+    qrels = export(root, "qrels", tmp_path / "qrels.txt")
+    assert qrels.returncode == 0 and "warning" not in qrels.stderr
+    assert "warning" not in export(example_set(tmp_path / "clean"), "chroma", tmp_path / "c.csv").stderr

@@ -124,7 +124,9 @@ def test_unknown_doc_says_when_the_glob_leaves_the_file_out(tmp_path, cli):
     root = tmp_path / "set"
     (root / "corpus" / "advanced").mkdir(parents=True)
     (root / "corpus" / "index.md").write_text("# Start\n\nEvery request is answered within a second.\n")
-    (root / "corpus" / "advanced" / "timeouts.md").write_text("# Timeouts\n\nRequests fail after thirty seconds.\n")
+    (root / "corpus" / "advanced" / "timeouts.md").write_text(
+        "# Timeouts\n\nRequests fail after thirty seconds.\n"
+    )
     (root / "golden-lsp.toml").write_text('corpus = "corpus"\nglob = "*.md"\n', encoding="utf-8")
     line = json.dumps(
         {

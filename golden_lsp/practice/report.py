@@ -208,7 +208,12 @@ def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str
             alt.Chart(alt.Data(values=[{"chars": n} for n in spans]), title="Span length")
             .mark_bar(color="#3b6ea8")
             .encode(
-                x=alt.X("chars:Q", bin=alt.Bin(maxbins=20), title="span length (characters)"),
+                x=alt.X(
+                    "chars:Q",
+                    bin=alt.Bin(maxbins=20, minstep=1),
+                    title="span length (characters)",
+                    axis=_count_axis(alt),
+                ),
                 y=alt.Y("count():Q", title="spans", axis=_count_axis(alt)),
             )
             .properties(width=520, height=220)
@@ -258,7 +263,13 @@ def _curve(alt: Any, evaluation: dict) -> Any:
                 }
             )
     ks = [p["k"] for p in evaluation["curve"]]
-    base = alt.Chart(alt.Data(values=rows), title="Retrieval curve (95 % bootstrap interval)")
+    bounded = any(r["lo"] is not None for r in rows)
+    title = (
+        "Retrieval curve (95 % bootstrap interval)"
+        if bounded
+        else "Retrieval curve (too few records for an interval)"
+    )
+    base = alt.Chart(alt.Data(values=rows), title=title)
     x = alt.X(
         "k:Q",
         scale=alt.Scale(type="log", domain=[min(ks), max(ks)]),
@@ -280,7 +291,7 @@ def _curve(alt: Any, evaluation: dict) -> Any:
         color=alt.Color("metric:N", title="metric"),
         shape=alt.Shape("metric:N", title="metric"),
     )
-    return alt.layer(band, line, points).properties(width=520, height=260)
+    return alt.layer(*([band] if bounded else []), line, points).properties(width=520, height=260)
 
 
 # --- the page -----------------------------------------------------------------------------------
@@ -361,12 +372,17 @@ def figures(golden: Any, analysis: Analysis) -> dict:
     return set_stats(analysis, golden.corpus)
 
 
+def _known(x: float) -> float | None:
+    """A bound of an interval, None when there is none (a mean over fewer than MIN_INTERVAL_N records)."""
+    return None if x != x else float(x)  # NaN is the one value unequal to itself
+
+
 def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever: str | None) -> dict | None:
     """The curve, reading aids and per-query ranks of a run (or a retriever), as ``eval`` computes
     them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
     if run_file is None and retriever is None:
         return None
-    from ..evaluate.evalspec import DEFAULT_KS, METRICS
+    from ..evaluate.evalspec import DEFAULT_KS, METRICS, MIN_INTERVAL_N
     from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
     from ..evaluate.retrieval import run_of
 
@@ -378,7 +394,7 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
         {
             "k": k,
             **{
-                m: {"value": float(ev.mean[i, j]), "ci": [float(ev.lo[i, j]), float(ev.hi[i, j])]}
+                m: {"value": float(ev.mean[i, j]), "ci": [_known(ev.lo[i, j]), _known(ev.hi[i, j])]}
                 for m, i in rows.items()
             },
         }
@@ -391,6 +407,7 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
     ]
     return {
         "description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
+        "min_interval_n": MIN_INTERVAL_N,
         "curve": curve,
         "signals": [{"text": n.message, "bad": n.severity != "info"} for n in sanity(ev) + signals(ev)],
         "per_query": per_query,
