@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -354,3 +355,18 @@ def test_sample_never_reuses_an_id_or_query_the_committed_artifact_holds(cli, ex
         for x in cli(["sample", log, "--n", "5", "--seed", "1"], cwd=examples).stdout.splitlines()
     ]
     assert [(r["id"], r["query"]) for r in recs] == [("ex074", "where is the nearest hut")]
+
+
+def test_stats_json_carries_full_precision_and_the_text_rounds(tmp_path, cli):
+    root = make_project(tmp_path / "p")
+    assert cli(["build"], cwd=root).returncode == 0
+    artifact = [
+        json.loads(x) for x in (root / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    lengths = [s["char_end"] - s["char_start"] for r in artifact for s in r["answer_spans"]]
+    mean = sum(lengths) / len(lengths)
+    assert mean != round(mean, 1)  # the sample set's mean needs more than one decimal
+    stats = json.loads(cli(["stats", "--format", "json"], cwd=root).stdout)
+    assert stats["span_chars"]["mean"] == mean
+    text = cli(["stats"], cwd=root).stdout
+    assert re.search(rf"mean chars\s+{mean:.1f}\n", text)
