@@ -347,7 +347,7 @@ def test_chunks_file_rederives_bearing_chunks(project, cli):
     assert "q3 0 g-mid 1" in expected and "q3 0 g-tail 1" in expected  # the list item straddles the cut
     contained = cli(["qrels", "--chunks", "mine.jsonl", "--hit-rule", "span_containment"], cwd=project)
     assert "q3 0" not in contained.stdout  # no one chunk contains q3's span any more
-    assert "q3: " not in contained.stderr and "1 spans have no bearing chunk" in contained.stderr
+    assert "q3: " not in contained.stderr and "1 span without a bearing chunk" in contained.stderr
     # a run over the user's chunk IDs is scored against the re-derived chunks
     run = [{"query_id": "q3", "chunk_ids": ["g-tail", "g-head"]}, {"query_id": "q4", "chunk_ids": ["f-1"]}]
     (project / "mine-run.jsonl").write_text("".join(json.dumps(x) + "\n" for x in run), encoding="utf-8")

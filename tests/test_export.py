@@ -24,6 +24,7 @@ from interchange_support import (
 
 from golden_lsp.core.canon import canonicalize
 from golden_lsp.core.chunker import chunk_id
+from golden_lsp.core.diagnostics import plural
 
 EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
 
@@ -138,7 +139,7 @@ def test_qrels_read_by_ir_datasets_trec_reader_unanswerable_counted(golden, tmp_
     out = tmp_path / "qrels.txt"
     proc = export(golden, "qrels", out)
     assert proc.returncode == 0, proc.stderr
-    assert f"{n_unanswerable(golden)} unanswerable records left out" in proc.stderr
+    assert f"{plural(n_unanswerable(golden), 'unanswerable record')} left out" in proc.stderr
     local = _ir_datasets(monkeypatch, tmp_path)
     from ir_datasets.formats import TrecQrels
 
@@ -193,7 +194,7 @@ def test_chroma_csv_references_are_canonical_ranges_of_the_spans(golden, tmp_pat
     out = tmp_path / "questions.csv"
     proc = export(golden, "chroma", out)
     assert proc.returncode == 0, proc.stderr
-    assert f"{n_unanswerable(golden)} unanswerable records left out" in proc.stderr
+    assert f"{plural(n_unanswerable(golden), 'unanswerable record')} left out" in proc.stderr
     with out.open(encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
         assert reader.fieldnames == ["question", "references", "corpus_id"]

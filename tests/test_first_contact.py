@@ -38,6 +38,10 @@ BOM_CHAPTER = (
 )
 
 
+#: what a count of one is said with, never "1 chunks"
+SINGULAR = ("chunk", "record", "document", "sample", "context", "span", "querie", "answerable record")
+
+
 def record(rid: str, query: str, doc: str, quote: str, answer: str) -> str:
     return json.dumps(
         {"id": rid, "query": query, "expected_answer": answer, "locators": [{"doc": doc, "quote": quote}]},
@@ -58,7 +62,7 @@ def ragas(*samples: tuple[str, str]) -> str:
 
 def clean(proc) -> str:
     """The process's stderr, asserted free of what a new user must never meet."""
-    for problem in ("Traceback", " 1 chunks", " 1 records", " 1 documents", "documents)", "refusing"):
+    for problem in ("Traceback", "documents)", "refusing", *(f" 1 {w}s" for w in SINGULAR)):
         assert problem not in proc.stderr + proc.stdout, (problem, proc.stderr, proc.stdout)
     return proc.stderr
 
@@ -121,7 +125,7 @@ def test_init_author_check_import_evaluate_agree_export_on_a_corpus_with_subfold
     )
     created = cli(["import", "--from", "ragas", first, "--out", "questions.jsonl"], cwd=other)
     assert created.returncode == 0, created.stderr
-    assert "imported 1 samples to questions.jsonl: 1 contexts anchored" in clean(created)
+    assert "imported 1 sample to questions.jsonl: 1 context anchored" in clean(created)
     second = tmp_path / "second.jsonl"
     second.write_text(
         ragas(
@@ -302,3 +306,36 @@ def test_check_questions_elsewhere_uses_the_config_of_the_set_it_is_run_in(tmp_p
     # a folder that has a config of its own keeps it
     (elsewhere.parent / "golden-lsp.toml").write_text('corpus = "nowhere"\n', encoding="utf-8")
     assert cli(["check", "--questions", elsewhere], cwd=root).returncode == 2
+
+
+def test_a_count_of_one_is_singular(tmp_path, cli):
+    root = tmp_path / "one"
+    (root / "corpus").mkdir(parents=True)
+    (root / "corpus" / "only.md").write_text(CHAPTERS["advanced/timeouts.md"], encoding="utf-8")
+    (root / "golden-lsp.toml").write_text('corpus = "corpus"\n', encoding="utf-8")
+    (root / "questions.jsonl").write_text(
+        record(
+            "q1",
+            "Wann bricht eine Anfrage ab?",
+            "only.md",
+            "nach dreißig Sekunden",
+            "Nach dreißig Sekunden ohne Antwort.",
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    runs = {
+        "eval": cli(["eval", "--retriever", "bm25"], cwd=root),
+        "retrieve": cli(["retrieve", "--out", "run.trec"], cwd=root),
+        "qrels": cli(["qrels", "--out", "qrels.txt"], cwd=root),
+        "export": cli(["export", "--format", "ragas", "--out", "ragas.jsonl"], cwd=root),
+        "report": cli(["report", "--out", "report.html"], cwd=root),
+    }
+    for proc in runs.values():
+        clean(proc)
+    assert "(md-struct-v1/max_chars=1800, 1 chunk)" in runs["eval"].stdout
+    assert "N = 1 answerable record;" in runs["eval"].stdout
+    assert "top 50 of 1 chunk (md-struct-v1) for 1 query by bm25" in runs["retrieve"].stderr
+    assert "qrels of 1 answerable record over md-struct-v1" in runs["qrels"].stderr
+    assert "exported 1 query as ragas" in runs["export"].stderr
+    assert "· 1 chunk ·" in (root / "report.html").read_text(encoding="utf-8")

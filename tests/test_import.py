@@ -181,7 +181,7 @@ def test_a_hand_made_file_is_anchored_where_it_can_be_and_audited_where_not(edit
     assert "Most staffed huts in the Alps open from mid-June" in case
     assert "occur with different quotes or dashes at 01-planning-a-hut-tour.md:" in typography
     assert "golden-lsp: imported 6 samples to" in proc.stderr
-    assert "1 contexts anchored, 1 ambiguous, 4 not found" in proc.stderr
+    assert "1 context anchored, 1 ambiguous, 4 not found" in proc.stderr
     lines = out.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines if line.startswith("{")]
     assert len(records) == 6 and [len(r["locators"]) for r in records] == [1, 0, 0, 0, 0, 0]
@@ -258,7 +258,7 @@ def test_chroma_names_the_document_a_context_is_looked_for_in(edited, tmp_path):
         )  # twice in one document: no quote can pick one
     proc = cli(edited, "import", "--from", "chroma", source, "--out", out)
     assert proc.returncode == 0, proc.stderr
-    assert "1 contexts anchored, 1 ambiguous, 0 not found" in proc.stderr
+    assert "1 context anchored, 1 ambiguous, 0 not found" in proc.stderr
     assert f"{source}:3:1: warning[import-ambiguous] context 1 of sample 2 occurs 2 times" in proc.stderr
     first = json.loads(out.read_text(encoding="utf-8").splitlines()[1])
     # a sentence of a paragraph: quoted whole, exact, so the span is the sentence and not the paragraph
@@ -273,7 +273,7 @@ def test_a_context_over_two_blocks_gets_a_quote_in_each_and_their_spans_cover_it
     source, out = tmp_path / "two.jsonl", tmp_path / "questions.jsonl"
     source.write_text(ragas_line("Two paragraphs?", context) + "\n", encoding="utf-8")
     proc = cli(golden, "import", "--from", "ragas", source, "--out", out)
-    assert proc.returncode == 0 and "1 contexts anchored" in proc.stderr, proc.stderr
+    assert proc.returncode == 0 and "1 context anchored" in proc.stderr, proc.stderr
     record = json.loads(out.read_text(encoding="utf-8").splitlines()[1])
     assert record["hop"] == "multi" and len(record["locators"]) == 2
     (rec,) = built_from(golden, out, tmp_path)
@@ -311,7 +311,7 @@ def test_import_creates_the_sets_questions_file_then_appends_to_it(tmp_path, con
     assert made.returncode == 0, made.stderr  # the set's questions file, which does not exist yet
     questions = root / "questions.jsonl"
     before = questions.read_bytes()
-    assert "imported 1 samples to questions.jsonl: 1 contexts anchored" in made.stderr
+    assert "imported 1 sample to questions.jsonl: 1 context anchored" in made.stderr
     # now it exists: an input, never overwritten; --append adds to it
     again = run_cli(["import", "--from", "ragas", first, "--out", "questions.jsonl", *corpus], root)
     assert again.returncode == 2 and "--append adds to it" in again.stderr
@@ -338,7 +338,7 @@ def test_import_creates_the_sets_questions_file_then_appends_to_it(tmp_path, con
         f"{second}:1:1: note: sample skipped: questions.jsonl already asks its query (record first-001)"
         in added.stderr
     )
-    assert "imported 1 samples to questions.jsonl (appended)" in added.stderr and "1 skipped" in added.stderr
+    assert "imported 1 sample to questions.jsonl (appended)" in added.stderr and "1 skipped" in added.stderr
     after = questions.read_bytes()
     assert after.startswith(before)  # appended: what was there is kept byte for byte
     records = [json.loads(line) for line in after.decode("utf-8").splitlines() if line.startswith("{")]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..core.canon import editor_text
 from ..core.config import ConfigError
+from ..core.diagnostics import plural
 from ..core.files import display, write_atomically
 from ..core.project import GoldenSet
 from ..core.rules import folded, with_severities
@@ -93,7 +94,7 @@ def _run(args: argparse.Namespace) -> int:
         where = display(args.out) + (" (appended)" if before else "")
     skipped = f", {len(result.skipped)} skipped (query already there)" if args.append else ""
     sys.stderr.write(
-        f"golden-lsp: imported {written} samples to {where}: {result.anchored} contexts "
+        f"golden-lsp: imported {plural(written, 'sample')} to {where}: {plural(result.anchored, 'context')} "
         f"anchored, {result.ambiguous} ambiguous, {result.not_found} not found{skipped}\n"
     )
     return 0

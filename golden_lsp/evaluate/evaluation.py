@@ -21,7 +21,7 @@ import numpy as np
 
 from ..core.chunker import Chunk
 from ..core.config import ConfigError
-from ..core.diagnostics import Severity
+from ..core.diagnostics import Severity, plural
 from ..core.project import GoldenSet
 from ..core.resolve import Span
 from ..core.scoring import HitRule, union_coverage
@@ -418,7 +418,7 @@ def signals(ev: Evaluation) -> list[Note]:
         out.append(
             Note(
                 "info",
-                f"k={max(ks)} exceeds the {len(ev.targets.chunking.chunks)} chunks of "
+                f"k={max(ks)} exceeds the {plural(len(ev.targets.chunking.chunks), 'chunk')} of "
                 f"{ev.targets.chunking.name}: the deepest cutoffs rank the whole corpus",
             )
         )
