@@ -214,6 +214,38 @@ def _bar(x: float) -> str:
     return "█" * full + "·" * (BAR - full)
 
 
+def _breakdowns(ev: Evaluation) -> list[str]:
+    """hit and recall by hop, query type, split and document, each group with its N (and its
+    interval, from MIN_INTERVAL_N records on)."""
+    st, out = ev.settings, []
+    by_facet: dict[str, list] = {}
+    for g in ev.groups:
+        by_facet.setdefault(g.by, []).append(g)
+    for by, groups in by_facet.items():
+        if len(groups) < 2:
+            out.append(f"\nby {by}: one group only ({groups[0].value}), no breakdown")
+            continue
+        small = (
+            f"; no interval for a group of fewer than {MIN_INTERVAL_N} records"
+            if ev.n >= MIN_INTERVAL_N
+            else ""
+        )
+        out.append(f"\nby {by} — {ev.rule_text()}{small}")
+        for g in groups:
+            mean, lo, hi = ev.group_stats(g)
+            n = len(g.rows)
+            for metric in ("hit", "recall"):
+                i = METRICS.index(metric)
+                cells = "  ".join(
+                    f"@{k} {_num(mean[i, j])}"
+                    + (f" {_ci(lo[i, j], hi[i, j])}" if n >= MIN_INTERVAL_N else "")
+                    for j, k in enumerate(st.ks)
+                )
+                none = f"  {_ci(lo[0, 0], hi[0, 0], n)}" if n < MIN_INTERVAL_N else ""
+                out.append(f"  {g.value:<14} N={n:<4} {metric:<6} {cells}{none}")
+    return out
+
+
 def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
     tg, st = ev.targets, ev.settings
     out = [
@@ -240,31 +272,7 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
             out.append(
                 f"  {metric}@{k:<3} {_num(v)}  {_ci(ev.lo[i, j], ev.hi[i, j], ev.n)}  N={ev.n}  {_bar(v)}"
             )
-    by_facet: dict[str, list] = {}
-    for g in ev.groups:
-        by_facet.setdefault(g.by, []).append(g)
-    for by, groups in by_facet.items():
-        if len(groups) < 2:
-            out.append(f"\nby {by}: one group only ({groups[0].value}), no breakdown")
-            continue
-        small = (
-            f"; no interval for a group of fewer than {MIN_INTERVAL_N} records"
-            if ev.n >= MIN_INTERVAL_N
-            else ""
-        )
-        out.append(f"\nby {by} — {ev.rule_text()}{small}")
-        for g in groups:
-            mean, lo, hi = ev.group_stats(g)
-            n = len(g.rows)
-            for metric in ("hit", "recall"):
-                i = METRICS.index(metric)
-                cells = "  ".join(
-                    f"@{k} {_num(mean[i, j])}"
-                    + (f" {_ci(lo[i, j], hi[i, j])}" if n >= MIN_INTERVAL_N else "")
-                    for j, k in enumerate(st.ks)
-                )
-                none = f"  {_ci(lo[0, 0], hi[0, 0], n)}" if n < MIN_INTERVAL_N else ""
-                out.append(f"  {g.value:<14} N={n:<4} {metric:<6} {cells}{none}")
+    out.extend(_breakdowns(ev))
     for role, cmp in comparisons:
         out.append(
             f"\n{role}: {cmp.a.label} − {cmp.b.label}, paired over N={len(cmp.query_ids)} queries "
