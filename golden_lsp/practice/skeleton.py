@@ -8,7 +8,8 @@ config turns off the two set-shape rules a one-record set cannot meet, saying wh
 an existing corpus instead, the one record is anchored in that corpus: its quote is the shortest
 unique one around the first paragraph line (``quotepick.unique_quote_at``), so it resolves too,
 and a corpus with Markdown files in subfolders gets the recursive glob ``**/*.md`` (with ``*.md``
-every document in a subfolder would vanish from the set). Nothing is ever overwritten: a file that exists is kept and reported as kept.
+every document in a subfolder would vanish from the set). Nothing is ever overwritten: a file that
+exists is kept and reported as kept.
 """
 
 from __future__ import annotations
