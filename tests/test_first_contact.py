@@ -330,6 +330,7 @@ def test_a_count_of_one_is_singular(tmp_path, cli):
         "qrels": cli(["qrels", "--out", "qrels.txt"], cwd=root),
         "export": cli(["export", "--format", "ragas", "--out", "ragas.jsonl"], cwd=root),
         "report": cli(["report", "--out", "report.html"], cwd=root),
+        "agree": cli(["agree", "questions.jsonl", "questions.jsonl"], cwd=root),
     }
     for proc in runs.values():
         clean(proc)
@@ -338,4 +339,5 @@ def test_a_count_of_one_is_singular(tmp_path, cli):
     assert "top 50 of 1 chunk (md-struct-v1) for 1 query by bm25" in runs["retrieve"].stderr
     assert "qrels of 1 answerable record over md-struct-v1" in runs["qrels"].stderr
     assert "exported 1 query as ragas" in runs["export"].stderr
+    assert "disagreements: 0 of 1 record (" in runs["agree"].stdout
     assert "· 1 chunk ·" in (root / "report.html").read_text(encoding="utf-8")

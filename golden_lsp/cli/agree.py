@@ -87,7 +87,7 @@ def _text(result: dict, a, b, golden) -> str:
             out.append(f"{label} ({len(ids)}): {', '.join(ids)}")
     rows = [r for r in result["records"] if r["disagree"]]
     out.append(
-        f"disagreements: {len(rows)} of {n} records (other chunks, span F1 < {SPAN_DISAGREE} or other "
+        f"disagreements: {len(rows)} of {plural(n, 'record')} (other chunks, span F1 < {SPAN_DISAGREE} or other "
         "answerability)" + (":" if rows else "")
     )
     recs_a = {r.record.id: r for r in a.records if r.record is not None}
