@@ -198,6 +198,10 @@ def test_not_found_message_gives_raw_doc_position_and_replacement(tmp_path):
     d = only(analysis, "quote-not-found")
     # line 3, column 12 (1-based) in the raw file: "Some text: " is 11 characters
     assert "across a line break at 3:12" in d.message
+    # and what to do, on the command line too (the editor's quick fix does the same)
+    assert d.message.endswith(
+        ": a quote stays on one line, so quote 'alpha beta' (at 3:12) or 'gamma' (at 4:1) instead"
+    )
     # never a fix that spans lines: each line's part, longest first, where it sits in the raw file
     assert d.data["replacement"] == "alpha beta"
     assert d.data["replacements"] == [["alpha beta", "3:12"], ["gamma", "4:1"]]

@@ -92,7 +92,9 @@ def golden_set(args: argparse.Namespace, target: Path | None, lean: bool = False
     that only analyses)."""
     if target is not None and not target.exists():
         raise ConfigError(f"no such file or folder: {target}")
-    config = config_for(target or (args.questions and args.questions.parent), args.config)
+    # a --questions file outside any set is checked against the set the command is run in
+    outside = Path.cwd() if target is None and args.questions is not None else None
+    config = config_for(target or (args.questions and args.questions.parent), args.config, outside)
     overrides = {
         k: getattr(args, k)
         for k in ("corpus", "glob", "questions", "artifact", "manifest", "max_chars", "hit_rule")

@@ -56,12 +56,15 @@ def _run(args: argparse.Namespace) -> int:
             raise ConfigError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}") from None
         where = display(args.out)
     split = f" of split {args.split}" if args.split else ""
-    sys.stderr.write(f"golden-lsp: exported {result.n_queries} queries{split} as {fmt} to {where}\n")
+    queries = plural(result.n_queries, "query", "queries")
+    sys.stderr.write(f"golden-lsp: exported {queries}{split} as {fmt} to {where}\n")
     if result.left_out:
         sys.stderr.write(
-            f"golden-lsp: {result.left_out} unanswerable records left out: {fmt} cannot hold "
+            f"golden-lsp: {plural(result.left_out, 'unanswerable record')} left out: {fmt} cannot hold "
             "a query without a relevant chunk\n"
         )
     for note in result.notes:
         sys.stderr.write(f"golden-lsp: {note}\n")
+    for warning in result.warnings:
+        sys.stderr.write(f"golden-lsp: warning: {warning}\n")
     return 0

@@ -2,8 +2,9 @@
 
 A team commits one config beside its questions file, so the CLI in CI and the server in every
 editor find the same corpus, glob, artifact paths, ``max_chars`` and hit rule without flags. The
-config is found by walking up from the questions file (or the working directory); paths in it are
-relative to the config file; any key can be overridden (CLI flags, editor settings).
+config is found by walking up from the questions file (or the working directory; for a
+``--questions`` file outside any set, from the working directory next); paths in it are relative
+to the config file; any key can be overridden (CLI flags, editor settings).
 """
 
 from __future__ import annotations
@@ -186,11 +187,15 @@ def load_config(path: Path) -> Config:
     return _checked(Config(**values, source=path.resolve(), explicit=frozenset(values)), str(path))
 
 
-def config_for(start: Path | None, config_file: Path | None = None) -> Config:
-    """The config for a questions file or folder: explicit file, else found, else defaults."""
+def config_for(start: Path | None, config_file: Path | None = None, also: Path | None = None) -> Config:
+    """The config for a questions file or folder: explicit file, else found from ``start``, else
+    found from ``also`` (the working directory, for a ``--questions`` file kept outside any set),
+    else defaults."""
     if config_file is not None:
         if not config_file.exists():
             raise ConfigError(f"config file not found: {display(config_file)}")
         return load_config(config_file)
     found = find_config(start or Path.cwd())
+    if found is None and also is not None:
+        found = find_config(also)
     return load_config(found) if found else Config()

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
-from .corpus import BrokenDoc, Corpus, CorpusConfigError, CorpusDoc, load_corpus
+from .corpus import BrokenDoc, Corpus, CorpusConfigError, CorpusDoc, glob_would_match, load_corpus
 from .docindex import load_indexed
 from .facts import Found
 from .files import NotRegularFile, display, finish_interrupted, read_regular, write_atomically
@@ -218,31 +218,39 @@ class GoldenSet:
         action: str = "write",
         derived: bool = True,
         questions: bool = False,
+        append: bool = False,
     ) -> None:
         """Raise ConfigError unless every output (what → path) is a new file of its own: no output
         of any command overwrites an input of the set (``inputs``), a command's other inputs
-        (``also``), a file named like a config or (unless the output is one: ``questions``) a
-        questions file, a file the corpus glob would read as a document, a folder, or another of
-        the outputs."""
+        (``also``), a file named like a config or a questions file, a file the corpus glob would
+        read as a document, a folder, or another of the outputs. An output that is a questions
+        file (``questions``) may create the set's questions file, and may be added to an existing
+        one when asked to (``append``): only a questions file that exists is in its way."""
         owners = self.inputs(derived)
+        own = self.questions_path.resolve()
+        if questions and owners.get(own) == "questions file" and (append or not own.exists()):
+            del owners[own]
         inputs = set(owners) | {p.resolve() for p in also or {}}
         owners.update((p.resolve(), what) for p, what in (also or {}).items())
         root = self.corpus.root.resolve()
         for what, path in outputs.items():
             resolved = path.resolve()
             other = owners.setdefault(resolved, what)
-            if other == what and (
-                resolved.name in CONFIG_NAMES or (not questions and is_input_name(resolved.name))
-            ):
+            named_questions = is_input_name(resolved.name) and (
+                not questions or (not append and resolved.exists())
+            )
+            if other == what and (resolved.name in CONFIG_NAMES or named_questions):
                 inputs.add(resolved)
                 other = f"{'config' if resolved.name in CONFIG_NAMES else 'questions'} file {resolved.name}"
-            if other == what and _glob_would_match(root, self.corpus.glob, resolved):
+            if other == what and glob_would_match(root, self.corpus.glob, resolved):
                 inputs.add(resolved)
                 other = f"corpus (it matches {self.corpus.glob!r} under {display(self.corpus.root)})"
             if other == what and resolved.is_dir():
                 raise ConfigError(f"refusing to {action}: the {what} {display(path)} is a folder")
             if other != what:
                 an_input = ", an input: an output never overwrites an input" if resolved in inputs else ""
+                if questions and not append and other.startswith("questions file"):
+                    an_input += " (--append adds to it)"
                 raise ConfigError(
                     f"refusing to {action}: the {what} {display(path)} would overwrite the {other}{an_input}"
                 )
@@ -286,19 +294,3 @@ CONFIG_NAMES = ("golden-lsp.toml", "pyproject.toml")
 
 def is_input_name(name: str) -> bool:
     return name in CONFIG_NAMES or name == DEFAULT_QUESTIONS or name.endswith(".questions.jsonl")
-
-
-def _glob_would_match(root: Path, glob: str, path: Path) -> bool:
-    """Would ``root.glob(glob)`` list ``path`` once it exists? (Conservative before Python 3.13:
-    a pattern with ``**`` is taken to match at any depth.)"""
-    try:
-        rel = path.relative_to(root)
-    except ValueError:
-        return False
-    if hasattr(rel, "full_match"):  # Python 3.13+: pathlib's own glob semantics
-        return rel.full_match(glob)
-    parts = PurePosixPath(glob).parts
-    if "**" in parts:
-        tail = parts[len(parts) - parts[::-1].index("**") :]
-        return not tail or rel.match(str(PurePosixPath(*tail)))
-    return len(rel.parts) == len(parts) and rel.match(glob)

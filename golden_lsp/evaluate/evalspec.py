@@ -33,3 +33,6 @@ DEFAULT_KS = (1, 3, 5, 10, 20, 50)
 MULTI_RULES = ("any", "all")
 RUN_FORMATS = ("trec", "jsonl", "ranx")
 MISSES = "a query missing from the run scores 0"
+#: the fewest records a mean gets a bootstrap interval over: resampling fewer is degenerate (one
+#: record gives the zero-width interval [x, x]), so a smaller group is shown without one
+MIN_INTERVAL_N = 5

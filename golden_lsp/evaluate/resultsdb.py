@@ -27,6 +27,7 @@ import numpy as np
 
 from .. import __version__
 from ..core.config import ConfigError
+from ..core.diagnostics import plural
 from .evalspec import METRICS
 from .evaluation import Evaluation, Scored, Settings
 
@@ -245,20 +246,23 @@ def _aggregates(ev: Evaluation):
         yield g.by, g.value, mean, lo, hi, len(g.rows)
 
 
-def load(path: Path, ref: str, fingerprint: str) -> Scored:
-    """A stored run's per-query values: ``latest`` (the last with ``fingerprint``) or a run id."""
+def load(path: Path, ref: str, fingerprint: str, any_fingerprint: bool = False) -> Scored:
+    """A stored run's per-query values: ``latest`` (the last with ``fingerprint``, or the last of
+    all with ``any_fingerprint``: --allow-different-sets) or a run id."""
     con = _connect(path, create=False)
     if ref == "latest":
         row = con.execute(
-            "SELECT run_id, fingerprint, settings, run_name FROM runs WHERE fingerprint = ? "
+            "SELECT run_id, fingerprint, settings, run_name FROM runs WHERE fingerprint = ? OR ? "
             "ORDER BY seq DESC LIMIT 1",
-            [fingerprint],
+            [fingerprint, any_fingerprint],
         ).fetchone()
         if row is None:
             others = con.execute("SELECT count(*) FROM runs").fetchone()[0]
             raise ConfigError(
-                f"{path}: no stored run has fingerprint {fingerprint} ({others} runs with other "
-                "fingerprints); name one as db:RUN_ID with --allow-different-sets to compare anyway"
+                f"{path}: no stored run has fingerprint {fingerprint} ({plural(others, 'run')} with other "
+                "fingerprints); pass --allow-different-sets to compare with the latest of them anyway"
+                if others
+                else f"{path}: no run stored yet"
             )
     else:
         row = con.execute(
@@ -280,4 +284,7 @@ def load(path: Path, ref: str, fingerprint: str) -> Scored:
     values = np.zeros((len(ids), len(METRICS), len(settings.ks)))
     for qid, k, *vals in data:
         values[qpos[qid], :, kpos[k]] = vals  # NULL (a metric added after the run) is NaN
-    return Scored(f"db:{run_id} ({run_name})", fp, settings, ids, values)
+    latest = (
+        ", the latest stored run" + ("" if fp == fingerprint else " of any set") if ref == "latest" else ""
+    )
+    return Scored(f"db:{run_id} ({run_name}{latest})", fp, settings, ids, values)

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..core.canon import CANONICAL_VERSION
+from ..core.canon import CANONICAL_VERSION, changes
 from ..core.chunker import CHUNKER_VERSION
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
@@ -104,6 +104,8 @@ class Export:
     left_out: int = 0
     #: anything else the user should know about how the format holds the set
     notes: list[str] = field(default_factory=list)
+    #: what may make a consumer misread the export (a document whose file is not canonical)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _jsonl(rows) -> str:
@@ -258,11 +260,36 @@ FORMATS: dict[str, Callable[..., Export]] = {
 FOLDER_FORMATS = frozenset({"beir"})
 
 
+#: formats that carry canonical offsets or texts of the documents (the others carry chunk IDs)
+CANONICAL_FORMATS = frozenset({"ragas", "deepeval", "beir", "chroma"})
+
+
 def export(golden: GoldenSet, analysis: Analysis, fmt: str, split: str | None = None) -> Export:
     """The files of ``fmt`` for an analysis without errors."""
     if analysis.has_errors:
         raise ValueError("a set with errors is not exported")
     items = samples(analysis, golden.corpus, split)
-    if fmt == "beir":
-        return export_beir(golden, items, split)
-    return FORMATS[fmt](golden, items)
+    result = export_beir(golden, items, split) if fmt == "beir" else FORMATS[fmt](golden, items)
+    if fmt in CANONICAL_FORMATS:
+        docs = golden.corpus.docs if fmt == "beir" else {s.doc_id for i in items for s in i.spans}
+        result.warnings += raw_not_canonical(golden.corpus, sorted(docs))
+    return result
+
+
+def raw_not_canonical(corpus: Corpus, doc_ids: list[str]) -> list[str]:
+    """A warning when an exported document's file is not its canonical text (a BOM, CRLF, NFD):
+    every offset and text exported is canonical, so a consumer reading the raw file is off."""
+    differ = [(d, changes(corpus.docs[d].raw)) for d in doc_ids]
+    differ = [(d, why) for d, why in differ if why]
+    if not differ:
+        return []
+    listed = "; ".join(f"{d}: {', '.join(why)}" for d, why in differ[:5]) + ("; …" if len(differ) > 5 else "")
+    one = len(differ) == 1
+    bom = any("a BOM" in why for _, why in differ)
+    return [
+        f"{plural(len(differ), 'exported document')} {'is' if one else 'are'} not stored as "
+        f"{'its' if one else 'their'} canonical text ({listed}): the offsets and texts exported are "
+        "canonical (canon-v1: no BOM, LF line ends, NFC), so a consumer must canonicalise the "
+        f"file{'' if one else 's'} before using them"
+        + (" (read with encoding='utf-8', a BOM shifts every offset by one)" if bom else "")
+    ]

@@ -18,7 +18,7 @@ import csv
 import io
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -28,10 +28,11 @@ from ..core.config import ConfigError
 from ..core.corpus import Corpus, CorpusDoc
 from ..core.diagnostics import Diagnostic, Range, Related
 from ..core.hints import not_found_hint
+from ..core.ids import next_free_id
 from ..core.questions import parse_json_line
 from ..core.quotepick import unique_quote_at
 from ..core.resolve import Span, occurrences, span_at
-from ..core.rules import HINT_WHY, corpus_location, short
+from ..core.rules import HINT_WHY, corpus_location, folded, short
 
 #: occurrences of an ambiguous context listed in its finding
 MAX_LISTED = 5
@@ -68,6 +69,19 @@ class Imported:
     anchored: int = 0
     ambiguous: int = 0
     not_found: int = 0
+    #: when appending: (where in the imported file, the id of the record already asking it) of
+    #: each sample left out because the questions file already asks its query
+    skipped: list[tuple[Range, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Existing:
+    """What an existing questions file already holds, when the import is appended to it."""
+
+    #: every id taken: the file's and the committed artifact's
+    ids: frozenset[str]
+    #: each query of the file (case and whitespace folded: ``rules.folded``) → its record's id
+    queries: dict[str, str]
 
 
 # --- reading the foreign formats ----------------------------------------------------------------
@@ -409,14 +423,22 @@ class _Anchorer:
 # --- writing the questions file -----------------------------------------------------------------
 
 
-def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
-    """The questions file for the samples of ``text`` (a ``fmt`` file at ``path``), with findings."""
+def import_samples(
+    corpus: Corpus, fmt: str, path: Path, text: str, existing: Existing | None = None
+) -> Imported:
+    """The questions file for the samples of ``text`` (a ``fmt`` file at ``path``), with findings;
+    with ``existing``, the lines to append to that file: a sample whose query it already asks is
+    left out (``Imported.skipped``), and every record gets an id it does not hold."""
     samples = READERS[fmt](_Source(path, text))
     anchorer = _Anchorer(corpus, path)
     out = Imported("", [], len(samples))
     lines: list[str] = []
-    used: set[str] = set()
+    used: set[str] = set(existing.ids) if existing else set()
+    asked = dict(existing.queries) if existing else {}
     for n, sample in enumerate(samples, 1):
+        if existing is not None and folded(sample.query) in asked:
+            out.skipped.append((sample.range, asked[folded(sample.query)]))
+            continue
         locators: list[dict] = []
         for i, ctx in enumerate(sample.contexts, 1):
             label = f"context {i} of sample {sample.id or n}"
@@ -434,9 +456,13 @@ def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
                 json.dumps(ctx.text, ensure_ascii=False) if ctx.text is not None else f"chunk {ctx.chunk_id}"
             )
             lines.append(f"// unanchored: {kept}")
-        record_id = sample.id or f"{path.stem}-{n:03d}"
-        while record_id in used:
-            record_id += "-again"
+        if existing is None:
+            record_id = sample.id or f"{path.stem}-{n:03d}"
+            while record_id in used:
+                record_id += "-again"
+        else:  # the sample's own id when free, else the next in the file's numbering
+            record_id = sample.id if sample.id and sample.id not in used else next_free_id(used)
+            asked[folded(sample.query)] = record_id
         used.add(record_id)
         record: dict[str, Any] = {
             "id": record_id,

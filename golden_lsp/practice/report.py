@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +120,40 @@ def blind_sections(docs: list[DocCoverage], limit: int = BLIND_SECTIONS) -> list
     return blind[:limit]
 
 
+#: inline Markdown in a heading, each with what a reader sees of it (code spans apart: verbatim)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_INLINE = (
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # a link or an image: its text
+    (re.compile(r"<((?:https?|mailto):[^>\s]+)>"), r"\1"),  # an autolink: its address
+    (re.compile(r"</?[A-Za-z][^>]*>"), ""),  # inline HTML
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w_])_(?=\S)(.+?)(?<=\S)_(?![\w_])"), r"\1"),
+    (re.compile(r"~~(.+?)~~"), r"\1"),  # strikethrough
+    (re.compile(r"\\([!-/:-@\[-`{-~])"), r"\1"),  # a backslash escape
+    (re.compile(r"\s+#+\s*$"), ""),  # the closing sequence of an ATX heading
+)
+
+
+def plain(heading_path: str) -> str:
+    """A heading path as a reader sees the headings: ``Using `timeout` **safely**`` reads
+    "Using timeout safely" (emphasis, code, links and HTML of each heading dropped)."""
+    return " > ".join(_plain_heading(part) for part in heading_path.split(" > "))
+
+
+def _plain_heading(text: str) -> str:
+    pieces = _CODE_SPAN.split(text)  # text, fence, code, text, … : code spans stay verbatim
+    out = []
+    for i in range(0, len(pieces), 3):
+        part = pieces[i]
+        for pattern, repl in _INLINE:
+            part = pattern.sub(repl, part)
+        out.append(part)
+        if i + 2 < len(pieces):
+            out.append(pieces[i + 2].strip())
+    return "".join(out).strip()
+
+
 # --- charts -------------------------------------------------------------------------------------
 
 
@@ -146,10 +181,17 @@ def _bar(
     """Horizontal bars (long document names stay readable), each with its value written beside it."""
     base = alt.Chart(alt.Data(values=rows), title=title)
     category = alt.Y(f"{x}:N", title=x_title, sort=sort, axis=alt.Axis(labelLimit=260))
-    bars = base.mark_bar(color="#3b6ea8").encode(y=category, x=alt.X(f"{y}:Q", title=y_title))
+    bars = base.mark_bar(color="#3b6ea8").encode(
+        y=category, x=alt.X(f"{y}:Q", title=y_title, axis=_count_axis(alt))
+    )
     # the value written beside each bar: the chart reads without colour
     text = base.mark_text(align="left", dx=4, color="#111").encode(y=category, x=f"{y}:Q", text=f"{y}:Q")
     return (bars + text).properties(width=380, height=max(60, 28 * len(rows)))
+
+
+def _count_axis(alt: Any) -> Any:
+    """An axis of counts: whole-number ticks only (never 0.2 of a span)."""
+    return alt.Axis(tickMinStep=1, format="d")
 
 
 def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str, str]:
@@ -166,8 +208,13 @@ def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str
             alt.Chart(alt.Data(values=[{"chars": n} for n in spans]), title="Span length")
             .mark_bar(color="#3b6ea8")
             .encode(
-                x=alt.X("chars:Q", bin=alt.Bin(maxbins=20), title="span length (characters)"),
-                y=alt.Y("count():Q", title="spans"),
+                x=alt.X(
+                    "chars:Q",
+                    bin=alt.Bin(maxbins=20, minstep=1),
+                    title="span length (characters)",
+                    axis=_count_axis(alt),
+                ),
+                y=alt.Y("count():Q", title="spans", axis=_count_axis(alt)),
             )
             .properties(width=520, height=220)
         )
@@ -216,24 +263,35 @@ def _curve(alt: Any, evaluation: dict) -> Any:
                 }
             )
     ks = [p["k"] for p in evaluation["curve"]]
-    base = alt.Chart(alt.Data(values=rows), title="Retrieval curve (95 % bootstrap interval)")
+    bounded = any(r["lo"] is not None for r in rows)
+    title = (
+        "Retrieval curve (95 % bootstrap interval)"
+        if bounded
+        else "Retrieval curve (too few records for an interval)"
+    )
+    base = alt.Chart(alt.Data(values=rows), title=title)
     x = alt.X(
         "k:Q",
         scale=alt.Scale(type="log", domain=[min(ks), max(ks)]),
         title="k (log scale)",
         axis=alt.Axis(values=ks),
     )
+    y = alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score")
+    # colour and marker both say the metric, in one legend of coloured markers: the curve reads
+    # without colour. Band and line take their colour through channels of their own (fill,
+    # stroke: the same scheme over the same sorted metrics), so the points' color and shape are
+    # the only legend, and Vega-Lite merges it into one
     band = base.mark_area(opacity=0.18).encode(
-        x=x, y="lo:Q", y2="hi:Q", color=alt.Color("metric:N", legend=None)
+        x=x, y="lo:Q", y2="hi:Q", fill=alt.Fill("metric:N", legend=None)
     )
-    # colour and marker both say the metric, in one legend: the curve reads without colour
-    line = base.mark_line(point=True).encode(
+    line = base.mark_line().encode(x=x, y=y, stroke=alt.Stroke("metric:N", legend=None))
+    points = base.mark_point(filled=True, size=60, opacity=1).encode(
         x=x,
-        y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score"),
+        y=y,
         color=alt.Color("metric:N", title="metric"),
         shape=alt.Shape("metric:N", title="metric"),
     )
-    return (band + line).properties(width=520, height=260)
+    return alt.layer(*([band] if bounded else []), line, points).properties(width=520, height=260)
 
 
 # --- the page -----------------------------------------------------------------------------------
@@ -257,6 +315,7 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["plain"] = plain
     questions = analysis.path
     findings = [
         {
@@ -313,12 +372,17 @@ def figures(golden: Any, analysis: Analysis) -> dict:
     return set_stats(analysis, golden.corpus)
 
 
+def _known(x: float) -> float | None:
+    """A bound of an interval, None when there is none (a mean over fewer than MIN_INTERVAL_N records)."""
+    return None if x != x else float(x)  # NaN is the one value unequal to itself
+
+
 def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever: str | None) -> dict | None:
     """The curve, reading aids and per-query ranks of a run (or a retriever), as ``eval`` computes
     them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
     if run_file is None and retriever is None:
         return None
-    from ..evaluate.evalspec import DEFAULT_KS, METRICS
+    from ..evaluate.evalspec import DEFAULT_KS, METRICS, MIN_INTERVAL_N
     from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
     from ..evaluate.retrieval import run_of
 
@@ -330,7 +394,7 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
         {
             "k": k,
             **{
-                m: {"value": float(ev.mean[i, j]), "ci": [float(ev.lo[i, j]), float(ev.hi[i, j])]}
+                m: {"value": float(ev.mean[i, j]), "ci": [_known(ev.lo[i, j]), _known(ev.hi[i, j])]}
                 for m, i in rows.items()
             },
         }
@@ -343,6 +407,7 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
     ]
     return {
         "description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
+        "min_interval_n": MIN_INTERVAL_N,
         "curve": curve,
         "signals": [{"text": n.message, "bad": n.severity != "info"} for n in sanity(ev) + signals(ev)],
         "per_query": per_query,

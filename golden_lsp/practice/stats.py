@@ -53,7 +53,7 @@ def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
         },
         "n_spans": len(lengths),
         "span_chars": {
-            "mean": round(statistics.fmean(lengths), 1) if lengths else None,
+            "mean": statistics.fmean(lengths) if lengths else None,
             "median": statistics.median(lengths) if lengths else None,
             "min": min(lengths, default=None),
             "max": max(lengths, default=None),
@@ -92,7 +92,7 @@ def _rows(stats: dict[str, Any], hit_rule: HitRule) -> list[tuple[str, list[tupl
             "spans",
             [
                 ("spans", stats["n_spans"]),
-                ("mean chars", sc["mean"]),
+                ("mean chars", None if sc["mean"] is None else f"{sc['mean']:.1f}"),
                 ("median chars", sc["median"]),
                 ("min chars", sc["min"]),
                 ("max chars", sc["max"]),
