@@ -34,6 +34,8 @@ COMMANDS = {
     "qrels": "qrels",
     "retrieve": "retrieve",
     "report": "report",
+    "judge": "judge",
+    "accept": "accept",
 }
 #: the extra a command module's imports come from, named when they are missing
 EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}

@@ -38,16 +38,19 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 enabled = os.environ.get("GOLDEN_LSP_NO_CACHE", "") in ("", "0")
 
 
-def cache_dir() -> Path:
+def cache_dir(kind: str = "warm") -> Path:
+    """The folder of one of golden-lsp's user caches: the warm cache, or another ``kind`` beside it
+    (``judge``: the LLM judge's judgments); under ``$GOLDEN_LSP_CACHE_DIR`` when it is set."""
     if os.environ.get("GOLDEN_LSP_CACHE_DIR"):
-        return Path(os.environ["GOLDEN_LSP_CACHE_DIR"])
+        root = Path(os.environ["GOLDEN_LSP_CACHE_DIR"])
+        return root if kind == "warm" else root / kind
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Caches"
     else:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "golden-lsp" / "warm"  # beside, never among, the editor tools' cache
+    return base / "golden-lsp" / kind  # beside, never among, the editor tools' cache
 
 
 #: the modules (of this package) whose code computes the entries: every module the facts and the

@@ -119,6 +119,10 @@ def _unanswerable(rec: RecordLine) -> bool:
     return rec.record is not None and rec.record.unanswerable
 
 
+def _judged(rec: RecordLine) -> bool:
+    return rec.record is not None and rec.record.judge_proposed
+
+
 def _bearing(rec: RecordLine) -> set[tuple[str, int]]:
     return {(c.doc_id, c.start) for res in rec.result.resolved for c in res.chunks}
 
@@ -160,11 +164,17 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         "records": rows,
         "only_in_a": [rid for rid in in_a if rid not in in_b],
         "only_in_b": [rid for rid in in_b if rid not in in_a],
+        # records compared whose labels an LLM judge made or proposed: machine labels, not a person's
+        "judge_proposed": {
+            side: [rid for rid in in_a if rid in in_b and _judged(recs[rid])]
+            for side, recs in (("a", in_a), ("b", in_b))
+        },
     }
 
 
-def bootstrap_interval(tables: list[Counts], seed: int = 0) -> list[float] | None:
-    """95 % percentile interval of kappa, resampling records (their chunk pairs are not independent)."""
+def bootstrap_interval(tables: list[Counts], seed: int = 0, digits: int | None = 4) -> list[float] | None:
+    """95 % percentile interval of kappa, resampling records (their chunk pairs are not independent),
+    rounded to ``digits`` (None: full precision)."""
     if len(tables) < 2:
         return None
     rng = random.Random(seed)
@@ -179,7 +189,5 @@ def bootstrap_interval(tables: list[Counts], seed: int = 0) -> list[float] | Non
     if not values:
         return None
     values.sort()
-    return [
-        round(values[int(0.025 * (len(values) - 1))], 4),
-        round(values[int(0.975 * (len(values) - 1))], 4),
-    ]
+    ends = [values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))]]
+    return ends if digits is None else [round(v, digits) for v in ends]
