@@ -111,7 +111,9 @@ def test_proposals_say_what_the_judge_said_and_the_questions_file_is_untouched(c
         assert p["prompt_digest"].startswith("sha256:") and "error" not in p
         assert p["chunk_ids"] and p["rank"] >= 1
     green = next(p for p in lines if p["id"] == "t1" and p["relevant"])
-    assert TEA[green["char_start"] : green["char_end"]].startswith("Green tea is steeped") and green["rank"] == 1
+    assert (
+        TEA[green["char_start"] : green["char_end"]].startswith("Green tea is steeped") and green["rank"] == 1
+    )
     # every candidate of t3 judged not relevant: proposed unanswerable, on each of its lines
     assert summary["unanswerable"] == ["t3"]
     assert all(p.get("unanswerable") is True for p in lines if p["id"] == "t3")
@@ -164,7 +166,10 @@ def test_an_answer_that_is_not_json_is_asked_again_once_then_recorded_as_an_erro
     assert summary["errors"] == 1 and summary["error_records"] == ["t2"]
     assert "t2" not in summary["unanswerable"]
     # the rest of the run went on; a failed call is not cached: the next run asks again
-    assert sum(1 for p in proposals(tea / "proposals.jsonl") if p["relevant"] is not None) == summary["proposals"] - 1
+    assert (
+        sum(1 for p in proposals(tea / "proposals.jsonl") if p["relevant"] is not None)
+        == summary["proposals"] - 1
+    )
     _, again = judge(cli, tea, command)
     assert again["calls"] == 1
 
@@ -176,6 +181,7 @@ def test_a_judge_program_that_dies_stops_the_run_with_exit_2_keeping_what_was_ju
     assert "the judge cannot be called" in proc.stderr and "exited with status 3" in proc.stderr
     kept = proposals(tea / "proposals.jsonl")
     assert kept and {p["id"] for p in kept} == {"t1"}
+    assert len(logged(log)) == len(kept) + 1 and logged(log)[-1]["record"] == "t2"
 
 
 def test_a_run_file_is_judged_chunk_by_chunk(cli, tmp_path):
@@ -200,6 +206,7 @@ def test_a_run_file_is_judged_chunk_by_chunk(cli, tmp_path):
         ([green.chunk_id], 2, True),
     ]
     assert (lines[1]["char_start"], lines[1]["char_end"]) == (green.start, green.end)
+    assert [a["passage"] for a in logged(log)] == [TEA[black.start : black.end], TEA[green.start : green.end]]
     assert summary["source"] == "top 3 of run run.jsonl"
 
 

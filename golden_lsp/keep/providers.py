@@ -108,9 +108,10 @@ class AnthropicProvider:
     name, concurrent = "anthropic", True
 
     def __init__(self, model: str):
+        key = _key(self.name)  # before the SDK's import, which takes seconds
         self._sdk = _sdk("anthropic", self.name)
         self.model = model
-        self._client = self._sdk.Anthropic(api_key=_key(self.name), max_retries=MAX_RETRIES, timeout=TIMEOUT)
+        self._client = self._sdk.Anthropic(api_key=key, max_retries=MAX_RETRIES, timeout=TIMEOUT)
 
     def ask(self, prompt: Prompt, request: Request) -> str:
         try:
@@ -132,9 +133,10 @@ class OpenAIProvider:
     name, concurrent = "openai", True
 
     def __init__(self, model: str):
+        key = _key(self.name)  # before the SDK's import, which takes seconds
         self._sdk = _sdk("openai", self.name)
         self.model = model
-        self._client = self._sdk.OpenAI(api_key=_key(self.name), max_retries=MAX_RETRIES, timeout=TIMEOUT)
+        self._client = self._sdk.OpenAI(api_key=key, max_retries=MAX_RETRIES, timeout=TIMEOUT)
 
     def ask(self, prompt: Prompt, request: Request) -> str:
         try:
