@@ -49,6 +49,7 @@ def test_accept_confidence_high_labels_marks_and_changes_only_those_lines(cli, j
     root, command = judged
     q = root / "questions.jsonl"
     before = q.read_text(encoding="utf-8").split("\n")
+    (root / "before.jsonl").write_text("\n".join(before), encoding="utf-8")
     proc = cli(["accept", root, "--confidence", "high", "--format", "json"])
     assert proc.returncode == 0, proc.stderr
     result = json.loads(proc.stdout)
@@ -72,6 +73,9 @@ def test_accept_confidence_high_labels_marks_and_changes_only_those_lines(cli, j
     stats = json.loads(cli(["stats", root, "--format", "json"]).stdout)
     assert stats["n_judge_labelled"] == 2 and stats["n_judge_proposed"] == 2
     assert stats["annotators"] == {f"judge:{command}": 2, "mara": 1}
+    agree = cli(["agree", root / "before.jsonl", q, "--format", "json"])
+    assert json.loads(agree.stdout)["judge_proposed"] == {"a": [], "b": ["t1", "t3"]}
+    assert "machine labels: 0 records of A and 2 of B" in cli(["agree", root / "before.jsonl", q]).stdout
     again = cli(["accept", root, "--confidence", "high", "--format", "json"])
     assert json.loads(again.stdout)["accepted"] == 0 and q.read_text(encoding="utf-8").split("\n") == after
     assert {s["why"] for r in json.loads(again.stdout)["records"] for s in r["skipped"]} == {
