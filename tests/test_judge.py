@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from core_support import loc, make_project, qline
 from judge_support import logged, proposals, verdict, write_judge
 
-from golden_lsp.keep.prompt import SYSTEM, VERSION, user_message
+from golden_lsp.keep.prompt import DEFAULT, SYSTEM, VERSION, user_message
 
 TEA = """\
 # Tea
@@ -108,7 +111,7 @@ def test_proposals_say_what_the_judge_said_and_the_questions_file_is_untouched(c
         )
         assert {k: p[k] for k in ("relevant", "confidence", "reason")} == said
         assert p["provider"] == "command" and p["model"] == command and p["prompt"] == VERSION
-        assert p["prompt_digest"].startswith("sha256:") and "error" not in p
+        assert p["prompt_digest"] == DEFAULT.digest and "error" not in p
         assert p["chunk_ids"] and p["rank"] >= 1
     green = next(p for p in lines if p["id"] == "t1" and p["relevant"])
     assert (
@@ -137,6 +140,20 @@ def test_a_re_run_is_served_from_the_cache_but_never_for_another_model_or_prompt
     assert (other_prompt["calls"], other_prompt["cached"]) == (n, 0)
     assert logged(log)[-1]["system"] == prompt.read_text(encoding="utf-8")
     assert {p["prompt"] for p in proposals(tea / "proposals.jsonl")} == {"prompt.txt"}
+
+
+def test_the_cache_lives_beside_the_warm_cache_and_a_corrupt_entry_is_judged_again(cli, tea, tmp_path):
+    command, log = write_judge(tmp_path / "judge", VERDICTS)
+    _, first = judge(cli, tea, command)
+    entries = sorted(
+        (tmp_path / "golden-lsp-cache" / "judge").glob("*/*.json")
+    )  # $GOLDEN_LSP_CACHE_DIR/judge
+    assert len(entries) == first["calls"]
+    entries[0].write_text('{"key": "not this one", "judgment": {}}', encoding="utf-8")
+    entries[1].write_bytes(b"\xff not json")
+    _, again = judge(cli, tea, command)
+    assert (again["calls"], again["cached"]) == (2, first["calls"] - 2)
+    assert len(logged(log)) == first["calls"] + 2
 
 
 def test_max_calls_stops_keeps_what_is_judged_and_the_next_run_goes_on(cli, tea, tmp_path):
@@ -264,3 +281,24 @@ def test_the_config_names_the_judge_and_moves_the_proposals(cli, tmp_path):
     bad = make_project(tmp_path / "bad", DOCS, LINES, config='corpus = "corpus"\n[judge]\nmodle = "x"\n')
     proc = cli(["judge", bad])
     assert proc.returncode == 2 and "[judge] unknown key 'modle'" in proc.stderr
+    over = make_project(
+        tmp_path / "over", DOCS, LINES, config='corpus = "corpus"\n[judge]\nproposals = "corpus/tea.md"\n'
+    )
+    proc = cli(["judge", over, "--command", command])
+    assert proc.returncode == 2 and "would overwrite the corpus document tea.md" in proc.stderr
+    assert (over / "corpus" / "tea.md").read_text(encoding="utf-8") == TEA
+
+
+def test_a_missing_sdk_is_exit_2_naming_the_extra(tea):
+    code = (
+        "import sys; sys.modules['anthropic'] = None; from golden_lsp.cli import main; "
+        f"sys.exit(main(['judge', {str(tea)!r}, '--provider', 'anthropic', '--model', 'm']))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ANTHROPIC_API_KEY": "sk-test"},
+    )
+    assert proc.returncode == 2 and "needs the judge extra: pip install 'golden-lsp[judge]'" in proc.stderr

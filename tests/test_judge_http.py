@@ -196,6 +196,33 @@ def test_a_refused_key_stops_the_run(provider, httpserver, monkeypatch, tmp_path
     assert len(httpserver.log) == 1 and outcome.judged == {}  # not retried
 
 
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_concurrent_calls_each_get_their_own_answer(provider, httpserver, monkeypatch, tmp_path):
+    path, reply, key_var, url_var, suffix = PROVIDERS[provider]
+
+    def answer(request: Request) -> Response:
+        said = json.loads(request.get_data())["messages"][-1]["content"]
+        number = said.rsplit(" ", 1)[-1].strip(".")
+        judged = {"relevant": number == "2", "confidence": "medium", "reason": f"Passage {number}."}
+        return Response(json.dumps(reply(json.dumps(judged))), content_type="application/json")
+
+    httpserver.expect_request(path, method="POST").respond_with_handler(answer)
+    for var in [v for v in os.environ if v.startswith(("ANTHROPIC_", "OPENAI_"))]:
+        monkeypatch.delenv(var)
+    monkeypatch.setenv(key_var, KEY)
+    monkeypatch.setenv(url_var, httpserver.url_for("/").rstrip("/") + suffix)
+    passages = [Passage("h1", QUERY, "huts.md", i, i + 1, f"Passage number {i}.", (), i) for i in range(1, 7)]
+    judge = make_provider(provider, f"{provider}-model", None)
+    try:
+        outcome = run(judge, DEFAULT, passages, JudgmentCache(tmp_path / "judge-cache"), concurrency=3)
+    finally:
+        judge.close()
+    assert len(httpserver.log) == 6 and outcome.calls == 6
+    assert {i: (j.relevant, j.reason) for i, j in outcome.judged.items()} == {
+        i - 1: (i == 2, f"Passage {i}.") for i in range(1, 7)
+    }
+
+
 def test_a_missing_key_is_exit_2_naming_the_variable_before_any_request(hut, httpserver):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "OPENAI_"))}
     env["ANTHROPIC_BASE_URL"] = httpserver.url_for("/").rstrip("/")
