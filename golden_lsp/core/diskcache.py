@@ -96,15 +96,14 @@ def _key(kind: str, doc_sha: str, **params: Any) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
-def _read(key: str) -> Any | None:
-    """The payload stored under ``key``, or None when absent, corrupt or foreign.
+def read_entry(folder: Path, key: str) -> Any | None:
+    """The payload stored under ``key`` in ``folder``, or None when absent, corrupt or foreign.
 
     An entry is a header line (JSON: format, key, the sha256 of the payload's bytes) and the
-    payload's JSON: checking the digest hashes bytes, it never serialises the payload again."""
-    if not enabled:
-        return None
+    payload's JSON: checking the digest hashes bytes, it never serialises the payload again. The
+    judge's cache (``keep/cache.py``) keeps its entries this way too, in its own folder."""
     try:
-        data = (cache_dir() / key[:2] / f"{key}.json").read_bytes()
+        data = (folder / key[:2] / f"{key}.json").read_bytes()
         head, _, body = data.partition(b"\n")
         entry = json.loads(head)
         if (
@@ -119,10 +118,9 @@ def _read(key: str) -> Any | None:
         return None
 
 
-def _write(key: str, payload: Any) -> None:
-    if not enabled:
-        return
-    folder = cache_dir() / key[:2]
+def write_entry(folder: Path, key: str, payload: Any) -> None:
+    """Store ``payload`` under ``key`` in ``folder``: atomic, best-effort (an OSError is ignored)."""
+    folder = folder / key[:2]
     tmp = None
     try:
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -138,6 +136,15 @@ def _write(key: str, payload: Any) -> None:
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _read(key: str) -> Any | None:
+    return read_entry(cache_dir(), key) if enabled else None
+
+
+def _write(key: str, payload: Any) -> None:
+    if enabled:
+        write_entry(cache_dir(), key, payload)
 
 
 def load_chunks(doc_id: str, doc_sha: str, text_len: int, max_chars: int) -> list[Chunk] | None:
