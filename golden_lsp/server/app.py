@@ -5,12 +5,11 @@ Every handler is a function of this module, registered on the one ``GoldenServer
 view it works on from the session (``session.py``: a ``View`` of a questions file, a
 ``CorpusView`` of a chapter) and hands it to a feature module (``hover``, ``navigation``,
 ``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``, ``candidates``, ``proposals``,
-``symbols``); a
-document notification updates the session and tells the scheduler (``scheduler.py``) what to
-publish; a change of files or settings goes through the session, whose invalidation has the
-scheduler republish. Everything sent unasked — diagnostics (pushed, or pulled through
-``textDocument/diagnostic`` by clients that support it), status, refresh requests, progress — is
-the scheduler's.
+``symbols``); a document notification updates the session and tells the scheduler
+(``scheduler.py``) what to publish; a change of files or settings goes through the session, whose
+invalidation has the scheduler republish. Everything sent unasked — diagnostics (pushed, or
+pulled through ``textDocument/diagnostic`` by clients that support it), status, refresh
+requests, progress — is the scheduler's.
 """
 
 from __future__ import annotations
