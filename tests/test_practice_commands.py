@@ -49,6 +49,9 @@ def test_stats_json_on_the_example_set_matches_its_artifact(cli, examples):
         "query_types",
         "splits",
         "n_unanswerable",
+        "annotators",
+        "n_judge_labelled",
+        "n_judge_proposed",
     ]
     artifact = [
         json.loads(x) for x in (examples / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()

@@ -65,9 +65,16 @@ def add_locator_edits(record: QuestionRecord, doc_id: str, quote: str) -> list[t
         else [(node.start, node.end, f"[{item}]")]
     )
     if node.items and record.hop != "multi":
-        if "hop" in record.node.members:
-            hop = record.node.members["hop"][1]
-            edits.append((hop.start, hop.end, '"multi"'))
-        else:
-            edits.append((record.node.end - 1, record.node.end - 1, ', "hop": "multi"'))
+        edits.append(field_edit(record, "hop", "multi"))
     return edits
+
+
+def field_edit(record: QuestionRecord, name: str, value: object) -> tuple[int, int, str]:
+    """The column edit on the record's line setting the member ``name`` to ``value``: its value
+    replaced when present, else the member appended before the closing brace."""
+    text = json.dumps(value, ensure_ascii=False)
+    if name in record.node.members:
+        node = record.node.members[name][1]
+        return (node.start, node.end, text)
+    end = record.node.end - 1
+    return (end, end, f"{', ' if record.node.members else ''}{json.dumps(name)}: {text}")

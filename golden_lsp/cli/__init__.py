@@ -35,6 +35,8 @@ COMMANDS = {
     "retrieve": "retrieve",
     "report": "report",
     "migrate": "migrate",
+    "judge": "judge",
+    "accept": "accept",
 }
 #: the extra a command module's imports come from, named when they are missing
 EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}

@@ -85,6 +85,12 @@ def _text(result: dict, a, b, golden) -> str:
     for label, ids in (("only in A", result["only_in_a"]), ("only in B", result["only_in_b"])):
         if ids:
             out.append(f"{label} ({len(ids)}): {', '.join(ids)}")
+    judged = result["judge_proposed"]
+    if judged["a"] or judged["b"]:
+        out.append(
+            f"machine labels: {len(judged['a'])} records of A and {len(judged['b'])} of B were labelled or "
+            "proposed by an LLM judge (annotator judge:… or judged_by): there this is agreement with a judge"
+        )
     rows = [r for r in result["records"] if r["disagree"]]
     out.append(
         f"disagreements: {len(rows)} of {plural(n, 'record')} (other chunks, span F1 < {SPAN_DISAGREE} or other "

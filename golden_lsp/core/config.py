@@ -31,7 +31,21 @@ DEFAULT_QUESTIONS = "questions.jsonl"
 DEFAULT_ARTIFACT = "golden-set.v1.jsonl"
 DEFAULT_MANIFEST = "golden-set.v1.manifest.json"
 PATH_KEYS = ("corpus", "questions", "artifact", "manifest")
-KEYS = PATH_KEYS + ("glob", "max_chars", "hit_rule", "query_types", "required_query_types", "severity")
+KEYS = PATH_KEYS + (
+    "glob",
+    "max_chars",
+    "hit_rule",
+    "query_types",
+    "required_query_types",
+    "severity",
+    "judge",
+)
+#: the keys of ``[judge]`` (the LLM judge, ``golden-lsp judge``); the two paths resolve like the others
+JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals")
+JUDGE_PATH_KEYS = ("prompt", "proposals")
+DEFAULT_PROPOSALS = "proposals.jsonl"
+#: the judge's audit, written beside the proposals file (``golden-lsp judge --audit``; the report reads it)
+AUDIT_NAME = "audit.json"
 #: what ``[severity]`` may set a code to; "off" silences it
 LEVELS = ("error", "warning", "info", "off")
 
@@ -54,6 +68,8 @@ class Config:
     required_query_types: tuple[str, ...] = ()
     #: code → "error" | "warning" | "info" | "off", for this set (``[severity]``, --select/--ignore)
     severity: dict[str, str] = field(default_factory=dict)
+    #: ``[judge]``: provider, model, command (strings), prompt and proposals (resolved paths)
+    judge: dict[str, Any] = field(default_factory=dict)
     #: the config file these values came from, if any
     source: Path | None = None
     #: keys given explicitly (in the file or as overrides), as opposed to defaults
@@ -81,6 +97,14 @@ class Config:
     def manifest_path(self) -> Path:
         return self.manifest or self.questions_path().parent / DEFAULT_MANIFEST
 
+    def proposals_path(self) -> Path:
+        """Where ``golden-lsp judge`` writes its proposals: ``[judge] proposals``, else beside the
+        questions file."""
+        return self.judge.get("proposals") or self.questions_path().parent / DEFAULT_PROPOSALS
+
+    def audit_path(self) -> Path:
+        return self.proposals_path().parent / AUDIT_NAME
+
     def corpus_path(self) -> Path:
         if self.corpus is None:
             raise ConfigError("no corpus: set 'corpus' in golden-lsp.toml or pass --corpus DIR")
@@ -102,6 +126,8 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
             out[key] = tuple(value)
         elif key == "severity":
             out[key] = _severity_table(value, where)
+        elif key == "judge":
+            out[key] = _judge_table(value, base, where)
         elif key == "max_chars":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{where}: 'max_chars' must be a positive integer, not {value!r}")
@@ -127,6 +153,19 @@ def _severity_table(value: Any, where: str) -> dict[str, str]:
         if finding.blocking and level != "error":
             raise ConfigError(f"{where}: {code} makes its record unbuildable: it is always an error")
     return dict(value)
+
+
+def _judge_table(value: Any, base: Path, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: 'judge' must be a table ([judge]: {', '.join(JUDGE_KEYS)})")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in JUDGE_KEYS:
+            raise ConfigError(f"{where}: [judge] unknown key {key!r} (known: {', '.join(JUDGE_KEYS)})")
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(f"{where}: [judge] {key!r} must be a non-empty string")
+        out[key] = (base / Path(item)).resolve() if key in JUDGE_PATH_KEYS else item
+    return out
 
 
 def named_finding(code: str, where: str) -> Finding:

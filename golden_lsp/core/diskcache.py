@@ -38,16 +38,19 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 enabled = os.environ.get("GOLDEN_LSP_NO_CACHE", "") in ("", "0")
 
 
-def cache_dir() -> Path:
+def cache_dir(kind: str = "warm") -> Path:
+    """The folder of one of golden-lsp's user caches: the warm cache, or another ``kind`` beside it
+    (``judge``: the LLM judge's judgments); under ``$GOLDEN_LSP_CACHE_DIR`` when it is set."""
     if os.environ.get("GOLDEN_LSP_CACHE_DIR"):
-        return Path(os.environ["GOLDEN_LSP_CACHE_DIR"])
+        root = Path(os.environ["GOLDEN_LSP_CACHE_DIR"])
+        return root if kind == "warm" else root / kind
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Caches"
     else:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "golden-lsp" / "warm"  # beside, never among, the editor tools' cache
+    return base / "golden-lsp" / kind  # beside, never among, the editor tools' cache
 
 
 #: the modules (of this package) whose code computes the entries: every module the facts and the
@@ -93,15 +96,14 @@ def _key(kind: str, doc_sha: str, **params: Any) -> str:
     return hashlib.sha256("\0".join(parts).encode("utf-8")).hexdigest()
 
 
-def _read(key: str) -> Any | None:
-    """The payload stored under ``key``, or None when absent, corrupt or foreign.
+def read_entry(folder: Path, key: str) -> Any | None:
+    """The payload stored under ``key`` in ``folder``, or None when absent, corrupt or foreign.
 
     An entry is a header line (JSON: format, key, the sha256 of the payload's bytes) and the
-    payload's JSON: checking the digest hashes bytes, it never serialises the payload again."""
-    if not enabled:
-        return None
+    payload's JSON: checking the digest hashes bytes, it never serialises the payload again. The
+    judge's cache (``keep/cache.py``) keeps its entries this way too, in its own folder."""
     try:
-        data = (cache_dir() / key[:2] / f"{key}.json").read_bytes()
+        data = (folder / key[:2] / f"{key}.json").read_bytes()
         head, _, body = data.partition(b"\n")
         entry = json.loads(head)
         if (
@@ -116,10 +118,9 @@ def _read(key: str) -> Any | None:
         return None
 
 
-def _write(key: str, payload: Any) -> None:
-    if not enabled:
-        return
-    folder = cache_dir() / key[:2]
+def write_entry(folder: Path, key: str, payload: Any) -> None:
+    """Store ``payload`` under ``key`` in ``folder``: atomic, best-effort (an OSError is ignored)."""
+    folder = folder / key[:2]
     tmp = None
     try:
         body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
@@ -135,6 +136,15 @@ def _write(key: str, payload: Any) -> None:
     finally:
         if tmp is not None and os.path.exists(tmp):
             os.unlink(tmp)
+
+
+def _read(key: str) -> Any | None:
+    return read_entry(cache_dir(), key) if enabled else None
+
+
+def _write(key: str, payload: Any) -> None:
+    if enabled:
+        write_entry(cache_dir(), key, payload)
 
 
 def load_chunks(doc_id: str, doc_sha: str, text_len: int, max_chars: int) -> list[Chunk] | None:

@@ -126,6 +126,10 @@ def _unanswerable(rec: RecordLine) -> bool:
     return rec.record is not None and rec.record.unanswerable
 
 
+def _judged(rec: RecordLine) -> bool:
+    return rec.record is not None and rec.record.judge_proposed
+
+
 def _bearing(rec: RecordLine) -> set[tuple[str, int]]:
     return {(c.doc_id, c.start) for res in rec.result.resolved for c in res.chunks}
 
@@ -179,6 +183,11 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         "records": rows,
         "only_in_a": [rid for rid in in_a if rid not in in_b],
         "only_in_b": [rid for rid in in_b if rid not in in_a],
+        # records compared whose labels an LLM judge made or proposed: machine labels, not a person's
+        "judge_proposed": {
+            side: [rid for rid in in_a if rid in in_b and _judged(recs[rid])]
+            for side, recs in (("a", in_a), ("b", in_b))
+        },
     }
 
 

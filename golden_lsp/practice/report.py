@@ -8,8 +8,8 @@ md-struct-v1 chunks into a page: a coverage strip per document (one cell per chu
 characters, the count of records that label it as text, pattern and colour), the largest
 unlabelled sections, charts drawn by Vega-Lite (``altair`` specs rendered offline to inline SVG
 by ``vl-convert``, so nothing is fetched when the page is viewed), and a Jinja2 template. It reads
-the model only; the figures come from ``stats`` and the curve from ``evaluate``, never computed
-twice.
+the model only; the figures come from ``stats``, the curve from ``evaluate`` and the LLM judge's
+latest audit from the ``audit.json`` that ``golden-lsp judge --audit`` wrote, never computed twice.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any
 
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
+from ..core.files import display, read_regular
 from ..core.model import Analysis
 
 #: how many unlabelled sections the "where the set is blind" list shows
@@ -340,7 +341,30 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         blind=blind_sections(docs),
         charts=charts(figures, spans, evaluation),
         evaluation=evaluation,
+        judge=judge_audit(golden.config.audit_path(), golden.corpus),
     )
+
+
+def judge_audit(path: Path, corpus: Corpus) -> dict | None:
+    """The latest audit of the LLM judge (``audit.json``, written by ``golden-lsp judge --audit``
+    beside the proposals), its disagreements with the corpus line each starts on; None when there
+    is none, and the reason when it cannot be read."""
+    try:
+        result = json.loads(read_regular(path).decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return {"error": f"{display(path)} cannot be read: {exc}"}
+    if not isinstance(result, dict) or not isinstance(result.get("items"), list):
+        return {"error": f"{display(path)} is not an audit of golden-lsp judge"}
+    disagreements = []
+    for it in result["items"]:
+        if isinstance(it, dict) and it.get("human") != it.get("judge"):
+            doc = corpus.docs.get(it.get("doc", ""))
+            start = it.get("char_start")
+            line = doc.positions.raw_position(start)[0] + 1 if doc and isinstance(start, int) else None
+            disagreements.append({**it, "line": line})
+    return {**result, "file": display(path), "disagreement_items": disagreements}
 
 
 def report_path(golden: Any) -> Path:

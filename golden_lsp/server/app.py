@@ -4,12 +4,12 @@ Every handler is a function of this module, registered on the one ``GoldenServer
 (an exception is logged to the client and the server carries on). A request's handler takes the
 view it works on from the session (``session.py``: a ``View`` of a questions file, a
 ``CorpusView`` of a chapter) and hands it to a feature module (``hover``, ``navigation``,
-``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``, ``candidates``, ``symbols``); a
-document notification updates the session and tells the scheduler (``scheduler.py``) what to
-publish; a change of files or settings goes through the session, whose invalidation has the
-scheduler republish. Everything sent unasked — diagnostics (pushed, or pulled through
-``textDocument/diagnostic`` by clients that support it), status, refresh requests, progress — is
-the scheduler's.
+``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``, ``candidates``, ``proposals``,
+``symbols``); a document notification updates the session and tells the scheduler
+(``scheduler.py``) what to publish; a change of files or settings goes through the session, whose
+invalidation has the scheduler republish. Everything sent unasked — diagnostics (pushed, or
+pulled through ``textDocument/diagnostic`` by clients that support it), status, refresh
+requests, progress — is the scheduler's.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from pygls.uris import from_fs_path
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.project import CONFIG_NAMES
-from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, symbols
+from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, proposals, symbols
 from .base import BaseServer
 from .convert import SOURCE, editor_counts
 from .protocol import Encoded, serve_stdio
@@ -224,7 +224,7 @@ def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
 @guarded
 def on_inlay_hint(ls: GoldenServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
     view = ls.session.request_view(params.text_document.uri) if ls.inlay_hints_enabled else None
-    return inlay.inlay_hints(view, params.range) if view else None
+    return inlay.inlay_hints(view, params.range) + proposals.inlay_hints(view, params.range) if view else None
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
@@ -289,8 +289,10 @@ def on_code_action(ls: GoldenServer, params: types.CodeActionParams) -> list[typ
     if (cv := ls.session.corpus_view(params.text_document.uri)) is not None:
         found = anchor.code_actions(cv, params.range, ls.session.last_edited)
     elif (view := ls.session.request_view(params.text_document.uri)) is not None:
-        found = actions.code_actions(view, params.range, ls.reanchoring) + candidates.code_actions(
-            view, params.range
+        found = (
+            actions.code_actions(view, params.range, ls.reanchoring)
+            + candidates.code_actions(view, params.range)
+            + proposals.code_actions(view, params.range)
         )
     else:
         return None

@@ -91,7 +91,7 @@ def practice_summary(r: QuestionRecord) -> list[str]:
     """The practice fields a record uses, for people (hover, outline)."""
     out = [
         f"{name.replace('_', ' ')}: {value}"
-        for name in ("query_type", "split", "annotator")
+        for name in ("query_type", "split", "annotator", "judged_by")
         if (value := getattr(r, name)) is not None
     ]
     return out + ["unanswerable"] if r.unanswerable else out
