@@ -48,9 +48,11 @@ line = st.builds(
     st.booleans(),
 )
 #: a document of a few lines, some blank (paragraph breaks), some repeated (ambiguity)
-document = st.lists(line, min_size=1, max_size=8).flatmap(
-    lambda lines: st.lists(st.sampled_from(lines), min_size=1, max_size=10)
-).map(lambda lines: "\n".join(lines) + "\n")
+document = (
+    st.lists(line, min_size=1, max_size=8)
+    .flatmap(lambda lines: st.lists(st.sampled_from(lines), min_size=1, max_size=10))
+    .map(lambda lines: "\n".join(lines) + "\n")
+)
 
 
 def word_char(c: str) -> bool:
@@ -126,7 +128,7 @@ def test_a_quote_around_a_selection_holds_all_of_it(text, data):
     assert_good_quote(text, found, lo, hi, start)
     a, b = found
     # the selection's words on its first line (the bullet and edge markers left out) are all in it
-    ls, le = line_of(text, start)
+    _, le = line_of(text, start)
     sel = widest(text, start, start, min(max(end, start + 1), le))
     if sel:
         at = text.index(sel, start)
@@ -152,7 +154,9 @@ def test_anchor_here_on_any_selection_anchors_or_says_why(text, data):
 @PROPERTY
 @given(document, st.data())
 def test_every_lengthening_is_unique_on_the_line_and_holds_the_occurrence(text, data):
-    found = sorted({(m.start(), m.end()) for m in re.finditer(r"[^\s*_`|#\[\]().,]+(?: [^\s*_`|#\[\]().,]+)?", text)})
+    found = sorted(
+        {(m.start(), m.end()) for m in re.finditer(r"[^\s*_`|#\[\]().,]+(?: [^\s*_`|#\[\]().,]+)?", text)}
+    )
     ambiguous = [(a, b) for a, b in found if len(occurrences(text, text[a:b])) > 1]
     if not ambiguous:
         return
@@ -183,7 +187,10 @@ def test_stop_word_fragments_grow_to_a_word_that_means_something():
     for start in ("And", "Now,", "On the"):
         at = text.index(start)
         a, b = unique_quote_at(text, at, at, text.index("\n", at))
-        assert text[a:b] == {"And": "And then the hut", "Now,": "Now, the glacier", "On the": "On the ridge"}[start]
+        assert (
+            text[a:b]
+            == {"And": "And then the hut", "Now,": "Now, the glacier", "On the": "On the ridge"}[start]
+        )
 
 
 def test_a_repeated_selection_anchors_on_a_longer_quote_inside_its_block():

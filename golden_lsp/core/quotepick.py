@@ -27,16 +27,15 @@ from .textcache import per_text
 #: characters searched on either side of the place a quote must hold (a longer quote is no quote)
 WINDOW = 400
 #: function words of English: a quote of these only is a fragment, not a pointer
-STOP_WORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before
+_STOP_WORDS = """a about above after again against all also am an and any are as at be because been before
     being below between both but by can could did do does doing don down during each else etc few
     for from further had has have having he her here hers herself him himself his how i if in into
     is it its itself just me might more most must my myself no nor not now of off on once only or
     other our ours ourselves out over own same shall she should so some such than that the their
     theirs them themselves then there these they this those through thus to too under until up us
     very was we were what when where which while who whom why will with would yet you your yours
-    yourself yourselves s t""".split()
-)
+    yourself yourselves s t"""
+STOP_WORDS = frozenset(_STOP_WORDS.split())
 _TOKEN = re.compile(r"\S+")
 _BULLET = re.compile(r"[ \t]*(?:[-*+]|\d+\.)[ \t]")
 _WORD = re.compile(r"[^\W_]+")
@@ -124,7 +123,9 @@ def _around(words: list[tuple[int, int]], start: int, end: int) -> tuple[int, in
     return (inside[0], inside[-1]) if inside else None
 
 
-def quote_around(text: str, start: int, end: int, lo: int = 0, hi: int | None = None) -> tuple[int, int] | None:
+def quote_around(
+    text: str, start: int, end: int, lo: int = 0, hi: int | None = None
+) -> tuple[int, int] | None:
     """[start, end) of the shortest quote holding every word that [start, end) touches on
     ``start``'s line, inside [lo, hi); None when there is none (``no_quote_reason`` says why)."""
     hi = len(text) if hi is None else hi

@@ -90,7 +90,8 @@ def uri_of(path: Path) -> str:
 def init_params(
     root: Path, encodings: list[str] | None = None, pull: bool = False, options: dict | None = None
 ) -> types.InitializeParams:
-    """VS Code's capabilities; without ``pull`` minus pull diagnostics (a client that is pushed to)."""
+    """VS Code's capabilities; without ``pull`` minus pull diagnostics (a client that is pushed to).
+    Opted in to the ``golden-lsp/status`` notification, as the VS Code extension is."""
     caps = copy.deepcopy(client_capabilities("visual-studio-code"))  # pytest-lsp shares one object
     if not pull:
         caps.text_document.diagnostic = None
@@ -103,7 +104,7 @@ def init_params(
     return types.InitializeParams(
         capabilities=caps,
         root_uri=uri_of(root),
-        initialization_options=options,
+        initialization_options={"statusNotification": True, **(options or {})},
         workspace_folders=[types.WorkspaceFolder(uri_of(root), "golden")],
     )
 
