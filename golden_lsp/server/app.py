@@ -335,8 +335,12 @@ async def open_record(ls: GoldenServer, *args: Any) -> bool:
 @guarded
 async def apply_edit(ls: GoldenServer, *args: Any) -> bool:
     """Apply a code action's edit (its one argument) for a client that takes commands only."""
-    edit = ls.protocol.structure(args[0], types.WorkspaceEdit) if len(args) == 1 else None
-    if edit is None:
+    edit = (
+        ls.protocol.structure(args[0], types.WorkspaceEdit)
+        if len(args) == 1 and isinstance(args[0], dict)
+        else None
+    )
+    if edit is None or not (edit.changes or edit.document_changes):
         return False
     result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))
     return bool(result and result.applied)

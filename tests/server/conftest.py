@@ -27,6 +27,7 @@ def make_client() -> LanguageClient:
     client.statuses = []
     client.refreshes = []
     client.shown = []
+    client.applied = []
 
     def publish(ls: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
         ls.published.append(params)
@@ -48,6 +49,10 @@ def make_client() -> LanguageClient:
         ls.shown.append(params)
         return types.ShowDocumentResult(success=True)
 
+    def apply_edit(ls: LanguageClient, params: types.ApplyWorkspaceEditParams):
+        ls.applied.append(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
     refreshes = {
         m: refresh(m)
         for m in (
@@ -64,6 +69,7 @@ def make_client() -> LanguageClient:
             types.CLIENT_REGISTER_CAPABILITY: register,
             "golden-lsp/status": status,
             types.WINDOW_SHOW_DOCUMENT: show_document,
+            types.WORKSPACE_APPLY_EDIT: apply_edit,
             **refreshes,
         },
     )
