@@ -90,15 +90,19 @@ def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
     actions = []
     for at in resolved.ambiguous_at[:MAX_LISTED_OCCURRENCES]:
         new = lengthen(doc.text, quote, at)
-        if new is None:
-            continue
         row, col = doc.positions.raw_position(at)
+        why = (
+            "the quote spans lines"
+            if "\n" in quote
+            else f"no quote on line {row + 1} holds this occurrence, occurs only once and has a word of its own"
+        )
         actions.append(
             types.CodeAction(
                 title=f"Lengthen to the occurrence at {row + 1}:{col + 1}",
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[lsp_diag],
-                edit=_string_edit(view, line, resolved.locator.quote_node, new),
+                edit=_string_edit(view, line, resolved.locator.quote_node, new) if new is not None else None,
+                disabled=types.CodeActionDisabled(why) if new is None else None,
             )
         )
     return actions

@@ -206,6 +206,32 @@ async def test_a_typod_quote_gets_the_closest_passage_as_a_quick_fix(
     assert not [x for x in pub.diagnostics if x.range.start.line == n and str(x.code).startswith("quote-")]
 
 
+async def test_an_occurrence_no_quote_on_its_line_can_point_at_says_why(
+    client: LanguageClient, golden_dir: Path, chapter: Path
+):
+    q = golden_dir / "questions.jsonl"
+    record = {
+        "id": "ex904",
+        "query": "Yes?",
+        "expected_answer": "Yes, twice over, on purpose.",
+        "locators": [{"doc": DOC, "quote": "yes"}],
+        "hop": "single",
+    }
+    text = q.read_text(encoding="utf-8").rstrip("\n") + "\n" + json.dumps(record) + "\n"
+    n = text.split("\n").index(json.dumps(record))
+    uri = open_doc(client, q, text)
+    _, fixes = await fixes_for(client, uri, text, n, "quote-ambiguous")
+    # each "- yes" line is the other's twin: no fix, and the reason why (never a quote across lines)
+    assert [(a.title, a.edit, a.disabled.reason if a.disabled else None) for a in fixes] == [
+        (
+            f"Lengthen to the occurrence at {row}:3",
+            None,
+            f"no quote on line {row} holds this occurrence, occurs only once and has a word of its own",
+        )
+        for row in (8, 9)
+    ]
+
+
 async def test_a_wrong_doc_gets_the_doc_meant_as_a_quick_fix(
     client: LanguageClient, golden_dir: Path, chapter: Path
 ):

@@ -183,7 +183,7 @@ async function probe(cfg, result) {
     command: a.command ? (typeof a.command === 'string' ? a.command : a.command.command) : null,
   }));
   log(`code actions ${JSON.stringify(result.codeActions)}`);
-  const lengthen = (actions || []).find((a) => /^Lengthen to the occurrence at \d+:\d+/.test(a.title));
+  const lengthen = (actions || []).find((a) => /^Lengthen to the occurrence at \d+:\d+/.test(a.title) && !a.disabled);
   if (!lengthen) throw new Error('no "Lengthen to the occurrence at L:C" code action');
   const before = doc.lineAt(target.range.start.line).text;
   if (lengthen.edit) {
