@@ -94,7 +94,8 @@ def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
         why = (
             "the quote spans lines"
             if "\n" in quote
-            else f"no quote on line {row + 1} holds this occurrence, occurs only once and has a word of its own"
+            else f"no quote on line {row + 1} holds this occurrence, occurs only once and has a word "
+            "of its own"
         )
         actions.append(
             types.CodeAction(

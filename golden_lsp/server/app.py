@@ -7,10 +7,10 @@ view it works on from the session (``session.py``: a ``View`` of a questions fil
 ``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``, ``candidates``, ``symbols``); a
 document notification updates the session and tells the scheduler (``scheduler.py``) what to
 publish; what the client takes (``client.py``: hover format, code action literals, related
-information, the status notification) is read at ``initialize`` and fits every answer; a change of files or settings goes through the session, whose invalidation has the
-scheduler republish. Everything sent unasked — diagnostics (pushed, or pulled through
-``textDocument/diagnostic`` by clients that support it), status, refresh requests, progress — is
-the scheduler's.
+information, the status notification) is read at ``initialize`` and fits every answer; a change
+of files or settings goes through the session, whose invalidation has the scheduler republish.
+Everything sent unasked — diagnostics (pushed, or pulled through ``textDocument/diagnostic`` by
+clients that support it), status, refresh requests, progress — is the scheduler's.
 """
 
 from __future__ import annotations

@@ -50,7 +50,8 @@ def _quote_text(view: View, rec: RecordLine, resolved: ResolvedLocator, mu: Mark
         + (f" · {mu.strong('primary span')}" if resolved.locator.primary else ""),
         f"{mu.strong('span')} ({span.rule}) chars {span.start}–{span.end} · {span.end - span.start} chars",
         mu.block(_preview(doc.text[span.start : span.end])),
-        f"{mu.strong('union coverage')} {round(resolved.coverage, 4)} under {mu.code(str(view.golden.hit_rule))}",
+        f"{mu.strong('union coverage')} {round(resolved.coverage, 4)} "
+        f"under {mu.code(str(view.golden.hit_rule))}",
     ]
     if resolved.chunks:
         rows = [[mu.code(c.chunk_id[:12]), c.heading_path, f"{c.start}–{c.end}"] for c in resolved.chunks]

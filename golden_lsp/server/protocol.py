@@ -12,11 +12,11 @@ and a JSON string holds no raw line break — so it marks a real header wherever
 for a body that is not JSON, -32600 for a message that is not a request or arrives after
 ``shutdown``, -32601 for a method the server does not know, -32602 for params that do not fit or
 a command it does not have (pygls answers the last two as well, but also reports each to the
-client as a server error, and prints the command's with a traceback). Everything else is pygls' own handling, except
-one way out: a notification (``notify_encoded``) or a request's result (``Encoded``) that the
-server already holds as JSON text (its cached diagnostics) is sent as it is, skipping pygls'
-serialisation of the whole message. The server runs ``BufferedProtocol``: all of that, without
-pygls' own store of open documents (the session keeps them, ``positions.Buffer``).
+client as a server error, and prints the command's with a traceback). Everything else is pygls'
+own handling, except one way out: a notification (``notify_encoded``) or a request's result
+(``Encoded``) that the server already holds as JSON text (its cached diagnostics) is sent as it
+is, skipping pygls' serialisation of the whole message. The server runs ``BufferedProtocol``: all
+of that, without pygls' own store of open documents (the session keeps them, ``positions.Buffer``).
 """
 
 from __future__ import annotations
