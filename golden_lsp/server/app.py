@@ -52,6 +52,9 @@ class GoldenServer(BaseServer):
         self.scheduler = Scheduler(self, self.session)
         self.session.on_invalidated = self.scheduler.republish_all
         self.inlay_hints_enabled = True
+        #: the reasons last shown for disabled code actions a client cannot show (not repeated while
+        #: a client without triggerKind asks again and again, as lsp-mode's modeline does)
+        self.reasons_shown: list[str] = []
 
 
 server = GoldenServer()
@@ -300,8 +303,10 @@ def on_code_action(
     only = params.context.only
     found = [a for a in found if not only or any(_of_kind(a, k) for k in only)]
     answer, messages = fit_code_actions(ls.session.client, found, params.context, ls.protocol.unstructure)
-    for message in messages:
+    asked = params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
+    for message in messages if asked else [m for m in messages if m not in ls.reasons_shown]:
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, f"golden-lsp: {message}"))
+    ls.reasons_shown = messages
     return answer
 
 

@@ -65,8 +65,9 @@ def fit_code_actions(
     encode: Callable[[Any], Any],
 ) -> tuple[list[types.CodeAction | types.Command], list[str]]:
     """The answer to a code action request as the client takes it, and the messages to show it
-    instead of the disabled actions it cannot show (only when the author asked: a client asking
-    on its own, on a cursor move, gets none). ``encode`` makes an edit a command's JSON argument."""
+    instead of the disabled actions it cannot show (none when the client says it asks on its own,
+    ``triggerKind`` 2; the server does not repeat them to a client that says nothing, since some
+    ask on every cursor move). ``encode`` makes an edit a command's JSON argument."""
     shows_disabled = support.code_action_literals and support.disabled_code_actions
     out: list[types.CodeAction | types.Command] = []
     messages: list[str] = []

@@ -155,14 +155,22 @@ async def test_a_disabled_action_becomes_a_message_for_a_client_that_cannot_show
         "golden-lsp: New golden question anchored here: cannot anchor here: every quote of the words "
         "here also occurs at line 8"
     )
+    # asked again for the same place (a client that asks on every cursor move, without triggerKind,
+    # as lsp-mode's modeline does): not repeated; asked explicitly: shown again
+    for kind in (None, types.CodeActionTriggerKind.Invoked):
+        await eglot.text_document_code_action_async(
+            types.CodeActionParams(
+                types.TextDocumentIdentifier(uri), rng, types.CodeActionContext([], trigger_kind=kind)
+            )
+        )
+    assert [m.message for m in eglot.messages] == [message.message] * 2
     # where a quote exists, the action is there as for any client
     rng = line_range(FIRST_CONTACT, "Pay the warden", nth=1)
     actions = await eglot.text_document_code_action_async(
         types.CodeActionParams(types.TextDocumentIdentifier(uri), rng, types.CodeActionContext([]))
     )
-    assert [a.title for a in actions][:1] == ["New golden question anchored here"] and len(
-        eglot.messages
-    ) == 1
+    assert [a.title for a in actions][:1] == ["New golden question anchored here"]
+    assert len(eglot.messages) == 2  # no new message
 
 
 async def test_a_client_without_code_action_literals_gets_commands_that_apply_the_edit(
