@@ -65,7 +65,7 @@ class CandidateIndex:
         out = []
         for i, score in index.search(query, max(SEARCH_DEPTH, 2 * k)):
             doc_id, start, end = found[i]
-            quote = quote_at(doc_id, corpus.docs[doc_id].text, start, end)
+            quote = quote_at(corpus.docs[doc_id].text, start, end)
             if quote is not None:
                 out.append(Candidate(doc_id, start, end, score, quote))
             if len(out) == k:

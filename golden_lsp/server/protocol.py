@@ -10,11 +10,13 @@ the process with status 0. This module replaces the loop and the first steps of 
 and a JSON string holds no raw line break — so it marks a real header wherever it appears), and
 ``StrictProtocol`` answers what cannot be handled with the JSON-RPC error the spec names: -32700
 for a body that is not JSON, -32600 for a message that is not a request or arrives after
-``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling, except
-one way out: a notification (``notify_encoded``) or a request's result (``Encoded``) that the
-server already holds as JSON text (its cached diagnostics) is sent as it is, skipping pygls'
-serialisation of the whole message. The server runs ``BufferedProtocol``: all of that, without
-pygls' own store of open documents (the session keeps them, ``positions.Buffer``).
+``shutdown``, -32601 for a method the server does not know, -32602 for params that do not fit or
+a command it does not have (pygls answers the last two as well, but also reports each to the
+client as a server error, and prints the command's with a traceback). Everything else is pygls'
+own handling, except one way out: a notification (``notify_encoded``) or a request's result
+(``Encoded``) that the server already holds as JSON text (its cached diagnostics) is sent as it
+is, skipping pygls' serialisation of the whole message. The server runs ``BufferedProtocol``: all
+of that, without pygls' own store of open documents (the session keeps them, ``positions.Buffer``).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 import cattrs
 from lsprotocol import types
@@ -38,12 +40,14 @@ from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 #: bytes of header text kept while waiting for the blank line that ends a header
 MAX_HEADER = 64 * 1024
 _HEADER_END = b"\r\n\r\n"
 _LENGTH = re.compile(rb"content-length:[ \t]*([^\r\n]*)\r\n", re.IGNORECASE)
 _RESYNC = re.compile(rb"content-length:[ \t]*\d+[ \t]*\r\n", re.IGNORECASE)
+T = TypeVar("T")
 
 
 class FrameError(str):
@@ -156,7 +160,19 @@ class StrictProtocol(LanguageServerProtocol):
                     ValueError(f"{method}: ignored, invalid params: {problem}"), JsonRpcInvalidParams
                 )
             return
+        if method is not None and is_request and (unknown := self._unknown(method, message.params)):
+            self.send_error(msg_id, *unknown)
+            return
         self.handle_message(message)
+
+    def _unknown(self, method: str, params: Any) -> tuple[int, str] | None:
+        """The error answering a request for a method or command the server has no handler for."""
+        if method not in self.fm.builtin_features and method not in self.fm.features:
+            return METHOD_NOT_FOUND, f"{method}: golden-lsp has no such method"
+        if method == types.WORKSPACE_EXECUTE_COMMAND and params.command not in self.fm.commands:
+            known = ", ".join(sorted(self.fm.commands))
+            return INVALID_PARAMS, f"golden-lsp has no command {params.command!r} (its commands: {known})"
+        return None
 
     def _structure(self, data: dict, method: str | None, is_request: bool) -> Any:
         if method is None:  # a response to a request of ours: pygls knows its result type
@@ -169,7 +185,18 @@ class StrictProtocol(LanguageServerProtocol):
 
     def encode(self, value: Any) -> str:
         """The JSON text of an LSP value as pygls sends it within a message."""
-        return json.dumps(self._converter.unstructure(value))
+        return json.dumps(self.unstructure(value))
+
+    def unstructure(self, value: Any) -> Any:
+        """An LSP value as JSON data (a command's argument)."""
+        return self._converter.unstructure(value)
+
+    def structure(self, data: Any, kind: type[T]) -> T | None:
+        """JSON data (a command's argument) as an LSP value of ``kind``; None when it is not one."""
+        try:
+            return self._converter.structure(data, kind)
+        except (cattrs.BaseValidationError, TypeError, ValueError, KeyError, AttributeError):
+            return None
 
     def notify_encoded(self, method: str, params: str) -> None:
         """Send a notification whose params are JSON text already (parts the server keeps
