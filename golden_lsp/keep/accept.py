@@ -44,7 +44,7 @@ def passage_quote(corpus: Corpus, proposal: Proposal) -> str | None:
         stop = end if stop == -1 else stop
         line = text[pos:stop]
         if line.strip() and not line.lstrip().startswith("#"):
-            quote = quote_at(doc.doc_id, text, pos, end)
+            quote = quote_at(text, pos, end)
             if quote is not None:
                 return quote
         pos = stop + 1

@@ -46,7 +46,9 @@ def _quote_text(
         body = (
             "\n\n".join(f"{mu.strong(d.code)} — {d.message}" for d in notes) or "This quote does not resolve."
         )
-        return f"{mu.strong('quote')} → not resolved\n\n{body}" + _used_to_span(view, rec, resolved, mu, reanchoring)
+        return f"{mu.strong('quote')} → not resolved\n\n{body}" + _used_to_span(
+            view, rec, resolved, mu, reanchoring
+        )
     doc = view.golden.corpus.docs[span.doc_id]
     line, col = doc.positions.raw_position(span.quote_start)
     lines = [
@@ -131,7 +133,9 @@ def _doc_text(
     )
 
 
-def hover(view: View, target: Target, mu: Markup, reanchoring: Reanchoring | None = None) -> types.Hover | None:
+def hover(
+    view: View, target: Target, mu: Markup, reanchoring: Reanchoring | None = None
+) -> types.Hover | None:
     rec, resolved = target.record, target.locator
     if target.kind == "quote" and resolved is not None:
         text = _quote_text(view, rec, resolved, mu, reanchoring)
