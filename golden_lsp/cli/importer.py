@@ -6,11 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.files import display, write_atomically
+from ..core.files import display
 from ..core.rules import with_severities
 from ..practice.importer import READERS, import_samples
-from .common import add_set_options, golden_set, read_input
+from .common import add_set_options, golden_set, read_input, write_files
 from .formats import format_text
 
 
@@ -33,13 +32,10 @@ def _run(args: argparse.Namespace) -> int:
     result = import_samples(golden.corpus, args.source_format, args.file, text)
     sys.stderr.write(format_text(with_severities(result.diagnostics, golden.config.severity)))
     if args.out is None:
-        sys.stdout.write(result.text)
+        sys.stdout.writelines(result.lines)
         where = "standard output"
     else:
-        try:
-            write_atomically({args.out: result.text})
-        except OSError as exc:
-            raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        write_files({args.out: result.lines}, "import")
         where = display(args.out)
     sys.stderr.write(
         f"golden-lsp: imported {result.records} samples to {where}: {result.anchored} contexts "
