@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.config import ConfigError
-from ..core.ids import next_free_id
+from ..core.ids import free_ids
 from ..core.rules import folded
 
 STRATEGIES = ("random", "stratified", "hard-cases")
@@ -119,10 +119,7 @@ def draw(
 def skeletons(picked: list[LoggedQuery], used_ids: Iterable[str]) -> list[dict[str, Any]]:
     """Records to author: a fresh id continuing the set's numbering (never one of ``used_ids``: the
     set's and the committed artifact's), the query, an empty expected answer and no locators yet."""
-    used = set(used_ids)
-    out = []
-    for q in picked:
-        rid = next_free_id(used)
-        used.add(rid)
-        out.append({"id": rid, "query": q.query, "expected_answer": "", "locators": []})
-    return out
+    return [
+        {"id": rid, "query": q.query, "expected_answer": "", "locators": []}
+        for q, rid in zip(picked, free_ids(used_ids))
+    ]
