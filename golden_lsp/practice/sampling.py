@@ -19,6 +19,7 @@ from typing import Any
 
 from ..core.config import ConfigError
 from ..core.ids import free_ids
+from ..core.questions import split_lines
 from ..core.rules import folded
 
 STRATEGIES = ("random", "stratified", "hard-cases")
@@ -41,7 +42,8 @@ class LoggedQuery:
 def read_log(text: str, where: str) -> list[LoggedQuery]:
     """The log's queries in order, duplicates kept. JSONL when the first query line is a JSON object;
     a bad line then raises ConfigError naming ``where`` and the line."""
-    lines = [(no, line) for no, line in enumerate(text.splitlines(), 1) if line.strip()]
+    # lines as an editor counts them: a U+2028 inside a JSON string does not end one
+    lines = [(no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
     jsonl = bool(lines) and _object(lines[0][1]) is not None
     out = []
     for no, line in lines:
