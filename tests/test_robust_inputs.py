@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import pytest
+from test_robust_outputs import peak_mb
 
 pytest.importorskip("numpy")
 duckdb = pytest.importorskip("duckdb")
@@ -154,3 +155,26 @@ def test_retrieve_k_out_of_range_is_a_usage_error(cli, project, tmp_path):
     )
     refused(proc, "--k must be from 1 to 1,000,000, not 100,000,000")
     assert not (tmp_path / "r.jsonl").exists()
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
+def test_a_cutoff_past_the_deepest_ranking_costs_and_scores_what_that_ranking_does(cli, project, tmp_path):
+    qrels = tmp_path / "qrels.json"
+    assert cli(["export", "--format", "ranx", "--out", qrels], cwd=project).returncode == 0
+    run = tmp_path / "run.json"  # each query: a stranger first, then its answer-bearing chunks
+    run.write_text(
+        json.dumps(
+            {q: {"x": 9.0, **dict.fromkeys(rel, 1.0)} for q, rel in json.loads(qrels.read_text()).items()}
+        )
+    )
+    results = {}
+    for deep in (50, 1_000_000):
+        args = ["eval", "--run", run, "--run-format", "ranx", "--k", f"1,3,{deep}", "--format", "json"]
+        mb, proc = peak_mb(args, project)
+        metrics = json.loads(proc.stdout)["metrics"]
+        results[deep] = mb, {(m["metric"], m["k"] if m["k"] != deep else "deep"): m["value"] for m in metrics}
+    (shallow_mb, shallow), (deep_mb, deep) = results[50], results[1_000_000]
+    precision = ("precision", "deep")  # relevant found / k: the one metric whose k divides
+    assert deep.pop(precision) * 1_000_000 == pytest.approx(shallow.pop(precision) * 50)
+    assert deep == shallow and shallow[("hit", "deep")] == 1.0 and shallow[("hit", 1)] == 0.0
+    assert deep_mb - shallow_mb < 50, f"--k 1000000 took {deep_mb:.0f} MB, --k 50 {shallow_mb:.0f} MB"

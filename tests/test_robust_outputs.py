@@ -206,8 +206,9 @@ def test_a_write_killed_half_way_keeps_the_old_file_and_is_cleaned_up(cli, tmp_p
 # --- cost -----------------------------------------------------------------------------------------
 
 
-def peak_mb(args: list, cwd: Path) -> float:
-    """The CLI's peak resident memory (VmHWM), read by the process itself as it ends."""
+def peak_mb(args: list, cwd: Path) -> tuple[float, subprocess.CompletedProcess]:
+    """The CLI's peak resident memory (VmHWM), read by the process itself as it ends, and the
+    process (its output)."""
     code = (
         "import sys; from golden_lsp.cli import main; code = main(sys.argv[1:]); "
         "hwm = [l for l in open('/proc/self/status') if l.startswith('VmHWM')][0]; "
@@ -221,7 +222,7 @@ def peak_mb(args: list, cwd: Path) -> float:
         text=True,
     )
     assert proc.returncode == 0, proc.stderr
-    return int(proc.stderr.rsplit("HWM ", 1)[1]) / 1024
+    return int(proc.stderr.rsplit("HWM ", 1)[1]) / 1024, proc
 
 
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads /proc")
@@ -234,8 +235,8 @@ def test_a_large_single_line_import_costs_a_few_times_its_size(cli, project, tmp
     with big.open("w") as f:  # one line of ~20 MB: a JSON array of samples, as json.dump writes it
         json.dump(samples * (20_000_000 // len(json.dumps(samples))), f)
     size = big.stat().st_size / 2**20
-    base = peak_mb(["import", small, "--from", "ragas", "--out", tmp_path / "s.jsonl"], project)
-    peak = peak_mb(["import", big, "--from", "ragas", "--out", tmp_path / "b.jsonl"], project)
+    base, _ = peak_mb(["import", small, "--from", "ragas", "--out", tmp_path / "s.jsonl"], project)
+    peak, _ = peak_mb(["import", big, "--from", "ragas", "--out", tmp_path / "b.jsonl"], project)
     assert peak - base < 5 * size, f"{peak - base:.0f} MB over the base for {size:.0f} MB"
 
 
