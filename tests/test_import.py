@@ -92,7 +92,7 @@ def test_chunk_id_only_samples_resolve_through_the_current_chunks(golden, tmp_pa
     assert "warning[import-not-found] context 2 of sample ex001: chunk 0000" in proc.stderr
     assert "1 not found" in proc.stderr
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[1] == f"// unanchored: chunk {'0' * 64}" and json.loads(lines[2])["id"] == "ex001"
+    assert lines[1] == f'// unanchored: chunk "{"0" * 64}"' and json.loads(lines[2])["id"] == "ex001"
     rebuilt = {r["query_id"]: set(r["answer_bearing_chunk_ids"]) for r in built_from(golden, out, tmp_path)}
     assert {i: c for i, c in rebuilt.items() if c} == expected_chunk_ids(golden)
 

@@ -9,6 +9,7 @@ import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urljoin
 
 import pytest
 
@@ -174,3 +175,24 @@ def test_a_small_sets_charts_count_whole_spans_name_headings_plainly_and_say_the
     lines = {c for m in marks for c in re.findall(r'<path [^>]*stroke="(#[0-9a-f]{6})"', m)}
     assert {fill for _, fill in legend} == lines and len(lines) == 3
     assert curve.count("role-legend-symbol") == 3  # not a second legend of black shapes
+
+
+@pytest.mark.parametrize("name", ["set:v2.jsonl", "javascript:alert(1)<!--.jsonl", "a b#c%d.jsonl"])
+def test_a_finding_links_to_its_questions_file_whatever_its_name(cli, tmp_path, name):
+    golden = _set(tmp_path, EXAMPLES)
+    questions = golden / name
+    (golden / "questions.jsonl").rename(questions)
+    with questions.open("a", encoding="utf-8") as f:
+        f.write(
+            json.dumps({"id": "bad1", "query": "Which?", "locators": [{"doc": "nope.md", "quote": "x"}]})
+            + "\n"
+        )
+    line = len(questions.read_text(encoding="utf-8").splitlines())
+    config = golden / "golden-lsp.toml"
+    config.write_text(config.read_text().replace('"questions.jsonl"', json.dumps(name)))
+    out = golden / "report.html"  # beside the questions file: the link would be its bare name
+    proc = cli(["report", golden, "--out", out], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [href] = {u for u in page(out).urls if "#L" in u}
+    assert href.startswith("./") and ":" not in href, href  # no scheme can be read in it
+    assert unquote(urljoin(out.as_uri(), href)) == f"{unquote(questions.as_uri())}#L{line}"

@@ -11,14 +11,14 @@ import argparse
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.canon import NotUtf8Error, decode_strict
 from ..core.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for, named_finding
 from ..core.diagnostics import FINDINGS
-from ..core.files import display, read_regular
+from ..core.files import display, read_regular, write_outputs
 from ..core.project import GoldenSet
 
 USAGE_ERROR = 2
@@ -160,3 +160,20 @@ def read_input(path: Path, what: str) -> str:
         raise ConfigError(f"cannot read {what} {display(path)}: {exc.strerror}") from None
     except NotUtf8Error as exc:
         raise ConfigError(f"{what} {display(path)} is {exc}") from None
+
+
+def tell(lines: Iterable[str]) -> None:
+    """Say each line on stderr, as golden-lsp says things there."""
+    sys.stderr.writelines(f"golden-lsp: {line}\n" for line in lines)
+
+
+def write_files(files: Mapping[Path, str | Sequence[str]], what: str) -> None:
+    """A command's outputs written all or nothing (``files.write_outputs``), after finishing or
+    removing what a killed earlier ``what`` left of them, which is told; a ConfigError naming the
+    file when one cannot be written."""
+    try:
+        tell(write_outputs(files, what))
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {display(exc.filename or next(iter(files)))}: {exc.strerror or exc}"
+        ) from None

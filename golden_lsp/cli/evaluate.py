@@ -7,7 +7,6 @@ rule was violated, which is a bug report), 2 a usage problem with a one-line rea
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -15,8 +14,11 @@ from typing import TYPE_CHECKING
 
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
+from ..core.jsontext import dumps
 from ..evaluate.evalspec import (
     DEFAULT_KS,
+    MAX_K,
+    MAX_RESAMPLES,
     METRIC_TABLE,
     METRICS,
     MIN_INTERVAL_N,
@@ -105,7 +107,17 @@ def _ks(spec: str) -> tuple[int, ...]:
         raise ConfigError(f"--k {spec!r}: expected comma-separated positive integers") from None
     if not ks or ks[0] < 1:
         raise ConfigError(f"--k {spec!r}: expected comma-separated positive integers")
+    if ks[-1] > MAX_K:
+        raise ConfigError(f"--k {spec!r}: a cutoff is at most {MAX_K:,}, not {ks[-1]:,}")
     return ks
+
+
+def _resamples(n: int) -> int:
+    if not 0 <= n <= MAX_RESAMPLES:
+        raise ConfigError(
+            f"--bootstrap {n}: the number of resamples is from 0 (no interval) to {MAX_RESAMPLES:,}"
+        )
+    return n
 
 
 def _floors(specs: list[str], ks: tuple[int, ...]) -> list[tuple[str, int, float]]:
@@ -151,7 +163,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     if args.gate and args.baseline is None:
         raise ConfigError("--gate needs --baseline RUN (or db:latest with --db)")
-    settings = Settings(_ks(args.k), args.multi, args.bootstrap, args.seed)
+    settings = Settings(_ks(args.k), args.multi, _resamples(args.bootstrap), args.seed)
     gates = [parse_metric_at(g, settings.ks) for g in args.gate]
     floors = _floors(args.floor, settings.ks)
     golden, tg = load_targets(args)
@@ -180,12 +192,7 @@ def _eval(args: argparse.Namespace) -> int:
     floor_results = [(m, k, f, ev.value(m, k) < f) for m, k, f in floors]
     if args.format == "json":
         sys.stdout.write(
-            json.dumps(
-                _as_json(ev, comparisons, notes, gate_results, floor_results, run_id),
-                ensure_ascii=False,
-                indent=2,
-            )
-            + "\n"
+            dumps(_as_json(ev, comparisons, notes, gate_results, floor_results, run_id), indent=2) + "\n"
         )
     else:
         sys.stdout.write(_as_text(ev, comparisons, notes, gate_results, floor_results, run_id))

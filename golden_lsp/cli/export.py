@@ -6,12 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
 from ..core.diagnostics import Severity, plural
-from ..core.files import display, write_atomically
+from ..core.files import display
 from ..core.questions import SPLITS
 from ..practice.export import FOLDER_FORMATS, FORMATS, export
-from .common import USAGE_ERROR, add_set_options, golden_set
+from .common import USAGE_ERROR, add_set_options, golden_set, write_files
 from .formats import format_text
 
 
@@ -50,10 +49,7 @@ def _run(args: argparse.Namespace) -> int:
         golden.refuse_outputs(
             {f"{fmt} export {name}".rstrip(): args.out / name if name else args.out for name in result.files}
         )
-        try:
-            write_atomically(files)
-        except OSError as exc:
-            raise ConfigError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}") from None
+        write_files(files, "export")
         where = display(args.out)
     split = f" of split {args.split}" if args.split else ""
     queries = plural(result.n_queries, "query", "queries")

@@ -14,11 +14,11 @@ from pathlib import Path
 from ..core.canon import editor_text
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
-from ..core.files import display, write_atomically
+from ..core.files import display
 from ..core.project import GoldenSet
 from ..core.rules import folded, with_severities
 from ..practice.importer import READERS, Existing, import_samples
-from .common import add_set_options, golden_set, read_input
+from .common import add_set_options, golden_set, read_input, write_files
 from .formats import format_text
 
 
@@ -80,17 +80,15 @@ def _run(args: argparse.Namespace) -> int:
         )
     written = result.records - len(result.skipped)
     if args.out is None:
-        sys.stdout.write(result.text)
+        sys.stdout.writelines(result.lines)
         where = "standard output"
     elif args.append and not written:
         where = f"{display(args.out)} (nothing to append: left as it was)"
     else:
         newline = "\r\n" if "\r\n" in before else "\n"
         glue = newline if before and not before.endswith(("\n", "\r")) else ""
-        try:
-            write_atomically({args.out: before + glue + result.text.replace("\n", newline)})
-        except OSError as exc:
-            raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        lines = result.lines if newline == "\n" else [line.replace("\n", newline) for line in result.lines]
+        write_files({args.out: [before + glue, *lines] if before else lines}, "import")
         where = display(args.out) + (" (appended)" if before else "")
     skipped = f", {len(result.skipped)} skipped (query already there)" if args.append else ""
     sys.stderr.write(

@@ -19,7 +19,7 @@ from .config import DEFAULT_QUESTIONS, Config, ConfigError
 from .corpus import BrokenDoc, Corpus, CorpusConfigError, CorpusDoc, glob_would_match, load_corpus
 from .docindex import load_indexed
 from .facts import Found
-from .files import NotRegularFile, display, finish_interrupted, read_regular, write_atomically
+from .files import NotRegularFile, display, finish_interrupted, kind, read_regular, write_atomically
 from .questions import is_skipped, split_lines
 from .rules import SetRules, with_severities
 from .scoring import parse_hit_rule
@@ -223,9 +223,9 @@ class GoldenSet:
         """Raise ConfigError unless every output (what → path) is a new file of its own: no output
         of any command overwrites an input of the set (``inputs``), a command's other inputs
         (``also``), a file named like a config or a questions file, a file the corpus glob would
-        read as a document, a folder, or another of the outputs. An output that is a questions
-        file (``questions``) may create the set's questions file, and may be added to an existing
-        one when asked to (``append``): only a questions file that exists is in its way."""
+        read as a document, a folder or a FIFO, or another of the outputs. An output that is a
+        questions file (``questions``) may create the set's questions file, and may be added to an
+        existing one when asked to (``append``): only a questions file that exists is in its way."""
         owners = self.inputs(derived)
         own = self.questions_path.resolve()
         if questions and owners.get(own) == "questions file" and (append or not own.exists()):
@@ -245,8 +245,10 @@ class GoldenSet:
             if other == what and glob_would_match(root, self.corpus.glob, resolved):
                 inputs.add(resolved)
                 other = f"corpus (it matches {self.corpus.glob!r} under {display(self.corpus.root)})"
-            if other == what and resolved.is_dir():
-                raise ConfigError(f"refusing to {action}: the {what} {display(path)} is a folder")
+            if other == what and resolved.exists() and not resolved.is_file():  # never a blocking FIFO
+                raise ConfigError(
+                    f"refusing to {action}: the {what} {display(path)} is {kind(resolved.stat().st_mode)}"
+                )
             if other != what:
                 an_input = ", an input: an output never overwrites an input" if resolved in inputs else ""
                 if questions and not append and other.startswith("questions file"):

@@ -145,10 +145,14 @@ def _first_satisfied(
 
 
 def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
+    """The run judged over the answerable records, ranks cut at the largest cutoff — or sooner,
+    at the deepest ranking of the run, past which no rank holds anything (so ``--k 1000000``
+    over a run of 50 costs what ``--k 50`` does, and scores the same)."""
     kmax = max(settings.ks)
     by_id = tg.chunking.by_id
     n = len(tg.answerable)
-    rel = np.zeros((n, kmax), dtype=bool)
+    depth = max((len(run.rankings.get(t.query_id, ())) for t in tg.answerable), default=0)
+    rel = np.zeros((n, min(kmax, depth)), dtype=bool)
     n_rel = np.zeros(n, dtype=int)
     first_hit = np.zeros(n, dtype=int)
     ious = np.zeros((n, len(settings.ks)))

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,6 +23,7 @@ from ..core.chunker import CHUNKER_VERSION
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
 from ..core.diagnostics import plural
+from ..core.jsontext import dumps
 from ..core.model import Analysis
 from ..core.project import GoldenSet
 from ..core.questions import QuestionRecord
@@ -109,7 +109,7 @@ class Export:
 
 
 def _jsonl(rows) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return "".join(dumps(row) + "\n" for row in rows)
 
 
 def _spans(sample: Sample) -> list[dict]:
@@ -138,7 +138,7 @@ def export_dataset(golden: GoldenSet, items: list[Sample]) -> Export:
             for s in items
         ],
     }
-    return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(items))
+    return Export({"": dumps(body, indent=2) + "\n"}, len(items))
 
 
 def export_ragas(golden: GoldenSet, items: list[Sample]) -> Export:
@@ -174,7 +174,7 @@ def export_deepeval(golden: GoldenSet, items: list[Sample]) -> Export:
         }
         for s in items
     ]
-    return Export({"": json.dumps(rows, ensure_ascii=False, indent=2) + "\n"}, len(items))
+    return Export({"": dumps(rows, indent=2) + "\n"}, len(items))
 
 
 def _answerable(items: list[Sample]) -> tuple[list[Sample], int]:
@@ -200,7 +200,7 @@ def export_qrels(golden: GoldenSet, items: list[Sample]) -> Export:
 def export_ranx(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
     body = {s.id: dict.fromkeys(s.chunk_ids, 1) for s in kept}
-    return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(kept), left_out)
+    return Export({"": dumps(body, indent=2) + "\n"}, len(kept), left_out)
 
 
 def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None) -> Export:
@@ -224,11 +224,18 @@ def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None
     )
 
 
+def _csv_row(fields: list[str]) -> str:
+    """One CSV row ended by LF, every field holding a line break quoted, CR included (``csv``
+    quotes only the characters of its line terminator: with LF alone, a raw CR in a query would
+    end the row for every reader)."""
+    row = io.StringIO()
+    csv.writer(row, lineterminator="\r\n").writerow(fields)  # quotes fields with CR or LF
+    return row.getvalue()[:-2] + "\n"
+
+
 def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["question", "references", "corpus_id"])
+    rows = [_csv_row(["question", "references", "corpus_id"])]
     split_rows = 0
     for s in kept:
         by_doc: dict[str, list[dict]] = {}
@@ -237,14 +244,13 @@ def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
                 {"content": text, "start_index": span.start, "end_index": span.end}
             )
         split_rows += len(by_doc) > 1
-        for doc_id, refs in by_doc.items():
-            writer.writerow([s.record.query, json.dumps(refs, ensure_ascii=False), doc_id])
+        rows += [_csv_row([s.record.query or "", dumps(refs), doc_id]) for doc_id, refs in by_doc.items()]
     notes = (
         [f"{plural(split_rows, 'record')} with spans in several documents: one row per document"]
         if split_rows
         else []
     )
-    return Export({"": buf.getvalue()}, len(kept), left_out, notes)
+    return Export({"": "".join(rows)}, len(kept), left_out, notes)
 
 
 FORMATS: dict[str, Callable[..., Export]] = {

@@ -10,22 +10,27 @@ unlabelled sections, charts drawn by Vega-Lite (``altair`` specs rendered offlin
 by ``vl-convert``, so nothing is fetched when the page is viewed), and a Jinja2 template. It reads
 the model only; the figures come from ``stats``, the curve from ``evaluate`` and the LLM judge's
 latest audit from the ``audit.json`` that ``golden-lsp judge --audit`` wrote, never computed twice.
+The page is data from the set shown to whoever opens it, so it runs no script but its own: a
+Content-Security-Policy admits only the page's one script (by its hash), every value is escaped,
+and a link to the questions file is a relative path that cannot be read as a URL scheme.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
 import re
 import tempfile
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
-from ..core.files import display, read_regular
+from ..core.files import display, private_folder, read_regular, write_outputs
 from ..core.model import Analysis
 
 #: how many unlabelled sections the "where the set is blind" list shows
@@ -299,10 +304,22 @@ def _curve(alt: Any, evaluation: dict) -> Any:
 
 
 def _href(path: Path, out_dir: Path) -> str:
+    """A link from the page in ``out_dir`` to ``path``: relative, each part percent-encoded and the
+    whole starting with ``./`` or ``../``, so no file name (``javascript:…``, ``set:v2.jsonl``) is
+    read as a URL scheme."""
     try:
-        return Path(os.path.relpath(path, out_dir)).as_posix()
+        rel = Path(os.path.relpath(path, out_dir)).as_posix()
     except ValueError:  # another drive
         return path.as_uri()
+    quoted = urllib.parse.quote(rel, safe="/")
+    return quoted if quoted.startswith("../") else f"./{quoted}"
+
+
+def _script(env: Any) -> tuple[str, str]:
+    """The page's one script and its SHA-256 (base64), which the page's CSP names: the only
+    script the page runs."""
+    text = env.loader.get_source(env, "report.js")[0]
+    return text, base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
 def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation: dict | None = None) -> str:
@@ -318,6 +335,7 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
     )
     env.filters["plain"] = plain
     questions = analysis.path
+    script, script_hash = _script(env)
     findings = [
         {
             "severity": d.severity.value,
@@ -342,6 +360,8 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         charts=charts(figures, spans, evaluation),
         evaluation=evaluation,
         judge=judge_audit(golden.config.audit_path(), golden.corpus),
+        script=script,
+        script_hash=script_hash,
     )
 
 
@@ -368,25 +388,35 @@ def judge_audit(path: Path, corpus: Corpus) -> dict | None:
 
 
 def report_path(golden: Any) -> Path:
-    """Where the editor's report of a set goes: a per-set file in the temp folder, never the repo."""
+    """Where the editor's report of a set goes: a per-set file in the user's own private folder of
+    the temp folder (``golden-lsp-UID``, mode 0700), never the repo; a ConfigError when that
+    folder, or the set's in it, is not private (another user could have planted a link)."""
     key = hashlib.sha256(str(golden.questions_path.resolve()).encode("utf-8")).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / "golden-lsp" / key / "report.html"
+    user = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+    try:
+        folder = private_folder(private_folder(Path(tempfile.gettempdir()) / f"golden-lsp-{user}") / key)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write the report: the folder {display(exc.filename or '')} {exc.strerror or exc}"
+        ) from None
+    return folder / "report.html"
 
 
-def write_report(golden: Any, out: Path, run_file: Path | None = None, retriever: str | None = None) -> Path:
-    """Render the report of ``golden`` (a ``project.GoldenSet``) and write it at ``out``, never
-    over an input of the set; with ``run_file`` or ``retriever`` it draws that run's curve."""
+def write_report(
+    golden: Any, out: Path, run_file: Path | None = None, retriever: str | None = None
+) -> list[str]:
+    """Render the report of ``golden`` (a ``project.GoldenSet``) and write it at ``out``
+    atomically, never over an input of the set; with ``run_file`` or ``retriever`` it draws that
+    run's curve. Returns what was done about a report a killed earlier one left half-written."""
     golden.refuse_outputs({"report": out})
     analysis = golden.check()
     page = render(
         golden, analysis, figures(golden, analysis), out, evaluation(golden, analysis, run_file, retriever)
     )
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
+        return write_outputs({out: page}, "report")
     except OSError as exc:
-        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
-    return out
+        raise ConfigError(f"cannot write {display(out)}: {exc.strerror or exc}") from None
 
 
 def figures(golden: Any, analysis: Analysis) -> dict:

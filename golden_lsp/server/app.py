@@ -427,7 +427,8 @@ async def report(ls: GoldenServer, *args: Any) -> dict:
 
     try:
         golden = ls.session.sets.golden_set_for(path)
-        out = write_report(golden, report_path(golden))
+        out = report_path(golden)
+        write_report(golden, out)
     except (ConfigError, RuntimeError) as exc:  # RuntimeError: the report extra is missing
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"golden-lsp: {exc}"))
         return {"ok": False, "message": str(exc)}

@@ -15,8 +15,11 @@ a command it does not have (pygls answers the last two as well, but also reports
 client as a server error, and prints the command's with a traceback). Everything else is pygls'
 own handling, except one way out: a notification (``notify_encoded``) or a request's result
 (``Encoded``) that the server already holds as JSON text (its cached diagnostics) is sent as it
-is, skipping pygls' serialisation of the whole message. The server runs ``BufferedProtocol``: all
-of that, without pygls' own store of open documents (the session keeps them, ``positions.Buffer``).
+is, skipping pygls' serialisation of the whole message. Every message goes out through
+``outgoing.QueuedWriter``, named by what it supersedes (a document's diagnostics, its status), and
+stdin is read only as fast as the client reads what the server writes. The server runs
+``BufferedProtocol``: all of that, without pygls' own store of open documents (the session keeps
+them, ``positions.Buffer``).
 """
 
 from __future__ import annotations
@@ -34,9 +37,10 @@ from typing import Any, BinaryIO, TypeVar
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcParseError
-from pygls.io_ import StdoutWriter
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+
+from .outgoing import Key, QueuedWriter
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -48,6 +52,10 @@ _HEADER_END = b"\r\n\r\n"
 _LENGTH = re.compile(rb"content-length:[ \t]*([^\r\n]*)\r\n", re.IGNORECASE)
 _RESYNC = re.compile(rb"content-length:[ \t]*\d+[ \t]*\r\n", re.IGNORECASE)
 T = TypeVar("T")
+#: notifications of which the client wants only the last one for a document (by its URI)
+SUPERSEDED = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "golden-lsp/status"})
+#: chunks of stdin read ahead of the loop at most (each up to 64 KiB)
+READ_AHEAD = 16
 
 
 class FrameError(str):
@@ -201,7 +209,24 @@ class StrictProtocol(LanguageServerProtocol):
     def notify_encoded(self, method: str, params: str) -> None:
         """Send a notification whose params are JSON text already (parts the server keeps
         encoded are sent as they are, never unstructured and serialised again)."""
-        self._write(f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}')
+        key = None
+        if method in SUPERSEDED and params.startswith('{"uri": '):  # as convert.publish_params writes
+            key = (method, _DECODER.raw_decode(params, 8)[0])
+        self._write(
+            f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}', key
+        )
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' way out for every other message, through ``_write`` (and so the queue), with
+        what it supersedes."""
+        if not data:
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except Exception as error:  # as pygls: reported, the server carries on
+            self._server.report_server_error(error, JsonRpcInternalError)
+            return
+        self._write(body, _supersedes(data))
 
     def _send_response(self, msg_id, result=None, error=None) -> None:
         if error is None and isinstance(result, Encoded):  # a handler's result that is JSON text already
@@ -210,8 +235,8 @@ class StrictProtocol(LanguageServerProtocol):
         else:
             super()._send_response(msg_id, result, error)
 
-    def _write(self, body: str) -> None:
-        """Frame and write one message body, as pygls does."""
+    def _write(self, body: str, key: Key | None = None) -> None:
+        """Frame and write one message body, as pygls does; ``key``: what it supersedes."""
         if self.writer is None:
             return
         data = body.encode()
@@ -220,9 +245,26 @@ class StrictProtocol(LanguageServerProtocol):
             if self._include_headers
             else ""
         )
+        if isinstance(self.writer, QueuedWriter):
+            self.writer.write(header.encode() + data, key)
+            return
         written = self.writer.write(header.encode() + data)
         if inspect.isawaitable(written):
             asyncio.ensure_future(written)  # noqa: RUF006 (as pygls does: the writer keeps it)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _supersedes(message: Any) -> Key | None:
+    """What a message pygls sends replaces when it is queued behind an earlier one: a document's
+    diagnostics or status; None for everything else."""
+    method = getattr(message, "method", None)
+    if method not in SUPERSEDED:
+        return None
+    params = getattr(message, "params", None)
+    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
+    return (method, uri) if isinstance(uri, str) else None
 
 
 def _user_handler_only(method: str) -> Callable:
@@ -252,28 +294,36 @@ def serve_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None =
     ``shutdown`` then ``exit``, 1 when the client exits or goes away without ``shutdown``."""
     stdin = stdin or sys.stdin.buffer
     server._stop_event = threading.Event()
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    writer = QueuedWriter(stdout or sys.stdout.buffer)
+    server.protocol.set_writer(writer)
     try:
-        asyncio.run(_read_loop(server, stdin))
+        asyncio.run(_read_loop(server, stdin, writer))
     except SystemExit as exc:  # pygls' exit handler
         return exc.code if isinstance(exc.code, int) else 1
-    except BrokenPipeError:
-        pass
     finally:
+        writer.close()
         server.shutdown()
     return 0 if server.protocol._shutdown else 1
 
 
-async def _read_loop(server, stdin: BinaryIO) -> None:
+async def _read_loop(server, stdin: BinaryIO, writer: QueuedWriter) -> None:
     """Feed stdin, read by a daemon thread (a blocked read never holds up exit; ``os.read`` takes
-    no lock that interpreter shutdown would wait for), to the protocol."""
+    no lock that interpreter shutdown would wait for), to the protocol: at most ``READ_AHEAD``
+    chunks ahead of it, and nothing more while the client leaves the outgoing queue full."""
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
+    ahead = threading.Semaphore(READ_AHEAD)
+
+    def gone() -> None:  # stdout broke: the client is gone, as when stdin ends
+        loop.call_soon_threadsafe(chunks.put_nowait, b"")
+
+    writer.on_broken = gone
 
     fd = stdin.fileno()
 
     def read() -> None:
         while True:
+            ahead.acquire()
             try:
                 chunk = os.read(fd, 65536)
             except (OSError, ValueError):
@@ -287,9 +337,11 @@ async def _read_loop(server, stdin: BinaryIO) -> None:
     protocol: StrictProtocol = server.protocol
     while not server._stop_event.is_set():
         chunk = await chunks.get()
+        ahead.release()
         if not chunk:
             return
         for item in framer.feed(chunk):
+            await writer.drained()  # each message waits for room for what it may answer
             if isinstance(item, FrameError):
                 server.report_server_error(ValueError(item), JsonRpcParseError)
                 continue

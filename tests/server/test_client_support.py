@@ -18,9 +18,9 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 from raw_lsp import RawServer
 from test_authoring import pos_of
-from test_first_contact import CHAPTER as FIRST_CONTACT
-from test_first_contact import DOC, line_range
 from test_server import apply_edits, quote_columns, utf16
+from test_server_first_contact import CHAPTER as FIRST_CONTACT
+from test_server_first_contact import DOC, line_range
 
 from golden_lsp.core.resolve import occurrences
 
