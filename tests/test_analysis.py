@@ -167,6 +167,42 @@ def test_span_too_short_and_answer_too_thin(tmp_path):
         thin.range.line == 1 and lines[1][thin.range.column : thin.range.end_column] == '"  Short answer.  "'
     )
     assert not analysis.has_errors and artifact_text(analysis).count("\n") == 2
+    # an exact span inside a longer paragraph: probably mis-anchored
+    assert (
+        "18 characters, under 30, inside a paragraph of 87: the label is probably mis-anchored"
+        in short.message
+    )
+
+
+def test_span_too_short_of_a_short_paragraph_says_so_not_mis_anchored(tmp_path):
+    docs = {
+        "notes.md": "# Notes\n\nKeep it short.\n\nA longer paragraph follows here, about nothing much at all.\n"
+    }
+    lines = [
+        qline("q1", [loc("notes.md", "Keep it")]),  # grows to its paragraph, which is that short
+        qline("q2", [loc("notes.md", "Keep it short.", exact=True)]),  # the whole block, quoted exactly
+        qline("q3", [loc("notes.md", "A longer paragraph follows")]),
+    ]
+    _, analysis = analyze_lines(tmp_path, docs, lines)
+    found = {d.range.line: d.message for d in analysis.diagnostics if d.code == "span-too-short"}
+    assert sorted(found) == [0, 1]  # q3's paragraph is long enough
+    assert found[0] == (
+        "the resolved span (paragraph) is 14 characters, under 30, and so is its whole paragraph: a label "
+        "this short rarely holds an answer (label a longer passage, or quiet span-too-short for such records)"
+    )
+    assert "and so is its whole block" in found[1]
+    assert all("mis-anchored" not in m for m in found.values())
+
+
+@pytest.mark.parametrize("query", ["", "   "])
+def test_an_empty_query_is_flagged(tmp_path, query):
+    lines = [qline("q1", [loc("faq.md", "offsets break whenever")], query=query)]
+    _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
+    empty = only(analysis, "empty-query")
+    assert empty.severity.value == "error" and empty.message.startswith("the query is empty")
+    assert lines[0][empty.range.column : empty.range.end_column] == json.dumps(query)
+    _, fixed = analyze_lines(tmp_path, SAMPLE_DOCS, [qline("q1", [loc("faq.md", "offsets break whenever")])])
+    assert "empty-query" not in codes(fixed)
 
 
 def test_answer_of_exactly_twenty_chars_is_enough(tmp_path):

@@ -455,10 +455,11 @@ def test_crlf_questions_file_has_the_columns_of_the_lf_one(project, cli):
 
 def test_check_imports_no_command_it_does_not_run(tmp_path):
     """`check` (a pre-commit hook, every CI run) imports only its own command module: no numpy,
-    DuckDB or chart library, whichever extras are installed."""
+    DuckDB, chart library, LLM judge or SDK, whichever extras are installed."""
     code = (
         "import sys; from golden_lsp.cli import _parser; _parser('check'); "
-        "print(sorted(m for m in ('numpy', 'duckdb', 'altair', 'bm25s', 'golden_lsp.cli.evaluate') if m in sys.modules))"
+        "print(sorted(m for m in ('numpy', 'duckdb', 'altair', 'bm25s', 'golden_lsp.cli.evaluate', 'golden_lsp.keep', "
+        "'anthropic', 'openai') if m in sys.modules))"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0 and proc.stdout.strip() == "[]", proc.stdout + proc.stderr

@@ -138,7 +138,8 @@ def test_text_output_says_k_rules_n_interval_and_misses(crafted, project, cli):
     assert proc.returncode == 0, proc.stderr
     text = proc.stdout
     assert "N = 7 answerable records; 1 missing from the run, scored 0 (q4)" in text
-    assert "1 duplicate IDs counted once" in text and "1 run queries not in the set" in text
+    assert "1 duplicate ID counted once" in text and "1 run query not in the set" in text
+    assert "(md-struct-v1/max_chars=1800, 4 chunks)" in text and "0 chunk IDs not in the chunking" in text
     header = (
         "hit — hit rule any_overlap, multi-hop rule any, a query missing from the run scores 0 (1 missing), "
         "95% bootstrap interval (300 resamples, seed 0), N=7"
@@ -238,9 +239,31 @@ def test_fingerprint_mismatch_is_refused(crafted, project, cli, tmp_path):
     assert "refusing to compare" in refused.stderr and "--allow-different-sets" in refused.stderr
     latest = cli([*args, "--baseline", "db:latest", "--gate", "hit@3"], cwd=project)
     assert latest.returncode == 2 and "no stored run has fingerprint" in latest.stderr
+    assert "pass --allow-different-sets" in latest.stderr
     allowed = cli([*args, "--baseline", f"db:{run_id}", "--allow-different-sets"], cwd=project)
     assert allowed.returncode == 0, allowed.stderr
-    assert "different sets allowed: fingerprints" in allowed.stdout
+    assert "was measured against another golden set" in allowed.stdout and "fingerprints " in allowed.stdout
+
+
+def test_baseline_latest_with_different_sets_allowed_is_the_latest_run_of_any_set(
+    crafted, project, cli, tmp_path
+):
+    path, _ = crafted
+    db = tmp_path / "results.duckdb"
+    _, first = run_eval(cli, project, "--run", path, "--k", "1,3", "--db", db)
+    _, second = run_eval(cli, project, "--run", path, "--k", "1,3", "--db", db)
+    other = ["eval", "--run", path, "--k", "1,3", "--hit-rule", "span_containment", "--db", db]
+    proc = cli([*other, "--baseline", "db:latest", "--allow-different-sets"], cwd=project)
+    assert proc.returncode == 0, proc.stderr
+    latest = second["db_run_id"]
+    (header,) = [line for line in proc.stdout.splitlines() if line.startswith("baseline: ")]
+    assert f" − db:{latest} (" in header and "crafted.trec, the latest stored run of any set)" in header
+    assert "was measured against another golden set" in proc.stdout
+    _, out = run_eval(cli, project, *other[1:], "--baseline", "db:latest", "--allow-different-sets")
+    (cmp,) = out["comparisons"]
+    # the run just stored (span_containment) is now the latest: the baseline is read before storing
+    assert cmp["b"].startswith("db:") and latest not in cmp["b"] and first["db_run_id"] not in cmp["b"]
+    assert cmp["fingerprints"][0] == cmp["fingerprints"][1]
 
 
 def test_duckdb_holds_the_documented_tables(crafted, project, cli, tmp_path):
@@ -324,7 +347,7 @@ def test_chunks_file_rederives_bearing_chunks(project, cli):
     assert "q3 0 g-mid 1" in expected and "q3 0 g-tail 1" in expected  # the list item straddles the cut
     contained = cli(["qrels", "--chunks", "mine.jsonl", "--hit-rule", "span_containment"], cwd=project)
     assert "q3 0" not in contained.stdout  # no one chunk contains q3's span any more
-    assert "q3: " not in contained.stderr and "1 spans have no bearing chunk" in contained.stderr
+    assert "q3: " not in contained.stderr and "1 span without a bearing chunk" in contained.stderr
     # a run over the user's chunk IDs is scored against the re-derived chunks
     run = [{"query_id": "q3", "chunk_ids": ["g-tail", "g-head"]}, {"query_id": "q4", "chunk_ids": ["f-1"]}]
     (project / "mine-run.jsonl").write_text("".join(json.dumps(x) + "\n" for x in run), encoding="utf-8")
@@ -536,3 +559,27 @@ def test_no_answerable_record_is_a_usage_error(tmp_path, cli):
     (project / "run.jsonl").write_text("")
     proc = cli(["eval", "--run", "run.jsonl"], cwd=project)
     assert proc.returncode == 2 and "no answerable record to score (1 unanswerable, 0 excluded" in proc.stderr
+
+
+def test_a_group_of_fewer_than_five_records_gets_no_interval(crafted, project, cli):
+    path, _ = crafted
+    _, out = run_eval(cli, project, "--run", path, "--k", "1,3")
+    assert out["settings"]["min_interval_n"] == 5
+    hop = {b["value"]: b for b in out["breakdowns"] if b["by"] == "hop"}
+    assert (hop["multi"]["n"], hop["single"]["n"]) == (1, 6)
+    assert all(m["ci"] == [None, None] for m in hop["multi"]["metrics"])  # q5 alone: no interval
+    assert all(None not in m["ci"] for m in hop["single"]["metrics"])
+    text = cli(["eval", "--run", path, "--k", "1,3"], cwd=project).stdout
+    (multi,) = [line for line in text.splitlines() if line.strip().startswith("multi ") and " hit " in line]
+    assert multi.endswith("(no interval: N<5)") and "[" not in multi
+    assert "no interval for a group of fewer than 5 records" in text
+    (single,) = [line for line in text.splitlines() if line.strip().startswith("single ") and " hit " in line]
+    assert "[" in single  # six records: an interval
+
+
+def test_a_set_of_fewer_than_five_records_gets_no_interval(tmp_path, cli):
+    root = make_project(tmp_path / "small", lines=SAMPLE_LINES[:4])  # q1..q3
+    proc = cli(["eval", "--retriever", "bm25", "--k", "1,3"], cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    assert "no interval (fewer than 5 records), N=3" in proc.stdout
+    assert "(no interval: N<5)  N=3" in proc.stdout and "[1.000, 1.000]" not in proc.stdout

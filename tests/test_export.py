@@ -24,6 +24,7 @@ from interchange_support import (
 
 from golden_lsp.core.canon import canonicalize
 from golden_lsp.core.chunker import chunk_id
+from golden_lsp.core.diagnostics import plural
 
 EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
 
@@ -138,7 +139,7 @@ def test_qrels_read_by_ir_datasets_trec_reader_unanswerable_counted(golden, tmp_
     out = tmp_path / "qrels.txt"
     proc = export(golden, "qrels", out)
     assert proc.returncode == 0, proc.stderr
-    assert f"{n_unanswerable(golden)} unanswerable records left out" in proc.stderr
+    assert f"{plural(n_unanswerable(golden), 'unanswerable record')} left out" in proc.stderr
     local = _ir_datasets(monkeypatch, tmp_path)
     from ir_datasets.formats import TrecQrels
 
@@ -193,7 +194,7 @@ def test_chroma_csv_references_are_canonical_ranges_of_the_spans(golden, tmp_pat
     out = tmp_path / "questions.csv"
     proc = export(golden, "chroma", out)
     assert proc.returncode == 0, proc.stderr
-    assert f"{n_unanswerable(golden)} unanswerable records left out" in proc.stderr
+    assert f"{plural(n_unanswerable(golden), 'unanswerable record')} left out" in proc.stderr
     with out.open(encoding="utf-8", newline="") as f:
         reader = csv.DictReader(f)
         assert reader.fieldnames == ["question", "references", "corpus_id"]
@@ -248,3 +249,29 @@ def test_split_keeps_only_that_splits_records(golden):
     expected = {r["query_id"] for r in artifact(golden) if r.get("split") == "test"}
     assert {s["id"] for s in body["samples"]} == expected and body["n_queries"] == len(expected)
     assert "ex999" in expected and "of split test" in proc.stderr
+
+
+def test_a_document_that_is_not_canonical_is_warned_about(tmp_path):
+    """A chapter with a BOM and CRLF line ends: the exported offsets are canonical (BOM removed),
+    so a consumer reading the file with encoding="utf-8" is off by one, and stderr says so."""
+    root = example_set(tmp_path / "set")
+    chapter = root / "corpus" / "01-planning-a-hut-tour.md"
+    text = chapter.read_text(encoding="utf-8")
+    chapter.write_bytes(("\ufeff" + text.replace("\n", "\r\n")).encode("utf-8"))
+    out = tmp_path / "chroma.csv"
+    proc = export(root, "chroma", out)
+    assert proc.returncode == 0, proc.stderr
+    (warning,) = [line for line in proc.stderr.splitlines() if "warning:" in line]
+    assert "1 exported document is not stored as its canonical text" in warning
+    assert "(01-planning-a-hut-tour.md: a BOM, CRLF line ends)" in warning
+    assert "a BOM shifts every offset by one" in warning
+    # what it warns of: an offset into the file read with encoding="utf-8" is off by one
+    row = next(r for r in csv.DictReader(out.open(encoding="utf-8")) if r["corpus_id"] == chapter.name)
+    ref = json.loads(row["references"])[0]
+    raw = chapter.read_text(encoding="utf-8")
+    assert raw[ref["start_index"] : ref["end_index"]] != ref["content"]
+    assert canonicalize(raw)[ref["start_index"] : ref["end_index"]] == ref["content"]
+    # chunk IDs only: nothing to misread, nothing said; a canonical corpus: nothing said
+    qrels = export(root, "qrels", tmp_path / "qrels.txt")
+    assert qrels.returncode == 0 and "warning" not in qrels.stderr
+    assert "warning" not in export(example_set(tmp_path / "clean"), "chroma", tmp_path / "c.csv").stderr

@@ -12,6 +12,8 @@ import pytest
 from core_support import run_cli
 from interchange_support import example_set, expected_chunk_ids, n_unanswerable
 
+from golden_lsp.core.diagnostics import plural
+
 ranx = pytest.importorskip("ranx")
 
 
@@ -33,7 +35,7 @@ def as_sets(qrels) -> dict[str, set[str]]:
 def test_ranx_json_loads_with_from_file_and_from_dict(golden, tmp_path):
     out = tmp_path / "qrels.json"
     proc = export(golden, "ranx", out)
-    assert f"{n_unanswerable(golden)} unanswerable records left out" in proc.stderr
+    assert f"{plural(n_unanswerable(golden), 'unanswerable record')} left out" in proc.stderr
     expected = expected_chunk_ids(golden)
     assert as_sets(ranx.Qrels.from_file(str(out))) == expected
     assert as_sets(ranx.Qrels.from_dict(json.loads(out.read_text(encoding="utf-8")))) == expected

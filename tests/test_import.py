@@ -92,7 +92,7 @@ def test_chunk_id_only_samples_resolve_through_the_current_chunks(golden, tmp_pa
     assert "warning[import-not-found] context 2 of sample ex001: chunk 0000" in proc.stderr
     assert "1 not found" in proc.stderr
     lines = out.read_text(encoding="utf-8").splitlines()
-    assert lines[1] == f"// unanchored: chunk {'0' * 64}" and json.loads(lines[2])["id"] == "ex001"
+    assert lines[1] == f'// unanchored: chunk "{"0" * 64}"' and json.loads(lines[2])["id"] == "ex001"
     rebuilt = {r["query_id"]: set(r["answer_bearing_chunk_ids"]) for r in built_from(golden, out, tmp_path)}
     assert {i: c for i, c in rebuilt.items() if c} == expected_chunk_ids(golden)
 
@@ -181,7 +181,7 @@ def test_a_hand_made_file_is_anchored_where_it_can_be_and_audited_where_not(edit
     assert "Most staffed huts in the Alps open from mid-June" in case
     assert "occur with different quotes or dashes at 01-planning-a-hut-tour.md:" in typography
     assert "golden-lsp: imported 6 samples to" in proc.stderr
-    assert "1 contexts anchored, 1 ambiguous, 4 not found" in proc.stderr
+    assert "1 context anchored, 1 ambiguous, 4 not found" in proc.stderr
     lines = out.read_text(encoding="utf-8").splitlines()
     records = [json.loads(line) for line in lines if line.startswith("{")]
     assert len(records) == 6 and [len(r["locators"]) for r in records] == [1, 0, 0, 0, 0, 0]
@@ -258,7 +258,7 @@ def test_chroma_names_the_document_a_context_is_looked_for_in(edited, tmp_path):
         )  # twice in one document: no quote can pick one
     proc = cli(edited, "import", "--from", "chroma", source, "--out", out)
     assert proc.returncode == 0, proc.stderr
-    assert "1 contexts anchored, 1 ambiguous, 0 not found" in proc.stderr
+    assert "1 context anchored, 1 ambiguous, 0 not found" in proc.stderr
     assert f"{source}:3:1: warning[import-ambiguous] context 1 of sample 2 occurs 2 times" in proc.stderr
     first = json.loads(out.read_text(encoding="utf-8").splitlines()[1])
     # a sentence of a paragraph: quoted whole, exact, so the span is the sentence and not the paragraph
@@ -273,7 +273,7 @@ def test_a_context_over_two_blocks_gets_a_quote_in_each_and_their_spans_cover_it
     source, out = tmp_path / "two.jsonl", tmp_path / "questions.jsonl"
     source.write_text(ragas_line("Two paragraphs?", context) + "\n", encoding="utf-8")
     proc = cli(golden, "import", "--from", "ragas", source, "--out", out)
-    assert proc.returncode == 0 and "1 contexts anchored" in proc.stderr, proc.stderr
+    assert proc.returncode == 0 and "1 context anchored" in proc.stderr, proc.stderr
     record = json.loads(out.read_text(encoding="utf-8").splitlines()[1])
     assert record["hop"] == "multi" and len(record["locators"]) == 2
     (rec,) = built_from(golden, out, tmp_path)
@@ -286,3 +286,98 @@ def test_a_context_over_two_blocks_gets_a_quote_in_each_and_their_spans_cover_it
     )
     for loc in record["locators"]:
         assert loc["quote"] in context and text.count(loc["quote"]) == 1 and "\n" not in loc["quote"]
+
+
+def _new_set(tmp_path: Path, config: str | None) -> Path:
+    """The example corpus in a folder of its own, with ``config`` (None: no config at all) and no
+    questions file yet."""
+    root = tmp_path / "new"
+    shutil.copytree(EXAMPLE_CORPUS, root / "corpus")
+    if config is not None:
+        (root / "golden-lsp.toml").write_text(config, encoding="utf-8")
+    return root
+
+
+EXAMPLE_CORPUS = Path(__file__).resolve().parents[1] / "examples" / "corpus"
+
+
+@pytest.mark.parametrize("config", ['corpus = "corpus"\nquestions = "questions.jsonl"\n', None])
+def test_import_creates_the_sets_questions_file_then_appends_to_it(tmp_path, config):
+    root = _new_set(tmp_path, config)
+    corpus = () if config else ("--corpus", "corpus")
+    first = tmp_path / "first.jsonl"
+    first.write_text(ragas_line("When is the forecast checked?", FORECAST) + "\n", encoding="utf-8")
+    made = run_cli(["import", "--from", "ragas", first, "--out", "questions.jsonl", *corpus], root)
+    assert made.returncode == 0, made.stderr  # the set's questions file, which does not exist yet
+    questions = root / "questions.jsonl"
+    before = questions.read_bytes()
+    assert "imported 1 sample to questions.jsonl: 1 context anchored" in made.stderr
+    # now it exists: an input, never overwritten; --append adds to it
+    again = run_cli(["import", "--from", "ragas", first, "--out", "questions.jsonl", *corpus], root)
+    assert again.returncode == 2 and "--append adds to it" in again.stderr
+    assert questions.read_bytes() == before
+    second = tmp_path / "second.jsonl"
+    second.write_text(
+        ragas_line("  when is the FORECAST checked? ", FORECAST)  # the same query, case and spaces aside
+        + "\n"
+        + json.dumps(
+            {
+                "user_input": "Why pack light?",
+                "reference": "You carry it up every pass.",
+                "reference_contexts": [FORECAST],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    added = run_cli(
+        ["import", "--from", "ragas", second, "--out", "questions.jsonl", "--append", *corpus], root
+    )
+    assert added.returncode == 0, added.stderr
+    assert (
+        f"{second}:1:1: note: sample skipped: questions.jsonl already asks its query (record first-001)"
+        in added.stderr
+    )
+    assert "imported 1 sample to questions.jsonl (appended)" in added.stderr and "1 skipped" in added.stderr
+    after = questions.read_bytes()
+    assert after.startswith(before)  # appended: what was there is kept byte for byte
+    records = [json.loads(line) for line in after.decode("utf-8").splitlines() if line.startswith("{")]
+    assert [(r["id"], r["query"]) for r in records] == [
+        ("first-001", "When is the forecast checked?"),
+        ("first-002", "Why pack light?"),  # a fresh id in the file's numbering
+    ]
+    check = run_cli(["check", "questions.jsonl", "--format", "json", *corpus], root)
+    assert not {f["code"] for f in json.loads(check.stdout)} & {"duplicate-id", "duplicate-query"}
+    # all of it asked already: the file is left as it was
+    same = run_cli(
+        ["import", "--from", "ragas", second, "--out", "questions.jsonl", "--append", *corpus], root
+    )
+    assert same.returncode == 0 and "nothing to append" in same.stderr and questions.read_bytes() == after
+
+
+def test_append_takes_no_id_the_committed_artifact_holds(golden, tmp_path):
+    root = tmp_path / "set"
+    shutil.copytree(golden, root)
+    questions = root / "questions.jsonl"
+    text = questions.read_text(encoding="utf-8")
+    last = [json.loads(line) for line in text.splitlines() if line.startswith("{")][-1]
+    # the last record deleted: its id is still in the committed artifact, so it is not free
+    questions.write_text(text[: text.rindex('{"id"')], encoding="utf-8")
+    source = tmp_path / "new.jsonl"
+    source.write_text(ragas_line("Is there a question nobody asked?", FORECAST) + "\n", encoding="utf-8")
+    proc = run_cli(["import", "--from", "ragas", source, "--out", questions, "--append"], root)
+    assert proc.returncode == 0, proc.stderr
+    new = [
+        json.loads(line)
+        for line in questions.read_text(encoding="utf-8").splitlines()
+        if line.startswith("{")
+    ][-1]
+    assert new["query"] == "Is there a question nobody asked?" and new["id"] != last["id"]
+    assert new["id"].startswith("ex")
+
+
+def test_append_needs_out(golden, tmp_path):
+    source = tmp_path / "new.jsonl"
+    source.write_text(ragas_line("A question?", FORECAST) + "\n", encoding="utf-8")
+    proc = cli(golden, "import", "--from", "ragas", source, "--append")
+    assert proc.returncode == 2 and "--append needs --out" in proc.stderr

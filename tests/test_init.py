@@ -87,3 +87,63 @@ def test_init_refuses_a_file_or_a_missing_corpus(tmp_path, cli):
         proc = cli(args, cwd=tmp_path)
         assert proc.returncode == 2 and reason in proc.stderr, proc.stderr
     assert (tmp_path / "afile").read_text() == "x" and not (tmp_path / "s").exists()
+
+
+def test_init_with_a_corpus_in_subfolders_writes_a_recursive_glob(tmp_path, cli):
+    docs = tmp_path / "docs"
+    (docs / "advanced").mkdir(parents=True)
+    (docs / "index.md").write_text("# Start\n\nThe service answers every request within a second.\n", "utf-8")
+    (docs / "advanced" / "timeouts.md").write_text(
+        "# Timeouts\n\nA request without an answer fails after thirty seconds, with an error.\n", "utf-8"
+    )
+    proc = cli(["init", "set", "--corpus", "docs"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert 'glob = "**/*.md"' in (tmp_path / "set" / "golden-lsp.toml").read_text(encoding="utf-8")
+    questions = tmp_path / "set" / "questions.jsonl"
+    (first,) = [json.loads(line) for line in questions.read_text(encoding="utf-8").splitlines()[-1:]]
+    assert first["locators"][0]["doc"] == "advanced/timeouts.md"  # the first document, in a subfolder
+    record = {
+        "id": "q002",
+        "query": "How fast is a request answered?",
+        "expected_answer": "Within a second, every request.",
+        "locators": [{"doc": "index.md", "quote": "within a second"}],
+    }
+    with questions.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(record) + "\n")
+    rc, found = findings(cli, tmp_path, "set")
+    assert rc == 0 and found == [], found  # both documents read, both labelled
+
+
+def test_init_of_a_flat_corpus_keeps_the_flat_glob(tmp_path, cli):
+    shutil.copytree(EXAMPLES / "corpus", tmp_path / "docs")
+    assert cli(["init", "set", "--corpus", "docs"], cwd=tmp_path).returncode == 0
+    assert 'glob = "*.md"' in (tmp_path / "set" / "golden-lsp.toml").read_text(encoding="utf-8")
+
+
+def test_unknown_doc_says_when_the_glob_leaves_the_file_out(tmp_path, cli):
+    root = tmp_path / "set"
+    (root / "corpus" / "advanced").mkdir(parents=True)
+    (root / "corpus" / "index.md").write_text("# Start\n\nEvery request is answered within a second.\n")
+    (root / "corpus" / "advanced" / "timeouts.md").write_text(
+        "# Timeouts\n\nRequests fail after thirty seconds.\n"
+    )
+    (root / "golden-lsp.toml").write_text('corpus = "corpus"\nglob = "*.md"\n', encoding="utf-8")
+    line = json.dumps(
+        {
+            "id": "q1",
+            "query": "When do requests fail?",
+            "expected_answer": "After thirty seconds without an answer.",
+            "locators": [{"doc": "advanced/timeouts.md", "quote": "fail after thirty seconds"}],
+        }
+    )
+    (root / "questions.jsonl").write_text(line + "\n", encoding="utf-8")
+    rc, found = findings(cli, tmp_path, "set")
+    (unknown,) = [f for f in found if f["code"] == "unknown-doc"]
+    assert rc == 1
+    assert "the file is in the corpus folder, but the corpus glob '*.md' leaves it out" in unknown["message"]
+    assert '"**/*.md" reads subfolders too' in unknown["message"]
+    # a doc that is nowhere still gets the corpus listing, without a word about the glob
+    (root / "questions.jsonl").write_text(line.replace("advanced/timeouts.md", "advanced/none.md") + "\n")
+    rc, found = findings(cli, tmp_path, "set")
+    (unknown,) = [f for f in found if f["code"] == "unknown-doc"]
+    assert "glob" not in unknown["message"] and "index.md" in unknown["message"]

@@ -42,6 +42,22 @@ def test_practice_fields_parse_onto_the_record_and_locator():
     assert [loc.primary for loc in rec.locators] == [False, True]
 
 
+@pytest.mark.parametrize(
+    "fields, labelled, proposed",
+    [
+        ({"annotator": "judge:claude"}, True, True),
+        ({"annotator": "ana", "judged_by": "judge:claude"}, False, True),
+        ({"judged_by": "judge:claude"}, False, True),
+        ({"annotator": "ana"}, False, False),
+        ({}, False, False),
+    ],
+)
+def test_labels_an_llm_judge_had_a_hand_in_are_told_from_a_persons(fields, labelled, proposed):
+    rec, diags = parse_record(with_fields(qline("q1", [loc("guide.md", "a")]), **fields))
+    assert diags == [] and rec.judged_by == fields.get("judged_by")
+    assert (rec.judge_labelled, rec.judge_proposed) == (labelled, proposed)
+
+
 def test_practice_fields_default_when_absent():
     rec, diags = parse_record(qline("q1", [loc("guide.md", "a")]))
     assert diags == []
@@ -55,6 +71,7 @@ def test_practice_fields_default_when_absent():
         ("query_type", 3),
         ("query_type", ""),
         ("annotator", ["ana"]),
+        ("judged_by", ""),
         ("unanswerable", "yes"),
         ("unanswerable", 1),
         ("split", "train"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -48,6 +49,9 @@ def test_stats_json_on_the_example_set_matches_its_artifact(cli, examples):
         "query_types",
         "splits",
         "n_unanswerable",
+        "annotators",
+        "n_judge_labelled",
+        "n_judge_proposed",
     ]
     artifact = [
         json.loads(x) for x in (examples / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()
@@ -61,7 +65,7 @@ def test_stats_json_on_the_example_set_matches_its_artifact(cli, examples):
     }
     assert stats["n_spans"] == len(spans)
     assert stats["span_chars"]["min"] == lengths[0] and stats["span_chars"]["max"] == lengths[-1]
-    assert stats["span_chars"]["mean"] == round(sum(lengths) / len(lengths), 1)
+    assert stats["span_chars"]["mean"] == sum(lengths) / len(lengths)  # full precision: only text rounds
     docs = sorted(p.name for p in (examples / "corpus").glob("*.md"))
     assert stats["spans_by_doc"] == {d: sum(s["doc_id"] == d for s in spans) for d in docs}
     by_count: dict[str, int] = {}
@@ -141,23 +145,79 @@ def test_agree_against_a_hand_computed_kappa(tmp_path, cli):
     # 4 records x 5 chunks = 20 pairs: both relevant 2 (r1, r3), only A 1 (r2), only B 3 (r2, r3, r4),
     # neither 14. p_o = 16/20 = 0.8; p_A = 3/20, p_B = 5/20; p_e = .15*.25 + .85*.75 = 0.675;
     # kappa = (0.8 - 0.675) / (1 - 0.675) = 0.384615...
-    assert got["kappa"] == 0.3846 and got["band"] == "poor"
+    # (JSON carries full precision: only text rounds)
+    assert got["kappa"] == pytest.approx(0.125 / 0.325, rel=1e-12) and got["band"] == "poor"
     assert (got["n_records"], got["n_items"]) == (4, 20)
-    # per record (5 chunks each): r1 agrees fully; r2 p_o .6 p_e .68 → -0.25; r3 p_o .8 p_e .56 → 0.5455;
-    # r4 p_o .8 p_e .8 → 0. Span F1: 1, 0, 2L/3L, 0 (equal paragraphs) → mean 0.4167
+    # per record (5 chunks each): r1 agrees fully; r2 p_o .6 p_e .68 → -0.25; r3 p_o .8 p_e .56 → 6/11;
+    # r4 p_o .8 p_e .8 → 0. Span F1: 1, 0, 2L/3L, 0 (equal paragraphs) → mean 5/12
     assert got["records"] == [
-        {"id": "r1", "kappa": 1.0, "span_f1": 1.0, "agree": True},
-        {"id": "r2", "kappa": -0.25, "span_f1": 0.0, "agree": False},
-        {"id": "r3", "kappa": 0.5455, "span_f1": 0.6667, "agree": False},
-        {"id": "r4", "kappa": 0.0, "span_f1": 0.0, "agree": False},
+        {"id": "r1", "kappa": 1.0, "span_f1": 1.0, "chunks_agree": True, "agree": True, "disagree": False},
+        {
+            "id": "r2",
+            "kappa": pytest.approx(-0.25),
+            "span_f1": 0.0,
+            "chunks_agree": False,
+            "agree": False,
+            "disagree": True,
+        },
+        {
+            "id": "r3",
+            "kappa": pytest.approx(6 / 11, rel=1e-12),
+            "span_f1": pytest.approx(2 / 3, rel=1e-12),
+            "chunks_agree": False,
+            "agree": False,
+            "disagree": True,
+        },
+        {
+            "id": "r4",
+            "kappa": pytest.approx(0.0, abs=1e-12),
+            "span_f1": 0.0,
+            "chunks_agree": False,
+            "agree": False,
+            "disagree": True,
+        },
     ]
-    assert got["span_f1"] == 0.4167
+    assert got["span_f1"] == pytest.approx(5 / 12, rel=1e-12) and got["span_f1"] != round(got["span_f1"], 4)
+    low, high = got["kappa_ci95"]
+    assert low <= got["kappa"] <= high
     assert (got["only_in_a"], got["only_in_b"]) == (["only-a"], ["only-b"])
     text = cli(["agree", root / "questions.jsonl", b]).stdout
     assert "Cohen's kappa 0.385 (poor" in text and "N = 20 (record, chunk) pairs" in text
     assert "hit rule any_overlap" in text and "95% CI [" in text
     assert "disagreements: 3 of 4 records" in text
     assert "A: no span (unanswerable)" in text and "B: d.md" in text and "Paragraph 5 is about" in text
+
+
+def test_agree_says_when_labels_moved_to_other_paragraphs_of_the_same_chunks(tmp_path, cli):
+    """Kappa over chunks is perfect when each label moved to a neighbouring paragraph of its chunk;
+    span F1 is 0 for those records: both side by side, those records listed, a warning."""
+    # max_chars 150 packs two paragraphs a chunk: 1–2, 3–4, 5
+    config = 'corpus = "corpus"\nmax_chars = 150\n'
+    a = [qline("m1", [quote(1)]), qline("m2", [quote(3)]), qline("m3", [quote(2)]), qline("ok", [quote(5)])]
+    root = make_project(tmp_path / "p", CORPUS, a, config=config)
+    b = root / "b.questions.jsonl"
+    moved = [
+        qline("m1", [quote(2)]),
+        qline("m2", [quote(4)]),
+        qline("m3", [quote(1)]),
+        qline("ok", [quote(5)]),
+    ]
+    b.write_text("\n".join(moved) + "\n", encoding="utf-8")
+    got = json.loads(cli(["agree", "--format", "json", root / "questions.jsonl", b]).stdout)
+    assert got["kappa"] == 1.0 and got["span_f1"] == 0.25
+    assert [(r["id"], r["chunks_agree"], r["disagree"]) for r in got["records"]] == [
+        ("m1", True, True),
+        ("m2", True, True),
+        ("m3", True, True),
+        ("ok", True, False),
+    ]
+    assert got["warnings"] and "below 0.7" in got["warnings"][0]
+    text = cli(["agree", root / "questions.jsonl", b]).stdout
+    headline = text.splitlines()[0]
+    assert "Cohen's kappa 1.000 (good)" in headline and "F1 0.250 (low: below 0.7)" in headline
+    assert "warning: mean span F1 0.250 is below 0.7" in text
+    assert "disagreements: 3 of 4 records" in text
+    assert "m1  kappa 1.000  span F1 0.000 (same chunks)" in text and "ok  kappa" not in text
 
 
 def test_agree_of_the_example_set_with_itself_is_perfect(cli, examples):
@@ -298,3 +358,18 @@ def test_sample_never_reuses_an_id_or_query_the_committed_artifact_holds(cli, ex
         for x in cli(["sample", log, "--n", "5", "--seed", "1"], cwd=examples).stdout.splitlines()
     ]
     assert [(r["id"], r["query"]) for r in recs] == [("ex074", "where is the nearest hut")]
+
+
+def test_stats_json_carries_full_precision_and_the_text_rounds(tmp_path, cli):
+    root = make_project(tmp_path / "p")
+    assert cli(["build"], cwd=root).returncode == 0
+    artifact = [
+        json.loads(x) for x in (root / "golden-set.v1.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    lengths = [s["char_end"] - s["char_start"] for r in artifact for s in r["answer_spans"]]
+    mean = sum(lengths) / len(lengths)
+    assert mean != round(mean, 1)  # the sample set's mean needs more than one decimal
+    stats = json.loads(cli(["stats", "--format", "json"], cwd=root).stdout)
+    assert stats["span_chars"]["mean"] == mean
+    text = cli(["stats"], cwd=root).stdout
+    assert re.search(rf"mean chars\s+{mean:.1f}\n", text)

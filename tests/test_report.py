@@ -9,6 +9,7 @@ import re
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
+from urllib.parse import unquote, urljoin
 
 import pytest
 
@@ -105,3 +106,93 @@ def test_report_never_overwrites_an_input(cli, tmp_path, victim):
     proc = cli(["report", golden, "--out", golden / victim], cwd=tmp_path)
     assert proc.returncode == 2 and proc.stderr.startswith("golden-lsp: ") and proc.stderr.count("\n") == 1
     assert (golden / victim).read_bytes() == before
+
+
+def _charts(html: str) -> dict[str, str]:
+    """Each chart's inline SVG, by name."""
+    return dict(re.findall(r'<figure id="chart-([a-z_]+)">(<svg.*?</svg>)', html, re.S))
+
+
+def _axis_labels(svg: str) -> list[str]:
+    return [
+        t
+        for g in re.findall(r'role-axis-label"[^>]*>(.*?)</g>', svg, re.S)
+        for t in re.findall(r">([^<]*)</text>", g)
+    ]
+
+
+def test_a_small_sets_charts_count_whole_spans_name_headings_plainly_and_say_the_metric_in_colour(
+    cli, tmp_path
+):
+    root = tmp_path / "small"
+    (root / "corpus").mkdir(parents=True)
+    (root / "corpus" / "guide.md").write_text(
+        "# Using `timeout` **safely**\n\nA request without an answer fails after thirty seconds, always.\n\n"
+        "## The [limits](https://example.org) of _retries_\n\nRetries are attempted three times, each a second apart.\n\n"
+        "## Never labelled: `max_chars` and *friends*\n\nNobody asks about this paragraph, which is long enough.\n",
+        encoding="utf-8",
+    )
+    (root / "golden-lsp.toml").write_text('corpus = "corpus"\n', encoding="utf-8")
+    records = [
+        ("q1", "When does a request fail?", "fails after thirty seconds"),
+        ("q2", "How often are retries attempted?", "attempted three times"),
+    ]
+    (root / "questions.jsonl").write_text(
+        "".join(
+            json.dumps(
+                {
+                    "id": i,
+                    "query": q,
+                    "expected_answer": "As the guide says, in that paragraph.",
+                    "locators": [{"doc": "guide.md", "quote": quote}],
+                }
+            )
+            + "\n"
+            for i, q, quote in records
+        ),
+        encoding="utf-8",
+    )
+    out = tmp_path / "report.html"
+    proc = cli(["report", root, "--out", out, "--retriever", "bm25"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    html = out.read_text(encoding="utf-8")
+    charts = _charts(html)
+    # counts are whole: no tick at 0.2 of a span or record
+    for name in ("spans_by_doc", "span_length", "records_by_chunk_count"):
+        numbers = [t for t in _axis_labels(charts[name]) if re.fullmatch(r"[0-9.,]+", t)]
+        assert numbers and all("." not in t for t in numbers), (name, numbers)
+    # headings as a reader sees them, not their Markdown
+    blind = re.search(r'<table id="blind">.*?</table>', html, re.S).group(0)
+    assert "guide.md &gt; Using timeout safely &gt; Never labelled: max_chars and friends" in blind
+    paths = [c["data-path"] for c in page(out).cells]
+    assert "guide.md > Using timeout safely > The limits of retries" in paths
+    assert not any(mark in p for p in paths for mark in ("`", "**", "](", "_retries_"))
+    # one legend, whose markers have the colours of the lines
+    curve = charts["curve"]
+    legend = re.findall(r'role-legend-symbol"[^>]*><path [^>]*d="([^"]+)" fill="(#[0-9a-f]{6})"', curve)
+    assert len(legend) == 3 and len({d for d, _ in legend}) == 3  # three shapes
+    marks = re.findall(r'class="mark-line role-mark.*?</g>', curve, re.S)
+    lines = {c for m in marks for c in re.findall(r'<path [^>]*stroke="(#[0-9a-f]{6})"', m)}
+    assert {fill for _, fill in legend} == lines and len(lines) == 3
+    assert curve.count("role-legend-symbol") == 3  # not a second legend of black shapes
+
+
+@pytest.mark.parametrize("name", ["set:v2.jsonl", "javascript:alert(1)<!--.jsonl", "a b#c%d.jsonl"])
+def test_a_finding_links_to_its_questions_file_whatever_its_name(cli, tmp_path, name):
+    golden = _set(tmp_path, EXAMPLES)
+    questions = golden / name
+    (golden / "questions.jsonl").rename(questions)
+    with questions.open("a", encoding="utf-8") as f:
+        f.write(
+            json.dumps({"id": "bad1", "query": "Which?", "locators": [{"doc": "nope.md", "quote": "x"}]})
+            + "\n"
+        )
+    line = len(questions.read_text(encoding="utf-8").splitlines())
+    config = golden / "golden-lsp.toml"
+    config.write_text(config.read_text().replace('"questions.jsonl"', json.dumps(name)))
+    out = golden / "report.html"  # beside the questions file: the link would be its bare name
+    proc = cli(["report", golden, "--out", out], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [href] = {u for u in page(out).urls if "#L" in u}
+    assert href.startswith("./") and ":" not in href, href  # no scheme can be read in it
+    assert unquote(urljoin(out.as_uri(), href)) == f"{unquote(questions.as_uri())}#L{line}"

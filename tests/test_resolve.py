@@ -198,6 +198,10 @@ def test_not_found_message_gives_raw_doc_position_and_replacement(tmp_path):
     d = only(analysis, "quote-not-found")
     # line 3, column 12 (1-based) in the raw file: "Some text: " is 11 characters
     assert "across a line break at 3:12" in d.message
+    # and what to do, on the command line too (the editor's quick fix does the same)
+    assert d.message.endswith(
+        ": a quote stays on one line, so quote 'alpha beta' (at 3:12) or 'gamma' (at 4:1) instead"
+    )
     # never a fix that spans lines: each line's part, longest first, where it sits in the raw file
     assert d.data["replacement"] == "alpha beta"
     assert d.data["replacements"] == [["alpha beta", "3:12"], ["gamma", "4:1"]]
@@ -320,9 +324,11 @@ def _check_extension(text: str, quote: str, at: int, ext: str) -> int:
     # it points at the chosen occurrence
     assert e <= at and at + len(quote) <= end
     assert text[at : at + len(quote)] == quote
-    # whole words added on either side
-    assert e == at or e == 0 or text[e - 1].isspace()
-    assert end == at + len(quote) or end == len(text) or text[end].isspace()
+    # on one line, starting and ending on a word (never inside one)
+    assert "\n" not in ext
+    assert ext[0].isalnum() and ext[-1].isalnum(), ext
+    assert e == 0 or not text[e - 1].isalnum()
+    assert end == len(text) or not text[end].isalnum()
     return e
 
 
@@ -331,11 +337,11 @@ def test_lengthen_known_results_stay_on_the_line():
     found = occurrences(text, "the cat")
     assert len(found) == 3
     got = [lengthen(text, "the cat", at) for at in found]
-    # the third: "off.\nthe cat" (12) is shorter than "the cat slept." (14) but leaves the line
-    assert got == ["the cat sat", "the cat ran", "the cat slept."]
+    # the third: "off.\nthe cat" is shorter than "the cat slept" but leaves the line; the full
+    # stop is no word to end on
+    assert got == ["the cat sat", "the cat ran", "the cat slept"]
     for at, ext in zip(found, got):
         _check_extension(text, "the cat", at, ext)
-        assert "\n" not in ext
 
 
 def test_lengthen_every_occurrence_property_based():
@@ -350,21 +356,34 @@ def test_lengthen_every_occurrence_property_based():
     assert len(found) == 5
     for at in found:
         ext = lengthen(text, quote, at)
-        _check_extension(text, quote, at, ext)
         line_lo = text.rfind("\n", 0, at) + 1
         line = text[line_lo : text.index("\n", at)]
-        if len(occurrences(text, line)) == 1 and line != quote:
-            assert "\n" not in ext, (at, ext)
+        if line == quote:  # the line holds nothing more: no quote on it points here only
+            assert ext is None
+        else:
+            _check_extension(text, quote, at, ext)
 
 
-def test_lengthen_crosses_lines_when_the_line_cannot_be_unique():
+def test_lengthen_never_crosses_lines():
+    # a quote across lines is the quote-multiline warning: no extension when the line cannot be
+    # unique, rather than one that leaves it
     text = "alpha\nthe cat\nbeta\nthe cat\ngamma\n"
     first, second = occurrences(text, "the cat")
-    a = lengthen(text, "the cat", first)
-    b = lengthen(text, "the cat", second)
-    assert (a, b) == ("the cat\nbeta", "beta\nthe cat")
-    assert _check_extension(text, "the cat", first, a) == first
-    assert _check_extension(text, "the cat", second, b) == text.index("beta")
+    assert lengthen(text, "the cat", first) is None and lengthen(text, "the cat", second) is None
+    assert lengthen(text, "the cat\nbeta", first) is None
+
+
+def test_lengthen_ends_on_words_not_on_markdown_markers():
+    text = "* The **read** path is fast.\n* The **read** path is slow.\n"
+    first, second = occurrences(text, "The **read** path")
+    assert lengthen(text, "The **read** path", first) == "The **read** path is fast"
+    assert lengthen(text, "The **read** path", second) == "The **read** path is slow"
+    # a quote starting on a marker grows to the word before it, never to the bullet
+    at = text.index("**read", second)
+    assert lengthen(text, "**read**", at) == "The **read** path is slow"
+    # only stop words added: not unique enough to mean anything, so more words
+    text = "On the way up. On the way down.\n"
+    assert lengthen(text, "the way", text.index("the way", 5)) == "the way down"
 
 
 def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):

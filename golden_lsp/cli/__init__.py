@@ -34,9 +34,32 @@ COMMANDS = {
     "qrels": "qrels",
     "retrieve": "retrieve",
     "report": "report",
+    "migrate": "migrate",
+    "judge": "judge",
+    "accept": "accept",
 }
 #: the extra a command module's imports come from, named when they are missing
 EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}
+#: the extras (pyproject.toml) that install each library a command imports only when it runs
+LIBRARY_EXTRAS = {
+    "numpy": ("eval", "search"),
+    "duckdb": ("eval",),
+    "bm25s": ("search",),
+    "altair": ("report",),
+    "vl_convert": ("report",),
+    "jinja2": ("report",),
+}
+
+
+def missing_extra(command: str, exc: ImportError) -> str | None:
+    """The one-line reason for a library of an extra that is not installed (None for any other
+    import error): the command's own extra when it provides the library, else the first that does."""
+    module = COMMANDS.get(command, "")
+    providers = LIBRARY_EXTRAS.get((exc.name or "").partition(".")[0])
+    if providers is None:
+        return None
+    extra = EXTRAS[module] if EXTRAS.get(module) in providers else providers[0]
+    return f"{command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
 
 
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -56,7 +79,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                 continue
             extra = EXTRAS.get(name, "test")
             raise ConfigError(
-                f"golden-lsp {command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
+                missing_extra(command, exc)
+                or f"{command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
             ) from None
         module.register(sub)
     serve = sub.add_parser("serve", help="run the language server (the default)")
@@ -105,6 +129,12 @@ def main(argv: list[str] | None = None) -> int:
         return args.run(args)
     except ConfigError as exc:
         sys.stderr.write(f"golden-lsp: {exc}\n")
+        return USAGE_ERROR
+    except ImportError as exc:  # a library of an extra, imported only now that the command runs
+        reason = missing_extra(args.command, exc)
+        if reason is None:
+            raise
+        sys.stderr.write(f"golden-lsp: {reason}\n")
         return USAGE_ERROR
 
 

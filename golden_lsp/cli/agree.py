@@ -12,7 +12,15 @@ from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.files import display
 from ..core.rules import short
-from ..practice.agreement import ACCEPTABLE, BOOTSTRAP_RESAMPLES, GOOD, agreement, spans_of
+from ..practice.agreement import (
+    ACCEPTABLE,
+    BOOTSTRAP_RESAMPLES,
+    GOOD,
+    SPAN_DISAGREE,
+    SPAN_WARN,
+    agreement,
+    spans_of,
+)
 from .common import add_set_options, golden_set
 
 
@@ -62,22 +70,37 @@ def _text(result: dict, a, b, golden) -> str:
         if ci
         else "no interval (fewer than 2 records)"
     )
+    n, f1 = result["n_records"], result["span_f1"]
+    f1_band = "" if f1 is None else f" ({'low: below' if f1 < SPAN_WARN else 'at least'} {SPAN_WARN})"
     out = [
-        f"Cohen's kappa {_fmt(result['kappa'])} ({result['band']}: > {GOOD} good, {ACCEPTABLE}–{GOOD} "
-        f"acceptable, < {ACCEPTABLE} poor), {interval}",
-        f"  over N = {result['n_items']:,} (record, chunk) pairs: {result['n_records']} records in both × "
-        f"{n_chunks} chunks; a chunk is relevant when it bears a span under hit rule {golden.hit_rule}",
-        f"span agreement: mean character-level F1 {_fmt(result['span_f1'])} over {result['n_records']} records",
+        f"chunks: Cohen's kappa {_fmt(result['kappa'])} ({result['band']}) · spans: mean character-level "
+        f"F1 {_fmt(f1)}{f1_band} · over {plural(n, 'record')} in both",
+        f"  kappa: > {GOOD} good, {ACCEPTABLE}–{GOOD} acceptable, < {ACCEPTABLE} poor; {interval}; over "
+        f"N = {result['n_items']:,} (record, chunk) pairs: {plural(n, 'record')} × {plural(n_chunks, 'chunk')}, "
+        f"a chunk relevant when it bears a span under hit rule {golden.hit_rule}",
+        f"  span F1: the characters both label over those either labels, per record; below {SPAN_WARN} "
+        f"the passages differ even where the chunks agree",
     ]
+    out.extend(f"warning: {w}" for w in result["warnings"])
     for label, ids in (("only in A", result["only_in_a"]), ("only in B", result["only_in_b"])):
         if ids:
             out.append(f"{label} ({len(ids)}): {', '.join(ids)}")
-    rows = [r for r in result["records"] if not r["agree"]]
-    out.append(f"disagreements: {len(rows)} of {result['n_records']} records" + (":" if rows else ""))
+    judged = result["judge_proposed"]
+    if judged["a"] or judged["b"]:
+        out.append(
+            f"machine labels: {len(judged['a'])} records of A and {len(judged['b'])} of B were labelled or "
+            "proposed by an LLM judge (annotator judge:… or judged_by): there this is agreement with a judge"
+        )
+    rows = [r for r in result["records"] if r["disagree"]]
+    out.append(
+        f"disagreements: {len(rows)} of {plural(n, 'record')} (other chunks, span F1 < {SPAN_DISAGREE} or other "
+        "answerability)" + (":" if rows else "")
+    )
     recs_a = {r.record.id: r for r in a.records if r.record is not None}
     recs_b = {r.record.id: r for r in b.records if r.record is not None}
     for row in rows:
-        out.append(f"  {row['id']}  kappa {_fmt(row['kappa'])}  span F1 {_fmt(row['span_f1'])}")
+        same = " (same chunks)" if row["chunks_agree"] else ""
+        out.append(f"  {row['id']}  kappa {_fmt(row['kappa'])}  span F1 {_fmt(row['span_f1'])}{same}")
         for who, recs in (("A", recs_a), ("B", recs_b)):
             spans = spans_of(recs[row["id"]])
             if not spans:
@@ -87,4 +110,7 @@ def _text(result: dict, a, b, golden) -> str:
             for s in spans:
                 text = golden.corpus.docs[s.doc_id].text[s.start : s.end]
                 out.append(f"    {who}: {s.doc_id} {s.start}–{s.end} {short(text)!r}")
+    bounds = [r["id"] for r in result["records"] if not r["agree"] and not r["disagree"]]
+    if bounds:
+        out.append(f"span boundaries differ (same chunks, span F1 ≥ {SPAN_DISAGREE}): {', '.join(bounds)}")
     return "\n".join(out) + "\n"

@@ -12,14 +12,14 @@ import dataclasses
 import os
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.canon import NotUtf8Error, decode_strict
 from ..core.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for, named_finding
 from ..core.diagnostics import FINDINGS
-from ..core.files import display, read_regular
+from ..core.files import display, read_regular, write_outputs
 from ..core.project import GoldenSet
 
 USAGE_ERROR = 2
@@ -93,7 +93,9 @@ def golden_set(args: argparse.Namespace, target: Path | None, lean: bool = False
     that only analyses)."""
     if target is not None and not target.exists():
         raise ConfigError(f"no such file or folder: {target}")
-    config = config_for(target or (args.questions and args.questions.parent), args.config)
+    # a --questions file outside any set is checked against the set the command is run in
+    outside = Path.cwd() if target is None and args.questions is not None else None
+    config = config_for(target or (args.questions and args.questions.parent), args.config, outside)
     overrides = {
         k: getattr(args, k)
         for k in ("corpus", "glob", "questions", "artifact", "manifest", "max_chars", "hit_rule")
@@ -161,3 +163,20 @@ def read_input(path: Path, what: str) -> str:
         raise ConfigError(f"cannot read {what} {display(path)}: {exc.strerror}") from None
     except NotUtf8Error as exc:
         raise ConfigError(f"{what} {display(path)} is {exc}") from None
+
+
+def tell(lines: Iterable[str]) -> None:
+    """Say each line on stderr, as golden-lsp says things there."""
+    sys.stderr.writelines(f"golden-lsp: {line}\n" for line in lines)
+
+
+def write_files(files: Mapping[Path, str | Sequence[str]], what: str) -> None:
+    """A command's outputs written all or nothing (``files.write_outputs``), after finishing or
+    removing what a killed earlier ``what`` left of them, which is told; a ConfigError naming the
+    file when one cannot be written."""
+    try:
+        tell(write_outputs(files, what))
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write {display(exc.filename or next(iter(files)))}: {exc.strerror or exc}"
+        ) from None

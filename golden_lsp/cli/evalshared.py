@@ -6,11 +6,9 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.config import ConfigError
-from ..core.files import write_atomically
 from ..core.project import GoldenSet
 from ..evaluate.chunkings import load_chunking
-from .common import golden_set
+from .common import golden_set, write_files
 
 if TYPE_CHECKING:
     from ..evaluate.evaluation import Targets
@@ -37,7 +35,4 @@ def load_targets(args: argparse.Namespace) -> tuple[GoldenSet, Targets]:
 def write_output(out: Path, text: str, golden: GoldenSet, *inputs: Path | None) -> None:
     """Write ``out`` atomically, refusing any path that is one of the command's inputs."""
     golden.refuse_outputs({"output": out}, {p: "input" for p in inputs if p is not None})
-    try:
-        write_atomically({out: text})
-    except OSError as exc:
-        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
+    write_files({out: text}, "write")

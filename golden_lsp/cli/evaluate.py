@@ -7,7 +7,6 @@ rule was violated, which is a bug report), 2 a usage problem with a one-line rea
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 from pathlib import Path
@@ -15,7 +14,18 @@ from typing import TYPE_CHECKING
 
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
-from ..evaluate.evalspec import DEFAULT_KS, METRIC_TABLE, METRICS, MISSES, MULTI_RULES, RUN_FORMATS
+from ..core.jsontext import dumps
+from ..evaluate.evalspec import (
+    DEFAULT_KS,
+    MAX_K,
+    MAX_RESAMPLES,
+    METRIC_TABLE,
+    METRICS,
+    MIN_INTERVAL_N,
+    MISSES,
+    MULTI_RULES,
+    RUN_FORMATS,
+)
 from ..evaluate.runs import read_run
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
@@ -97,7 +107,17 @@ def _ks(spec: str) -> tuple[int, ...]:
         raise ConfigError(f"--k {spec!r}: expected comma-separated positive integers") from None
     if not ks or ks[0] < 1:
         raise ConfigError(f"--k {spec!r}: expected comma-separated positive integers")
+    if ks[-1] > MAX_K:
+        raise ConfigError(f"--k {spec!r}: a cutoff is at most {MAX_K:,}, not {ks[-1]:,}")
     return ks
+
+
+def _resamples(n: int) -> int:
+    if not 0 <= n <= MAX_RESAMPLES:
+        raise ConfigError(
+            f"--bootstrap {n}: the number of resamples is from 0 (no interval) to {MAX_RESAMPLES:,}"
+        )
+    return n
 
 
 def _floors(specs: list[str], ks: tuple[int, ...]) -> list[tuple[str, int, float]]:
@@ -123,7 +143,7 @@ def _other(ref: str, args, tg, settings: Settings, fingerprint: str) -> Scored:
             raise ConfigError(f"{ref}: name the database with --db results.duckdb")
         from ..evaluate.resultsdb import load
 
-        return load(args.db, ref[3:], fingerprint)
+        return load(args.db, ref[3:], fingerprint, args.allow_different_sets)
     from ..evaluate.evaluation import evaluate
 
     return evaluate(tg, read_run(Path(ref), args.run_format), settings).scored()
@@ -143,7 +163,7 @@ def _eval(args: argparse.Namespace) -> int:
 
     if args.gate and args.baseline is None:
         raise ConfigError("--gate needs --baseline RUN (or db:latest with --db)")
-    settings = Settings(_ks(args.k), args.multi, args.bootstrap, args.seed)
+    settings = Settings(_ks(args.k), args.multi, _resamples(args.bootstrap), args.seed)
     gates = [parse_metric_at(g, settings.ks) for g in args.gate]
     floors = _floors(args.floor, settings.ks)
     golden, tg = load_targets(args)
@@ -172,12 +192,7 @@ def _eval(args: argparse.Namespace) -> int:
     floor_results = [(m, k, f, ev.value(m, k) < f) for m, k, f in floors]
     if args.format == "json":
         sys.stdout.write(
-            json.dumps(
-                _as_json(ev, comparisons, notes, gate_results, floor_results, run_id),
-                ensure_ascii=False,
-                indent=2,
-            )
-            + "\n"
+            dumps(_as_json(ev, comparisons, notes, gate_results, floor_results, run_id), indent=2) + "\n"
         )
     else:
         sys.stdout.write(_as_text(ev, comparisons, notes, gate_results, floor_results, run_id))
@@ -192,7 +207,10 @@ def _num(x: float) -> str:
     return "n/a" if x is None or math.isnan(x) else f"{x:.3f}"
 
 
-def _ci(lo: float, hi: float) -> str:
+def _ci(lo: float, hi: float, n: int | None = None) -> str:
+    """An interval as text; over fewer than MIN_INTERVAL_N records, that there is none."""
+    if n is not None and n < MIN_INTERVAL_N:
+        return f"(no interval: N<{MIN_INTERVAL_N})"
     return f"[{_num(lo)}, {_num(hi)}]"
 
 
@@ -203,18 +221,50 @@ def _bar(x: float) -> str:
     return "█" * full + "·" * (BAR - full)
 
 
+def _breakdowns(ev: Evaluation) -> list[str]:
+    """hit and recall by hop, query type, split and document, each group with its N (and its
+    interval, from MIN_INTERVAL_N records on)."""
+    st, out = ev.settings, []
+    by_facet: dict[str, list] = {}
+    for g in ev.groups:
+        by_facet.setdefault(g.by, []).append(g)
+    for by, groups in by_facet.items():
+        if len(groups) < 2:
+            out.append(f"\nby {by}: one group only ({groups[0].value}), no breakdown")
+            continue
+        small = (
+            f"; no interval for a group of fewer than {MIN_INTERVAL_N} records"
+            if ev.n >= MIN_INTERVAL_N
+            else ""
+        )
+        out.append(f"\nby {by} — {ev.rule_text()}{small}")
+        for g in groups:
+            mean, lo, hi = ev.group_stats(g)
+            n = len(g.rows)
+            for metric in ("hit", "recall"):
+                i = METRICS.index(metric)
+                cells = "  ".join(
+                    f"@{k} {_num(mean[i, j])}"
+                    + (f" {_ci(lo[i, j], hi[i, j])}" if n >= MIN_INTERVAL_N else "")
+                    for j, k in enumerate(st.ks)
+                )
+                none = f"  {_ci(lo[0, 0], hi[0, 0], n)}" if n < MIN_INTERVAL_N else ""
+                out.append(f"  {g.value:<14} N={n:<4} {metric:<6} {cells}{none}")
+    return out
+
+
 def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
     tg, st = ev.targets, ev.settings
     out = [
         f"golden-lsp eval: {ev.run.name} ({ev.run.format}), fingerprint {tg.fingerprint}",
-        f"  chunking {tg.chunking.name} ({tg.chunking.digest}, {len(tg.chunking.chunks)} chunks), "
+        f"  chunking {tg.chunking.name} ({tg.chunking.digest}, {plural(len(tg.chunking.chunks), 'chunk')}), "
         f"hit rule {tg.hit_rule}, multi-hop rule {st.multi}",
-        f"  N = {ev.n} answerable records; {len(ev.missing)} missing from the run, scored 0"
+        f"  N = {plural(ev.n, 'answerable record')}; {len(ev.missing)} missing from the run, scored 0"
         + (f" ({', '.join(ev.missing[:5])}{', …' if len(ev.missing) > 5 else ''})" if ev.missing else "")
         + f"; {tg.excluded} excluded (errors: see golden-lsp check)",
-        f"  {ev.run.duplicates} duplicate IDs counted once; {len(ev.unknown_chunks)} chunk IDs not in the "
-        f"chunking; {len(ev.unknown_queries)} run queries not in the set; {ev.no_bearing} spans without a "
-        "bearing chunk in this chunking",
+        f"  {plural(ev.run.duplicates, 'duplicate ID')} counted once; {plural(len(ev.unknown_chunks), 'chunk ID')} "
+        f"not in the chunking; {plural(len(ev.unknown_queries), 'run query', 'run queries')} not in the set; "
+        f"{plural(ev.no_bearing, 'span')} without a bearing chunk in this chunking",
     ]
     if tg.unanswerable:
         out.append(
@@ -226,23 +276,10 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
         out.append(f"{metric} — {ev.rule_text()}, N={ev.n}")
         for j, k in enumerate(st.ks):
             v = ev.mean[i, j]
-            out.append(f"  {metric}@{k:<3} {_num(v)}  {_ci(ev.lo[i, j], ev.hi[i, j])}  N={ev.n}  {_bar(v)}")
-    by_facet: dict[str, list] = {}
-    for g in ev.groups:
-        by_facet.setdefault(g.by, []).append(g)
-    for by, groups in by_facet.items():
-        if len(groups) < 2:
-            out.append(f"\nby {by}: one group only ({groups[0].value}), no breakdown")
-            continue
-        out.append(f"\nby {by} — {ev.rule_text()}")
-        for g in groups:
-            mean, lo, hi = ev.group_stats(g)
-            for metric in ("hit", "recall"):
-                i = METRICS.index(metric)
-                cells = "  ".join(
-                    f"@{k} {_num(mean[i, j])} {_ci(lo[i, j], hi[i, j])}" for j, k in enumerate(st.ks)
-                )
-                out.append(f"  {g.value:<14} N={len(g.rows):<4} {metric:<6} {cells}")
+            out.append(
+                f"  {metric}@{k:<3} {_num(v)}  {_ci(ev.lo[i, j], ev.hi[i, j], ev.n)}  N={ev.n}  {_bar(v)}"
+            )
+    out.extend(_breakdowns(ev))
     for role, cmp in comparisons:
         out.append(
             f"\n{role}: {cmp.a.label} − {cmp.b.label}, paired over N={len(cmp.query_ids)} queries "
@@ -250,7 +287,10 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
             f"95% paired bootstrap ({st.resamples} resamples, seed {st.seed}), randomization-test p"
         )
         if cmp.a.fingerprint != cmp.b.fingerprint:
-            out.append(f"  different sets allowed: fingerprints {cmp.a.fingerprint} and {cmp.b.fingerprint}")
+            out.append(
+                f"  different sets allowed: {cmp.b.label} was measured against another golden set, "
+                f"corpus, chunking or hit rule (fingerprints {cmp.a.fingerprint} and {cmp.b.fingerprint})"
+            )
         for i, metric in enumerate(METRICS):
             cells = "  ".join(
                 f"@{k} {cmp.delta[i, j]:+.3f} {_ci(cmp.lo[i, j], cmp.hi[i, j])} p={_num(cmp.p[i, j])}"
@@ -266,7 +306,7 @@ def _as_text(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> str:
     for metric, k, floor, failed in floors:
         i, j = METRICS.index(metric), st.ks.index(k)
         out.append(
-            f"floor {metric}@{k} ≥ {floor}: {_num(ev.mean[i, j])} {_ci(ev.lo[i, j], ev.hi[i, j])} "
+            f"floor {metric}@{k} ≥ {floor}: {_num(ev.mean[i, j])} {_ci(ev.lo[i, j], ev.hi[i, j], ev.n)} "
             f"(N={ev.n}, hit rule {tg.hit_rule}, multi {st.multi}, misses 0) — "
             + ("FAIL" if failed else "pass")
         )
@@ -326,7 +366,13 @@ def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
             "digest": tg.chunking.digest,
             "chunks": len(tg.chunking.chunks),
         },
-        "settings": {**st.as_dict(), "hit_rule": str(tg.hit_rule), "misses": MISSES, "confidence": 0.95},
+        "settings": {
+            **st.as_dict(),
+            "hit_rule": str(tg.hit_rule),
+            "misses": MISSES,
+            "confidence": 0.95,
+            "min_interval_n": MIN_INTERVAL_N,
+        },
         "n": ev.n,
         "missing": ev.missing,
         "excluded": tg.excluded,

@@ -6,12 +6,11 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
 from ..core.diagnostics import Severity, plural
-from ..core.files import display, write_atomically
+from ..core.files import display
 from ..core.questions import SPLITS
 from ..practice.export import FOLDER_FORMATS, FORMATS, export
-from .common import USAGE_ERROR, add_set_options, golden_set
+from .common import USAGE_ERROR, add_set_options, golden_set, write_files
 from .formats import format_text
 
 
@@ -50,18 +49,18 @@ def _run(args: argparse.Namespace) -> int:
         golden.refuse_outputs(
             {f"{fmt} export {name}".rstrip(): args.out / name if name else args.out for name in result.files}
         )
-        try:
-            write_atomically(files)
-        except OSError as exc:
-            raise ConfigError(f"cannot write {exc.filename or args.out}: {exc.strerror or exc}") from None
+        write_files(files, "export")
         where = display(args.out)
     split = f" of split {args.split}" if args.split else ""
-    sys.stderr.write(f"golden-lsp: exported {result.n_queries} queries{split} as {fmt} to {where}\n")
+    queries = plural(result.n_queries, "query", "queries")
+    sys.stderr.write(f"golden-lsp: exported {queries}{split} as {fmt} to {where}\n")
     if result.left_out:
         sys.stderr.write(
-            f"golden-lsp: {result.left_out} unanswerable records left out: {fmt} cannot hold "
+            f"golden-lsp: {plural(result.left_out, 'unanswerable record')} left out: {fmt} cannot hold "
             "a query without a relevant chunk\n"
         )
     for note in result.notes:
         sys.stderr.write(f"golden-lsp: {note}\n")
+    for warning in result.warnings:
+        sys.stderr.write(f"golden-lsp: warning: {warning}\n")
     return 0

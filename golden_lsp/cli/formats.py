@@ -28,6 +28,8 @@ from ..core.model import Analysis, RecordLine
 GITHUB_ANNOTATIONS_PER_KIND = 10
 GITHUB_KINDS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "notice"}
 SARIF_LEVELS = {Severity.ERROR: "error", Severity.WARNING: "warning", Severity.INFO: "note"}
+#: the formats whose broken labels name the re-anchoring ``migrate`` would apply (``cli/migrate.py``)
+REANCHORED_FORMATS = ("github", "sarif")
 
 
 def format_text(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:

@@ -8,14 +8,14 @@ from pathlib import Path
 
 from ..core import diskcache
 from ..core.config import Config
-from ..core.diagnostics import Severity, plural
+from ..core.diagnostics import BROKEN_LABEL, Severity, plural
 from ..core.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
 from ..core.files import display as _display
 from ..core.model import Analysis
 from ..core.project import GoldenSet
 from .common import add_set_options, progress
 from .common import golden_set as _common_golden_set
-from .formats import FORMATS, format_text
+from .formats import FORMATS, REANCHORED_FORMATS, format_text
 
 _RANK = {Severity.ERROR: 0, Severity.WARNING: 1, Severity.INFO: 2}
 
@@ -74,14 +74,19 @@ def _golden_set(args: argparse.Namespace, target: Path | None):
 
 def _check(args: argparse.Namespace) -> int:
     targets: list[Path | None] = list(args.paths) or [None]
-    analyses: list[Analysis] = []
+    checked: list[tuple[GoldenSet, Analysis]] = []
     for target in targets:
         with progress(f"checking {_display(target or Path.cwd())}"):
             golden = _golden_set(args, target)
-            analyses.append(golden.check())
+            checked.append((golden, golden.check()))
         _tell_recovered(golden)
+    analyses = [a for _, a in checked]
     # errors first, then warnings, then notes, each in file and line order (a sort that keeps order)
     diags = sorted((d for a in analyses for d in a.diagnostics), key=lambda d: _RANK[d.severity])
+    if args.format in REANCHORED_FORMATS and any(d.code in BROKEN_LABEL for d in diags):
+        from .migrate import with_reanchoring  # the old corpus is read only for a broken label
+
+        diags = with_reanchoring(checked, diags)
     sys.stdout.write(FORMATS[args.format](diags, analyses))
     if args.format == "text":
         for a in analyses:

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from ..core.config import ConfigError
+from ..core.diagnostics import plural
 from ..core.files import display
 from ..evaluate.chunkings import qrels_text
 from .common import add_set_options
@@ -34,8 +35,8 @@ def _qrels(args: argparse.Namespace) -> int:
         write_output(args.out, text, golden, args.chunks)
     empty = sum(1 for t in tg.answerable for b in t.bearing if not b)
     sys.stderr.write(
-        f"golden-lsp: qrels of {len(tg.answerable)} answerable records over {tg.chunking.name} "
-        f"(hit rule {tg.hit_rule}); {empty} spans have no bearing chunk; {len(tg.unanswerable)} "
+        f"golden-lsp: qrels of {plural(len(tg.answerable), 'answerable record')} over {tg.chunking.name} "
+        f"(hit rule {tg.hit_rule}); {plural(empty, 'span')} without a bearing chunk; {len(tg.unanswerable)} "
         f"unanswerable and {tg.excluded} excluded records have none"
         + (f"; wrote {display(args.out)}" if args.out else "")
         + "\n"

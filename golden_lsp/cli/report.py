@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..core.config import ConfigError
 from ..core.files import display
-from .common import add_set_options, golden_set
+from .common import add_set_options, golden_set, tell
 
 DEFAULT_OUT = "report.html"
 
@@ -35,9 +35,11 @@ def _report(args: argparse.Namespace) -> int:
     golden = golden_set(args, args.path)
     from ..practice.report import write_report  # the report extra is imported only to report
 
+    out = args.out.resolve()
     try:
-        out = write_report(golden, args.out.resolve(), args.run_file, args.retriever)
+        recovered = write_report(golden, out, args.run_file, args.retriever)
     except RuntimeError as exc:  # a missing extra (report, search)
         raise ConfigError(str(exc)) from None
+    tell(recovered)
     sys.stderr.write(f"golden-lsp: wrote {display(out)}\n")
     return 0

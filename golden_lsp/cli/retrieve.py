@@ -6,6 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from ..core.diagnostics import plural
 from ..core.files import display
 from ..evaluate.runs import run_text
 from .common import add_set_options
@@ -47,7 +48,8 @@ def _retrieve(args: argparse.Namespace) -> int:
         args.out, run_text(ids, scores, fmt, f"golden-lsp-{spec.replace(':', '.')}"), golden, args.chunks
     )
     sys.stderr.write(
-        f"golden-lsp: wrote {display(args.out)} ({fmt}): top {args.k} of {len(tg.chunking.chunks)} "
-        f"chunks ({tg.chunking.name}) for {len(ids)} queries by {spec}\n"
+        f"golden-lsp: wrote {display(args.out)} ({fmt}): top {args.k} of "
+        f"{plural(len(tg.chunking.chunks), 'chunk')} ({tg.chunking.name}) for "
+        f"{plural(len(ids), 'query', 'queries')} by {spec}\n"
     )
     return 0

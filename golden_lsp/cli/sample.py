@@ -4,15 +4,15 @@ from a query log (``golden_lsp.practice.sampling``), on stdout or into a new fil
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
-from ..core.files import display, write_atomically
+from ..core.files import display
+from ..core.jsontext import dumps
 from ..practice import sampling
-from .common import add_set_options, golden_set, read_input
+from .common import add_set_options, golden_set, read_input, write_files
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -51,16 +51,10 @@ def _sample(args: argparse.Namespace) -> int:
     for note in notes:
         sys.stderr.write(f"golden-lsp: {note}\n")
     out = sampling.skeletons(picked, existing_ids)
-    if args.format == "json":
-        text = json.dumps(out, ensure_ascii=False, indent=2) + "\n"
-    else:
-        text = "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in out)
+    text = dumps(out, indent=2) + "\n" if args.format == "json" else "".join(dumps(r) + "\n" for r in out)
     if args.out is None:
         sys.stdout.write(text)
     else:
-        try:
-            write_atomically({args.out: text})
-        except OSError as exc:
-            raise ConfigError(f"cannot write {args.out}: {exc.strerror or exc}") from None
+        write_files({args.out: text}, "sample")
         sys.stderr.write(f"golden-lsp: wrote {plural(len(out), 'record')} to {display(args.out)}\n")
     return 0

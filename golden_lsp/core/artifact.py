@@ -84,7 +84,9 @@ def practice_keys(record: QuestionRecord) -> dict[str, Any]:
     """The optional practice fields a record uses, as extra artifact keys (absent when unused, so
     a set without them builds the reference builder's bytes)."""
     out: dict[str, Any] = {
-        k: v for k in ("query_type", "split", "annotator") if (v := getattr(record, k)) is not None
+        k: v
+        for k in ("query_type", "split", "annotator", "judged_by")
+        if (v := getattr(record, k)) is not None
     }
     if record.unanswerable:
         out["unanswerable"] = True

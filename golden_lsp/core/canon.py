@@ -49,6 +49,19 @@ def canonicalize(raw: str) -> str:
     return text
 
 
+def changes(raw: str) -> list[str]:
+    """What ``canonicalize`` changes in ``raw`` that moves offsets, for people: a BOM, CRLF or CR
+    line ends, decomposed (NFD) characters; empty when a canonical offset is a raw one."""
+    out = []
+    if raw.startswith("\ufeff"):
+        out.append("a BOM")
+    if "\r" in raw:
+        out.append("CRLF line ends" if "\r\n" in raw else "CR line ends")
+    if not unicodedata.is_normalized("NFC", raw):
+        out.append("decomposed (NFD) characters")
+    return out
+
+
 def is_canonical(raw: str, canonical: str) -> bool:
     """Whether ``canonical`` is ``raw`` itself, but for the final newline ``canonicalize`` adds:
     then every canonical position is the raw one (without copying either text to compare)."""

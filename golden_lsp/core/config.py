@@ -2,8 +2,9 @@
 
 A team commits one config beside its questions file, so the CLI in CI and the server in every
 editor find the same corpus, glob, artifact paths, ``max_chars`` and hit rule without flags. The
-config is found by walking up from the questions file (or the working directory); paths in it are
-relative to the config file; any key can be overridden (CLI flags, editor settings).
+config is found by walking up from the questions file (or the working directory; for a
+``--questions`` file outside any set, from the working directory next); paths in it are relative
+to the config file; any key can be overridden (CLI flags, editor settings).
 """
 
 from __future__ import annotations
@@ -30,7 +31,21 @@ DEFAULT_QUESTIONS = "questions.jsonl"
 DEFAULT_ARTIFACT = "golden-set.v1.jsonl"
 DEFAULT_MANIFEST = "golden-set.v1.manifest.json"
 PATH_KEYS = ("corpus", "questions", "artifact", "manifest")
-KEYS = PATH_KEYS + ("glob", "max_chars", "hit_rule", "query_types", "required_query_types", "severity")
+KEYS = PATH_KEYS + (
+    "glob",
+    "max_chars",
+    "hit_rule",
+    "query_types",
+    "required_query_types",
+    "severity",
+    "judge",
+)
+#: the keys of ``[judge]`` (the LLM judge, ``golden-lsp judge``); the two paths resolve like the others
+JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals")
+JUDGE_PATH_KEYS = ("prompt", "proposals")
+DEFAULT_PROPOSALS = "proposals.jsonl"
+#: the judge's audit, written beside the proposals file (``golden-lsp judge --audit``; the report reads it)
+AUDIT_NAME = "audit.json"
 #: what ``[severity]`` may set a code to; "off" silences it
 LEVELS = ("error", "warning", "info", "off")
 
@@ -56,6 +71,8 @@ class Config:
     #: codes a run lists one finding per item however many there are (the codes ``--select``
     #: names: doc-unlabelled is otherwise one finding above ``setrules.MAX_UNLABELLED_LISTED``)
     in_full: tuple[str, ...] = ()
+    #: ``[judge]``: provider, model, command (strings), prompt and proposals (resolved paths)
+    judge: dict[str, Any] = field(default_factory=dict)
     #: the config file these values came from, if any
     source: Path | None = None
     #: keys given explicitly (in the file or as overrides), as opposed to defaults
@@ -83,6 +100,14 @@ class Config:
     def manifest_path(self) -> Path:
         return self.manifest or self.questions_path().parent / DEFAULT_MANIFEST
 
+    def proposals_path(self) -> Path:
+        """Where ``golden-lsp judge`` writes its proposals: ``[judge] proposals``, else beside the
+        questions file."""
+        return self.judge.get("proposals") or self.questions_path().parent / DEFAULT_PROPOSALS
+
+    def audit_path(self) -> Path:
+        return self.proposals_path().parent / AUDIT_NAME
+
     def corpus_path(self) -> Path:
         if self.corpus is None:
             raise ConfigError("no corpus: set 'corpus' in golden-lsp.toml or pass --corpus DIR")
@@ -104,6 +129,8 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
             out[key] = tuple(value)
         elif key == "severity":
             out[key] = _severity_table(value, where)
+        elif key == "judge":
+            out[key] = _judge_table(value, base, where)
         elif key == "max_chars":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{where}: 'max_chars' must be a positive integer, not {value!r}")
@@ -129,6 +156,19 @@ def _severity_table(value: Any, where: str) -> dict[str, str]:
         if finding.blocking and level != "error":
             raise ConfigError(f"{where}: {code} makes its record unbuildable: it is always an error")
     return dict(value)
+
+
+def _judge_table(value: Any, base: Path, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: 'judge' must be a table ([judge]: {', '.join(JUDGE_KEYS)})")
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key not in JUDGE_KEYS:
+            raise ConfigError(f"{where}: [judge] unknown key {key!r} (known: {', '.join(JUDGE_KEYS)})")
+        if not isinstance(item, str) or not item.strip():
+            raise ConfigError(f"{where}: [judge] {key!r} must be a non-empty string")
+        out[key] = (base / Path(item)).resolve() if key in JUDGE_PATH_KEYS else item
+    return out
 
 
 def named_finding(code: str, where: str) -> Finding:
@@ -189,11 +229,15 @@ def load_config(path: Path) -> Config:
     return _checked(Config(**values, source=path.resolve(), explicit=frozenset(values)), str(path))
 
 
-def config_for(start: Path | None, config_file: Path | None = None) -> Config:
-    """The config for a questions file or folder: explicit file, else found, else defaults."""
+def config_for(start: Path | None, config_file: Path | None = None, also: Path | None = None) -> Config:
+    """The config for a questions file or folder: explicit file, else found from ``start``, else
+    found from ``also`` (the working directory, for a ``--questions`` file kept outside any set),
+    else defaults."""
     if config_file is not None:
         if not config_file.exists():
             raise ConfigError(f"config file not found: {display(config_file)}")
         return load_config(config_file)
     found = find_config(start or Path.cwd())
+    if found is None and also is not None:
+        found = find_config(also)
     return load_config(found) if found else Config()

@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from . import diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, editor_text, is_canonical
@@ -236,6 +236,16 @@ class Corpus:
         self._unmatched.add(doc_id)
         return None
 
+    def left_out(self, doc_id: str) -> bool:
+        """Whether ``doc_id`` names a regular file under the root that the glob does not read
+        (a document in a subfolder under ``*.md``): what an unknown doc's finding then says."""
+        path = self.root / doc_id
+        try:
+            path.resolve().relative_to(self.root.resolve())
+            return path.is_file() and not glob_would_match(self.root, self.glob, path)
+        except (ValueError, OSError):  # outside the root, or not a name the system takes
+            return False
+
     def with_file(self, path: Path) -> Corpus:
         """A copy of this corpus with ``path`` read again from disk, exactly as ``load_corpus`` reads it.
 
@@ -279,6 +289,22 @@ class Corpus:
         broken = {k: v for k, v in self.broken.items() if k != doc_id}
         _file(doc, docs, broken)
         return Corpus(self.root, self.glob, self.max_chars, dict(sorted(docs.items())), broken)
+
+
+def glob_would_match(root: Path, glob: str, path: Path) -> bool:
+    """Would ``root.glob(glob)`` list ``path`` once it exists? (Conservative before Python 3.13:
+    a pattern with ``**`` is taken to match at any depth.)"""
+    try:
+        rel = path.relative_to(root)
+    except ValueError:
+        return False
+    if hasattr(rel, "full_match"):  # Python 3.13+: pathlib's own glob semantics
+        return rel.full_match(glob)
+    parts = PurePosixPath(glob).parts
+    if "**" in parts:
+        tail = parts[len(parts) - parts[::-1].index("**") :]
+        return not tail or rel.match(str(PurePosixPath(*tail)))
+    return len(rel.parts) == len(parts) and rel.match(glob)
 
 
 def read_document(

@@ -87,6 +87,7 @@ FINDINGS: dict[str, Finding] = _table(
     Finding("hop-mismatch", W, "The record's hop does not match its number of locators."),
     Finding("span-too-short", W, "The resolved span is too short to be a meaningful label."),
     Finding("answer-too-thin", W, "The expected answer is too short."),
+    Finding("empty-query", E, "The record's query is empty: there is nothing to retrieve for."),
     Finding("too-few-records", W, "The set has fewer records than a golden set needs."),
     Finding("doc-dominates", W, "One document holds too large a share of the set's spans."),
     Finding("doc-unlabelled", W, "No question points into a document of the corpus."),
@@ -104,6 +105,11 @@ FINDINGS: dict[str, Finding] = _table(
     Finding("import-not-found", W, "An imported reference context does not occur in the corpus."),
     Finding("import-ambiguous", W, "An imported reference context occurs more than once in the corpus."),
 )
+
+
+#: the findings of a label whose passage moved, changed or went when the corpus changed: what
+#: re-anchoring repairs (``keep.migrate``; the editor's quick fix, ``check``'s CI formats)
+BROKEN_LABEL = ("quote-not-found", "quote-ambiguous", "unknown-doc")
 
 
 @dataclass(frozen=True)

@@ -53,16 +53,19 @@ RACY_NS = 2_000_000_000
 enabled = os.environ.get("GOLDEN_LSP_NO_CACHE", "") in ("", "0")
 
 
-def cache_dir() -> Path:
+def cache_dir(kind: str = "warm") -> Path:
+    """The folder of one of golden-lsp's user caches: the warm cache, or another ``kind`` beside it
+    (``judge``: the LLM judge's judgments); under ``$GOLDEN_LSP_CACHE_DIR`` when it is set."""
     if os.environ.get("GOLDEN_LSP_CACHE_DIR"):
-        return Path(os.environ["GOLDEN_LSP_CACHE_DIR"])
+        root = Path(os.environ["GOLDEN_LSP_CACHE_DIR"])
+        return root if kind == "warm" else root / kind
     if sys.platform == "win32":
         base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Caches"
     else:
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "golden-lsp" / "warm"  # beside, never among, the editor tools' cache
+    return base / "golden-lsp" / kind  # beside, never among, the editor tools' cache
 
 
 #: the modules (of this package) whose code computes the entries: every module the facts and the
@@ -261,6 +264,49 @@ def flush() -> None:
 
 
 atexit.register(flush)
+
+
+def read_entry(folder: Path, key: str) -> Any | None:
+    """The payload stored under ``key`` in ``folder``, or None when absent, corrupt or foreign.
+
+    An entry is a header line (JSON: format, key, the sha256 of the payload's bytes) and the
+    payload's JSON: checking the digest hashes bytes, it never serialises the payload again. This is
+    the judge's cache (``keep/cache.py``): few entries, each written when a call returns, so one
+    file an entry, where the warm cache above keeps many in each pack."""
+    try:
+        data = (folder / key[:2] / f"{key}.json").read_bytes()
+        head, _, body = data.partition(b"\n")
+        entry = json.loads(head)
+        if (
+            not isinstance(entry, dict)
+            or entry.get("key") != key
+            or entry.get("format") != FORMAT
+            or entry.get("digest") != hashlib.sha256(body).hexdigest()
+        ):
+            return None
+        return json.loads(body)
+    except (OSError, ValueError, TypeError, RecursionError):
+        return None
+
+
+def write_entry(folder: Path, key: str, payload: Any) -> None:
+    """Store ``payload`` under ``key`` in ``folder``: atomic, best-effort (an OSError is ignored)."""
+    folder = folder / key[:2]
+    tmp = None
+    try:
+        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        head = json.dumps({"format": FORMAT, "key": key, "digest": hashlib.sha256(body).hexdigest()})
+        folder.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", dir=folder)
+        with os.fdopen(fd, "wb") as f:
+            f.write(head.encode("ascii") + b"\n" + body)
+        os.replace(tmp, folder / f"{key}.json")
+        tmp = None
+    except OSError:
+        pass
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 # --- what a file's bytes are, by its stat ------------------------------------------------------

@@ -6,10 +6,12 @@ a config — may turn out to be a FIFO, a device or a folder; reading one of tho
 reads nonsense, and in the language server a block makes it deaf. So inputs are opened without
 blocking and read only when they are regular files; anything else is a ``NotRegularFile`` error
 naming the path. Every output (a build's artifact and manifest, an export, a sample, an import,
-an evaluation) is written all or nothing: each file to a recognisable temporary
-(``.NAME.golden-lsp-tmp-PID``), all fsynced before any is renamed; the next build or check
-finishes (or removes) what a killed build left (``finish_interrupted``). Paths in messages are
-shown relative to the working directory when under it.
+an evaluation, a report) is written all or nothing: each file to a recognisable temporary
+(``.NAME.golden-lsp-tmp-PID``, created anew and never through a link), all fsynced before any is
+renamed; the next command writing the same files finishes (or removes) what a killed one left
+(``finish_interrupted``, which ``write_outputs`` runs first). A file written where other users
+could plant a link (the editor's report, in the temp folder) goes into a ``private_folder``.
+Paths in messages are shown relative to the working directory when under it.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 _KINDS = (
@@ -68,12 +71,29 @@ def read_regular(path: Path) -> bytes:
 TEMP_INFIX = ".golden-lsp-tmp-"
 
 
+#: characters written per call: a large text is encoded a slice at a time, never copied whole
+_WRITE_SLICE = 1 << 20
+
+
 def temporary(path: Path, pid: int) -> Path:
     return path.with_name(f".{path.name}{TEMP_INFIX}{pid}")
 
 
-def write_atomically(files: dict[Path, str]) -> None:
-    """Write every file or none, in order: all temporaries written and fsynced, then renamed.
+def _create_new(path: Path) -> int:
+    """A new file at ``path`` for writing, never opened through a link planted there: a leftover
+    of the same name (a dead process's temporary, or a link) is removed first, then the file is
+    created exclusively."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags, 0o644)
+    except FileExistsError:
+        os.unlink(path)  # removes a link itself, never what it points at
+        return os.open(path, flags, 0o644)
+
+
+def write_atomically(files: Mapping[Path, str | Sequence[str]]) -> None:
+    """Write every file (a text, or the pieces of one) or none, in order: all temporaries
+    written and fsynced, then renamed.
 
     The first rename is the commit point: a build killed before it leaves every temporary and no
     new file; killed after it, the remaining temporaries are complete and only need their rename.
@@ -87,13 +107,20 @@ def write_atomically(files: dict[Path, str]) -> None:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = temporary(path, os.getpid())
             temps.append((tmp, path))
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+            fd = _create_new(tmp)
             with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                f.write(text)
+                for piece in [text] if isinstance(text, str) else text:
+                    for start in range(0, len(piece), _WRITE_SLICE):
+                        f.write(piece[start : start + _WRITE_SLICE])
                 f.flush()
                 os.fsync(f.fileno())
-            if path.exists():  # the derived files keep the mode they were given
-                os.chmod(tmp, path.stat().st_mode & 0o777)
+            try:  # the derived files keep the mode they were given (a link's target's is not theirs)
+                old = os.stat(path, follow_symlinks=False)
+            except FileNotFoundError:
+                pass
+            else:
+                if stat.S_ISREG(old.st_mode):
+                    os.chmod(tmp, old.st_mode & 0o777)
         for tmp, path in temps:
             os.replace(tmp, path)
         for folder in {path.parent for path in files}:
@@ -104,11 +131,20 @@ def write_atomically(files: dict[Path, str]) -> None:
                 tmp.unlink(missing_ok=True)
 
 
-def finish_interrupted(paths: list[Path]) -> list[str]:
+def write_outputs(files: Mapping[Path, str | Sequence[str]], what: str) -> list[str]:
+    """``write_atomically(files)`` after finishing or removing what a killed earlier ``what``
+    (``export``, ``import``, …) left of the same files; returns what was done about those, for
+    the caller to tell."""
+    done = finish_interrupted(list(files), what)
+    write_atomically(files)
+    return done
+
+
+def finish_interrupted(paths: list[Path], what: str = "build") -> list[str]:
     """Finish or remove the temporaries a killed ``write_atomically(paths…)`` left, per process id.
 
     Temporaries of a process that is still running are left alone (a build in progress). Returns
-    what was done, one line each, for the caller to tell.
+    what was done, one line each (naming the interrupted ``what``), for the caller to tell.
     """
     pids: set[int] = set()
     for path in paths:
@@ -131,10 +167,10 @@ def finish_interrupted(paths: list[Path]) -> list[str]:
                 continue
             if committed:
                 os.replace(tmp, path)
-                done.append(f"finished an interrupted build: {display(path)}")
+                done.append(f"finished an interrupted {what}: {display(path)}")
             else:
                 tmp.unlink()
-                done.append(f"removed the temporary of an interrupted build: {display(tmp)}")
+                done.append(f"removed the temporary of an interrupted {what}: {display(tmp)}")
     return done
 
 
@@ -146,6 +182,33 @@ def _running(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+class NotPrivate(OSError):
+    """A folder that other users could write into, or that is not the user's own folder."""
+
+
+def private_folder(path: Path) -> Path:
+    """``path`` as a folder only this user can enter, for files written where other users could
+    plant a link (the temp folder): created with mode 0700 when missing; ``NotPrivate`` when it is
+    a link, not a folder, another user's, or open to others (it is never written into then)."""
+    try:
+        os.mkdir(path, 0o700)
+    except FileExistsError:
+        pass
+    st = os.lstat(path)
+    problem = None
+    if stat.S_ISLNK(st.st_mode):
+        problem = "is a symbolic link, not a folder"
+    elif not stat.S_ISDIR(st.st_mode):
+        problem = f"is {kind(st.st_mode)}, not a folder"
+    elif hasattr(os, "getuid") and st.st_uid != os.getuid():
+        problem = f"belongs to another user (uid {st.st_uid}, not {os.getuid()})"
+    elif os.name == "posix" and st.st_mode & 0o077:
+        problem = f"is open to other users (mode {stat.S_IMODE(st.st_mode):04o}, not 0700)"
+    if problem is not None:
+        raise NotPrivate(errno.EPERM, f"{problem}: remove it, golden-lsp then makes it private", str(path))
+    return path
 
 
 def _refuse_target(path: Path) -> None:

@@ -10,17 +10,17 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from . import diskcache
 from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
-from .corpus import BrokenDoc, Corpus, CorpusConfigError, CorpusDoc, load_corpus
+from .corpus import BrokenDoc, Corpus, CorpusConfigError, CorpusDoc, glob_would_match, load_corpus
 from .docindex import load_indexed
 from .facts import Found
-from .files import NotRegularFile, display, finish_interrupted, read_regular, write_atomically
+from .files import NotRegularFile, display, finish_interrupted, kind, read_regular, write_atomically
 from .questions import is_skipped, split_lines
 from .rules import SetRules, with_severities
 from .scoring import parse_hit_rule
@@ -119,7 +119,13 @@ class GoldenSet:
     def build_command(self) -> str:
         """The command that rebuilds this set as it was configured here, overrides included, with
         paths relative to the working directory when under it (shell-quoted)."""
-        words = ["golden-lsp", "build"]
+        return self.command_line("build")
+
+    def command_line(self, command: str, *extra: str) -> str:
+        """``golden-lsp COMMAND`` on this set as it was configured here (``--config`` and the
+        overrides, paths relative to the working directory when under it), then ``extra``;
+        shell-quoted."""
+        words = ["golden-lsp", command]
         if self.config.source is not None:
             words += ["--config", display(self.config.source)]
         for key in self.config.overridden:
@@ -131,7 +137,7 @@ class GoldenSet:
             elif isinstance(value, (list, tuple)):
                 value = ",".join(value)
             words += [f"--{key.replace('_', '-')}", str(value)]
-        return shlex.join(words)
+        return shlex.join([*words, *extra])
 
     def fresh_manifest(self, analysis: Analysis, commit: str = "unknown") -> dict:
         """The manifest a build would write; made again only when the corpus object, the number of
@@ -146,6 +152,16 @@ class GoldenSet:
     def _kept(self, key: str, path: Path) -> Path | None:
         """A derived file is checked when configured explicitly or when it exists."""
         return path if key in self.config.explicit or path.exists() else None
+
+    def recorded_commit(self) -> str | None:
+        """The ``corpus_commit`` the committed manifest records: the commit the last build read
+        the corpus at (None: no manifest, not JSON, or "unknown")."""
+        try:
+            committed = self._committed.get(self.config.manifest_path(), "manifest").parsed
+        except ConfigError:  # not a regular file: the staleness check reports it
+            return None
+        commit = committed.get("corpus_commit") if isinstance(committed, dict) else None
+        return commit if isinstance(commit, str) and commit not in ("", "unknown") else None
 
     def committed_queries(self) -> dict[str, object]:
         """``id`` → query of every record the committed artifact holds (empty when there is none)."""
@@ -211,31 +227,41 @@ class GoldenSet:
         action: str = "write",
         derived: bool = True,
         questions: bool = False,
+        append: bool = False,
     ) -> None:
         """Raise ConfigError unless every output (what → path) is a new file of its own: no output
         of any command overwrites an input of the set (``inputs``), a command's other inputs
-        (``also``), a file named like a config or (unless the output is one: ``questions``) a
-        questions file, a file the corpus glob would read as a document, a folder, or another of
-        the outputs."""
+        (``also``), a file named like a config or a questions file, a file the corpus glob would
+        read as a document, a folder or a FIFO, or another of the outputs. An output that is a
+        questions file (``questions``) may create the set's questions file, and may be added to an
+        existing one when asked to (``append``): only a questions file that exists is in its way."""
         owners = self.inputs(derived)
+        own = self.questions_path.resolve()
+        if questions and owners.get(own) == "questions file" and (append or not own.exists()):
+            del owners[own]
         inputs = set(owners) | {p.resolve() for p in also or {}}
         owners.update((p.resolve(), what) for p, what in (also or {}).items())
         root = self.corpus.root.resolve()
         for what, path in outputs.items():
             resolved = path.resolve()
             other = owners.setdefault(resolved, what)
-            if other == what and (
-                resolved.name in CONFIG_NAMES or (not questions and is_input_name(resolved.name))
-            ):
+            named_questions = is_input_name(resolved.name) and (
+                not questions or (not append and resolved.exists())
+            )
+            if other == what and (resolved.name in CONFIG_NAMES or named_questions):
                 inputs.add(resolved)
                 other = f"{'config' if resolved.name in CONFIG_NAMES else 'questions'} file {resolved.name}"
-            if other == what and _glob_would_match(root, self.corpus.glob, resolved):
+            if other == what and glob_would_match(root, self.corpus.glob, resolved):
                 inputs.add(resolved)
                 other = f"corpus (it matches {self.corpus.glob!r} under {display(self.corpus.root)})"
-            if other == what and resolved.is_dir():
-                raise ConfigError(f"refusing to {action}: the {what} {display(path)} is a folder")
+            if other == what and resolved.exists() and not resolved.is_file():  # never a blocking FIFO
+                raise ConfigError(
+                    f"refusing to {action}: the {what} {display(path)} is {kind(resolved.stat().st_mode)}"
+                )
             if other != what:
                 an_input = ", an input: an output never overwrites an input" if resolved in inputs else ""
+                if questions and not append and other.startswith("questions file"):
+                    an_input += " (--append adds to it)"
                 raise ConfigError(
                     f"refusing to {action}: the {what} {display(path)} would overwrite the {other}{an_input}"
                 )
@@ -279,19 +305,3 @@ CONFIG_NAMES = ("golden-lsp.toml", "pyproject.toml")
 
 def is_input_name(name: str) -> bool:
     return name in CONFIG_NAMES or name == DEFAULT_QUESTIONS or name.endswith(".questions.jsonl")
-
-
-def _glob_would_match(root: Path, glob: str, path: Path) -> bool:
-    """Would ``root.glob(glob)`` list ``path`` once it exists? (Conservative before Python 3.13:
-    a pattern with ``**`` is taken to match at any depth.)"""
-    try:
-        rel = path.relative_to(root)
-    except ValueError:
-        return False
-    if hasattr(rel, "full_match"):  # Python 3.13+: pathlib's own glob semantics
-        return rel.full_match(glob)
-    parts = PurePosixPath(glob).parts
-    if "**" in parts:
-        tail = parts[len(parts) - parts[::-1].index("**") :]
-        return not tail or rel.match(str(PurePosixPath(*tail)))
-    return len(rel.parts) == len(parts) and rel.match(glob)

@@ -59,12 +59,15 @@ RECORD_FIELDS = (
     "unanswerable",
     "split",
     "annotator",
+    "judged_by",
 )
 REQUIRED_FIELDS = ("id", "query", "expected_answer", "locators")
 LOCATOR_FIELDS = ("doc", "quote", "exact", "primary")
 HOPS = ("single", "multi")
 #: the splits a record may belong to (good practice: tune on dev, report on test, canary in prod)
 SPLITS = ("dev", "test", "canary")
+#: how an annotator (or a ``judged_by`` note) names an LLM judge: ``judge:<model>``
+JUDGE_PREFIX = "judge:"
 #: the default vocabulary of ``query_type`` (config ``query_types``)
 DEFAULT_QUERY_TYPES = ("factual", "conceptual", "comparison", "procedural", "multi-hop", "unanswerable")
 #: deepest nesting of arrays and objects the walker follows (a record needs 3 levels)
@@ -200,11 +203,12 @@ class QuestionRecord:
     hop: str = "single"
     tags: list[str] = field(default_factory=list)
     #: practice fields (all optional): a type from the config's vocabulary, a query the corpus
-    #: cannot answer, the split it belongs to, who labelled it
+    #: cannot answer, the split it belongs to, who labelled it, which LLM judge proposed its labels
     query_type: str | None = None
     unanswerable: bool = False
     split: str | None = None
     annotator: str | None = None
+    judged_by: str | None = None
     #: False when any field is missing or mistyped: such a record is never built
     valid: bool = True
 
@@ -219,6 +223,16 @@ class QuestionRecord:
             n = self.node.members[name][1]
             return n.start, n.end
         return self.span
+
+    @property
+    def judge_labelled(self) -> bool:
+        """Labelled by an LLM judge (``annotator: "judge:<model>"``), not by a person."""
+        return self.annotator is not None and self.annotator.startswith(JUDGE_PREFIX)
+
+    @property
+    def judge_proposed(self) -> bool:
+        """Labels an LLM judge had a hand in: labelled by one, or accepted from its proposals."""
+        return self.judge_labelled or self.judged_by is not None
 
 
 def is_skipped(line: str) -> bool:
@@ -397,9 +411,9 @@ def _parse_fields(
 
 
 def _parse_practice_fields(rec: QuestionRecord, members: dict[str, Any], wrong) -> None:
-    """``query_type``, ``unanswerable``, ``split`` and ``annotator``: types only (the vocabulary of
-    query types is the set's config, checked by the rules)."""
-    for name in ("query_type", "annotator"):
+    """``query_type``, ``unanswerable``, ``split``, ``annotator`` and ``judged_by``: types only (the
+    vocabulary of query types is the set's config, checked by the rules)."""
+    for name in ("query_type", "annotator", "judged_by"):
         if name in members:
             if isinstance(members[name], str) and members[name]:
                 setattr(rec, name, members[name])

@@ -5,7 +5,8 @@ quote is right for a keystroke, but opening (or checking in CI) a set of 10,000 
 2.5 MB documents would scan each document thousands of times. Here all the quotes of a document
 are found in a single Aho–Corasick pass (pyahocorasick, a maintained C implementation), with the
 same answer as ``resolve.occurrences``: every start offset, overlapping ones included, ascending,
-cut after ``limit``.
+cut after ``limit``. One automaton (``build``) also serves many texts (``find_with``): the
+re-anchoring of a migration looks for many old passages in every document of the corpus.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ MIN_QUOTE_CHARS = 4
 MAX_QUOTE_CHARS = 2000
 
 
-def find_all(text: str, quotes: Iterable[str], limit: int) -> dict[str, list[int]]:
-    """Start offsets of each quote in ``text`` (at most ``limit`` each), in one pass."""
+def build(quotes: Iterable[str]) -> ahocorasick.Automaton:
+    """One automaton of ``quotes`` (each ``batchable``), to find them in any number of texts."""
     automaton = ahocorasick.Automaton()
     for quote in quotes:
         if len(quote) > MAX_QUOTE_CHARS:
@@ -34,15 +35,26 @@ def find_all(text: str, quotes: Iterable[str], limit: int) -> dict[str, list[int
                 f"a quote of {len(quote)} characters is past MAX_QUOTE_CHARS: find it with str.find"
             )
         automaton.add_word(quote, quote)
+    if len(automaton):
+        automaton.make_automaton()
+    return automaton
+
+
+def find_with(automaton: ahocorasick.Automaton, text: str, limit: int) -> dict[str, list[int]]:
+    """Start offsets in ``text`` of each quote of ``automaton`` (at most ``limit`` each), in one pass."""
     found: dict[str, list[int]] = {quote: [] for quote in automaton.values()}
     if not found:
         return found
-    automaton.make_automaton()
     for end, quote in automaton.iter(text):
         starts = found[quote]
         if len(starts) < limit:
             starts.append(end - len(quote) + 1)
     return found
+
+
+def find_all(text: str, quotes: Iterable[str], limit: int) -> dict[str, list[int]]:
+    """Start offsets of each quote in ``text`` (at most ``limit`` each), in one pass."""
+    return find_with(build(quotes), text, limit)
 
 
 def batchable(quote: str) -> bool:

@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from .corpus import Corpus, CorpusDoc
-from .diagnostics import Diagnostic, Range, Related, Severity
+from .diagnostics import Diagnostic, Range, Related, Severity, plural
 from .facts import Found, QuoteFacts, quote_facts
 from .model import LineResult, ResolvedLocator
 from .questions import DEFAULT_QUERY_TYPES, Locator, QuestionRecord
@@ -153,15 +153,22 @@ def resolve_locator(
             )
         )
     if chars < MIN_SPAN_CHARS:
-        diags.append(
-            Diagnostic.at_columns(
-                "span-too-short",
-                f"the resolved span ({span.rule}) is under {MIN_SPAN_CHARS} characters: "
-                "the label is probably mis-anchored",
-                *_cols(locator),
-            )
-        )
+        diags.append(Diagnostic.at_columns("span-too-short", _too_short(span, chars, facts), *_cols(locator)))
     return out
+
+
+def _too_short(span: Span, chars: int, facts: QuoteFacts) -> str:
+    """span-too-short's message: mis-anchored only when the block around the span is longer."""
+    said = f"the resolved span ({span.rule}) is {plural(chars, 'character')}, under {MIN_SPAN_CHARS}"
+    if facts.block is not None and facts.block_chars > chars:
+        return (
+            f"{said}, inside a {facts.block[2]} of {facts.block_chars}: the label is probably mis-anchored "
+            '(drop "exact": true to label the whole block, or quote more of the answer)'
+        )
+    return (
+        f"{said}, and so is its whole {'block' if span.rule == EXACT else span.rule}: a label this short "
+        "rarely holds an answer (label a longer passage, or quiet span-too-short for such records)"
+    )
 
 
 def _cols(locator: Locator, name: str = "quote") -> tuple[int, int]:
@@ -224,21 +231,39 @@ def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, cols: tuple[int, in
         )
         # a fix never writes a quote spanning lines: for a line break, the parts on one line
         choices = list(facts.part_texts) if hint.kind == "line break" else [hint.corpus_text]
+        parts = [
+            (part, "{0.line}:{0.column}".format(_related(doc, facts.position, a, b, "").range.one_based()))
+            for part, (a, b) in zip(facts.part_texts, hint.parts)
+        ]
         if choices:
             data["replacement"] = choices[0]
-            data["replacements"] = [
-                [
-                    part,
-                    "{0.line}:{0.column}".format(_related(doc, facts.position, a, b, "").range.one_based()),
-                ]
-                for part, (a, b) in zip(facts.part_texts, hint.parts)
-            ]
+            data["replacements"] = [list(p) for p in parts]
+        if hint.kind == "line break":
+            message += (
+                ": a quote stays on one line, so quote "
+                + " or ".join(f"{short(part, 40)!r} (at {at})" for part, at in parts)
+                + " instead"
+                if parts
+                else ": a quote stays on one line, so quote words of one of its lines"
+            )
     return Diagnostic.at_columns("quote-not-found", message, *cols, (loc,), **data)
 
 
 def unknown_doc(corpus: Corpus, doc_id: str, cols: tuple[int, int]) -> Diagnostic:
     """unknown-doc at the doc's ``cols``, naming the closest doc IDs (rapidfuzz) or, for a small
-    corpus, all of them."""
+    corpus, all of them; when the file is there but the glob leaves it out, it says that."""
+    if corpus.left_out(doc_id):
+        wider = (
+            f'; glob = "**/{PurePosixPath(corpus.glob).name}" reads subfolders too'
+            if "/" in doc_id and "**" not in corpus.glob
+            else ""
+        )
+        return Diagnostic.at_columns(
+            "unknown-doc",
+            f"unknown doc {doc_id!r}: the file is in the corpus folder, but the corpus glob "
+            f"{corpus.glob!r} leaves it out (set 'glob' in the config{wider})",
+            *cols,
+        )
     from rapidfuzz import fuzz, process, utils  # imported only when a doc is unknown
 
     stems = {d: PurePosixPath(d).stem for d in corpus.docs}  # ".md" alike in every name: compare the rest
@@ -288,6 +313,14 @@ def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags:
         need = "exactly one locator" if record.hop == "single" else "at least two locators"
         diags.append(
             Diagnostic.at_columns("hop-mismatch", f"hop {record.hop!r} needs {need}, found {n}", *where)
+        )
+    if isinstance(record.query, str) and not record.query.strip():
+        diags.append(
+            Diagnostic.at_columns(
+                "empty-query",
+                "the query is empty: write the question as a user would ask it",
+                *record.field_range("query"),
+            )
         )
     if record.expected_answer is not None and len(record.expected_answer.strip()) < MIN_ANSWER_CHARS:
         diags.append(

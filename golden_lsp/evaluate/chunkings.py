@@ -22,6 +22,7 @@ from ..core.canon import canonicalize
 from ..core.chunker import CHUNKER_VERSION, Chunk
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
+from ..core.files import read_regular
 from ..core.resolve import Span, occurrences
 from ..core.scoring import HitRule, bearing_chunks
 
@@ -135,7 +136,7 @@ def load_chunking(path: Path, corpus: Corpus) -> Chunking:
     """A chunk file: one ``{"chunk_id", "doc_id", "char_start", "char_end"}`` or
     ``{"chunk_id", "doc_id", "text"}`` per line; any problem is a ``ConfigError`` naming the line."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)  # a FIFO is refused, never waited on
     except OSError as exc:
         raise ConfigError(f"cannot read chunk file {path}: {exc.strerror}") from None
     reader = _Reader(path, corpus)
@@ -149,6 +150,8 @@ def load_chunking(path: Path, corpus: Corpus) -> Chunking:
             continue
         try:
             obj = json.loads(line)
+        except RecursionError:
+            raise reader.fail(no, "invalid JSON: nested too deeply") from None
         except ValueError as exc:
             raise reader.fail(no, f"invalid JSON: {exc}") from None
         chunks.append(reader.chunk(no, obj))

@@ -30,6 +30,13 @@ METRIC_TABLE = (
 #: the metrics' names, in the registry's order
 METRICS = tuple(m.name for m in METRIC_TABLE)
 DEFAULT_KS = (1, 3, 5, 10, 20, 50)
+#: the largest cutoff, and the most bootstrap resamples, a command accepts (a cutoff past the
+#: deepest ranking costs nothing more: the judging stops there)
+MAX_K = 1_000_000
+MAX_RESAMPLES = 100_000
 MULTI_RULES = ("any", "all")
 RUN_FORMATS = ("trec", "jsonl", "ranx")
 MISSES = "a query missing from the run scores 0"
+#: the fewest records a mean gets a bootstrap interval over: resampling fewer is degenerate (one
+#: record gives the zero-width interval [x, x]), so a smaller group is shown without one
+MIN_INTERVAL_N = 5

@@ -21,12 +21,12 @@ import numpy as np
 
 from ..core.chunker import Chunk
 from ..core.config import ConfigError
-from ..core.diagnostics import Severity
+from ..core.diagnostics import Severity, plural
 from ..core.project import GoldenSet
 from ..core.resolve import Span
 from ..core.scoring import HitRule, union_coverage
 from .chunkings import Chunking, corpus_chunking
-from .evalspec import METRICS, MISSES, MULTI_RULES
+from .evalspec import METRICS, MIN_INTERVAL_N, MISSES, MULTI_RULES
 from .metrics import Judged, bootstrap, iou, per_query, randomization_p
 from .runs import Run
 
@@ -145,10 +145,14 @@ def _first_satisfied(
 
 
 def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
+    """The run judged over the answerable records, ranks cut at the largest cutoff — or sooner,
+    at the deepest ranking of the run, past which no rank holds anything (so ``--k 1000000``
+    over a run of 50 costs what ``--k 50`` does, and scores the same)."""
     kmax = max(settings.ks)
     by_id = tg.chunking.by_id
     n = len(tg.answerable)
-    rel = np.zeros((n, kmax), dtype=bool)
+    depth = max((len(run.rankings.get(t.query_id, ())) for t in tg.answerable), default=0)
+    rel = np.zeros((n, min(kmax, depth)), dtype=bool)
     n_rel = np.zeros(n, dtype=int)
     first_hit = np.zeros(n, dtype=int)
     ious = np.zeros((n, len(settings.ks)))
@@ -231,15 +235,28 @@ class Evaluation:
 
     def group_stats(self, group: Group) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         sub = self.values[group.rows]
-        lo, hi = bootstrap(sub, self.settings.resamples, self.settings.seed)
+        lo, hi = interval(sub, self.settings)
         return sub.mean(axis=0), lo, hi
 
     def rule_text(self) -> str:
+        interval = (
+            f"95% bootstrap interval ({self.settings.resamples} resamples, seed {self.settings.seed})"
+            if self.n >= MIN_INTERVAL_N
+            else f"no interval (fewer than {MIN_INTERVAL_N} records)"
+        )
         return (
             f"hit rule {self.targets.hit_rule}, multi-hop rule {self.settings.multi}, {MISSES} "
-            f"({len(self.missing)} missing), 95% bootstrap interval ({self.settings.resamples} resamples, "
-            f"seed {self.settings.seed})"
+            f"({len(self.missing)} missing), {interval}"
         )
+
+
+def interval(values: np.ndarray, settings: Settings) -> tuple[np.ndarray, np.ndarray]:
+    """The 95 % bootstrap interval of the mean of ``values`` (records on axis 0); NaN (no
+    interval) over fewer than ``MIN_INTERVAL_N`` records."""
+    if values.shape[0] < MIN_INTERVAL_N:
+        nan = np.full(values.shape[1:], np.nan)
+        return nan, nan
+    return bootstrap(values, settings.resamples, settings.seed)
 
 
 def _groups(answerable: list[Target]) -> list[Group]:
@@ -263,7 +280,7 @@ def evaluate(tg: Targets, run: Run, settings: Settings) -> Evaluation:
             "excluded with errors: see golden-lsp check)"
         )
     values = per_query(judge(tg, run, settings), settings.ks)
-    lo, hi = bootstrap(values, settings.resamples, settings.seed)
+    lo, hi = interval(values, settings)
     known = {t.query_id for t in tg.all()}
     retrieved = {cid for ids in run.rankings.values() for cid in ids}
     return Evaluation(
@@ -345,6 +362,8 @@ def sanity(ev: Evaluation) -> list[Note]:
 
 def _cite(ev: Evaluation, metric: str, k: int) -> str:
     i, j = METRICS.index(metric), ev.settings.ks.index(k)
+    if ev.n < MIN_INTERVAL_N:
+        return f"{metric}@{k} {ev.mean[i, j]:.3f} (no interval: N<{MIN_INTERVAL_N})"
     return f"{metric}@{k} {ev.mean[i, j]:.3f} 95% [{ev.lo[i, j]:.3f}, {ev.hi[i, j]:.3f}]"
 
 
@@ -403,7 +422,7 @@ def signals(ev: Evaluation) -> list[Note]:
         out.append(
             Note(
                 "info",
-                f"k={max(ks)} exceeds the {len(ev.targets.chunking.chunks)} chunks of "
+                f"k={max(ks)} exceeds the {plural(len(ev.targets.chunking.chunks), 'chunk')} of "
                 f"{ev.targets.chunking.name}: the deepest cutoffs rank the whole corpus",
             )
         )

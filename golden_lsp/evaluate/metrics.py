@@ -30,7 +30,8 @@ CONFIDENCE = 0.95
 
 @dataclass
 class Judged:
-    """What the metrics need of a run over N queries, with ranks cut at K = max(ks)."""
+    """What the metrics need of a run over N queries, with ranks cut at K ≤ max(ks): nothing is
+    ranked past K (a cutoff beyond it reads rank K)."""
 
     #: (N, K) bool: the chunk at rank r+1 bears some span of the query
     rel: np.ndarray
@@ -52,8 +53,10 @@ class Cutoffs:
         self.n, self.kmax = judged.rel.shape
 
     def at_cutoffs(self, cumulative: np.ndarray) -> np.ndarray:
-        """(N, len(ks)): a cumulative (N, K) sum read at each cutoff."""
-        return cumulative[:, self.ks - 1] if self.kmax else np.zeros((self.n, len(self.ks)))
+        """(N, len(ks)): a cumulative (N, K) sum read at each cutoff (at K for one beyond it)."""
+        if not self.kmax:
+            return np.zeros((self.n, len(self.ks)))
+        return cumulative[:, np.minimum(self.ks, self.kmax) - 1]
 
     @cached_property
     def found(self) -> np.ndarray:
@@ -102,10 +105,13 @@ def _mrr(c: Cutoffs) -> np.ndarray:
 
 @metric("ndcg")
 def _ndcg(c: Cutoffs) -> np.ndarray:
-    discount = 1.0 / np.log2(np.arange(2, c.kmax + 2))
-    dcg = c.at_cutoffs(np.cumsum(c.judged.rel * discount, axis=1))
-    ideal_cum = np.concatenate([[0.0], np.cumsum(discount)])
-    ideal = ideal_cum[np.minimum(c.judged.n_rel[:, None], c.ks[None, :])]
+    def discount(n: int) -> np.ndarray:
+        return 1.0 / np.log2(np.arange(2, n + 2))
+
+    dcg = c.at_cutoffs(np.cumsum(c.judged.rel * discount(c.kmax), axis=1))
+    ideal_n = np.minimum(c.judged.n_rel[:, None], c.ks[None, :])
+    ideal_cum = np.concatenate([[0.0], np.cumsum(discount(int(ideal_n.max(initial=0))))])
+    ideal = ideal_cum[ideal_n]
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
 

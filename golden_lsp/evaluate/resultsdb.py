@@ -17,6 +17,7 @@ a metric added to it gets its column in an existing file too, NULL in the runs b
 from __future__ import annotations
 
 import json
+import stat
 import uuid
 from collections.abc import Callable
 from datetime import datetime, timezone
@@ -27,6 +28,8 @@ import numpy as np
 
 from .. import __version__
 from ..core.config import ConfigError
+from ..core.diagnostics import plural
+from ..core.files import kind as file_kind
 from .evalspec import METRICS
 from .evaluation import Evaluation, Scored, Settings
 
@@ -98,6 +101,9 @@ def _prepare(con, path: Path) -> None:
             f"{path}: a results database of schema version {version}, newer than this golden-lsp's "
             f"({SCHEMA_VERSION}): upgrade golden-lsp (pip install -U 'golden-lsp[eval]') to use it"
         )
+    problem = _layout_problem(con) if version is not None else None
+    if problem is not None:  # never migrated, nor written into
+        raise ConfigError(f"{path}: not a golden-lsp results database: {problem}")
     con.begin()
     if version is None:
         for statement in (RUNS, RUN_METRICS, _query_results(), VERSION_TABLE):
@@ -115,13 +121,47 @@ def _prepare(con, path: Path) -> None:
     con.commit()
 
 
+def _layout_problem(con) -> str | None:
+    """Why the file's tables are not those of a golden-lsp results database (every version has
+    these columns, but for metrics added since), or None."""
+    import duckdb
+
+    model = duckdb.connect(":memory:")
+    try:
+        for statement in (RUNS, RUN_METRICS, _query_results()):
+            model.execute(statement)
+        for table in ("runs", "run_metrics", "query_results"):
+            have = {name: kind for name, (kind, _) in _columns(con, table).items()}
+            wrong = [
+                name
+                for name, (kind, _) in _columns(model, table).items()
+                if name not in METRICS and have.get(name) != kind
+            ]
+            if not have:
+                return f"it has no table {table}"
+            if wrong:
+                names = ", ".join(wrong[:4]) + (f" and {len(wrong) - 4} more" if len(wrong) > 4 else "")
+                return f"its table {table} lacks the columns {names} (or holds them as other types)"
+    finally:
+        model.close()
+    return None
+
+
 def _connect(path: Path, create: bool):
     try:
         import duckdb
     except ImportError:  # pragma: no cover - the eval and test extras install it
         raise ConfigError("--db needs DuckDB: pip install 'golden-lsp[eval]'") from None
-    if not create and not path.is_file():
-        raise ConfigError(f"no results database at {path}")
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        if not create:
+            raise ConfigError(f"no results database at {path}") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot open the results database {path}: {exc.strerror}") from None
+    else:
+        if not stat.S_ISREG(mode):  # DuckDB would wait on a FIFO for good
+            raise ConfigError(f"the results database {path} is {file_kind(mode)}, not a regular file")
     try:
         con = duckdb.connect(str(path))
     except duckdb.Error as exc:
@@ -195,9 +235,25 @@ def _query_rows(ev: Evaluation, run_id: str) -> dict[str, np.ndarray]:
     return columns
 
 
+def _usable(path: Path, con: Any, work: Callable[[Any], Any]) -> Any:
+    """``work(con)``, with any DuckDB error (a table of another shape, a full disk) a ConfigError
+    naming the file; the connection is closed either way."""
+    import duckdb
+
+    try:
+        return work(con)
+    except duckdb.Error as exc:
+        raise ConfigError(f"{path}: not a usable golden-lsp results database: {exc}") from None
+    finally:
+        con.close()
+
+
 def store(path: Path, ev: Evaluation) -> str:
     """Append the evaluation; returns its run id."""
-    con = _connect(path, create=True)
+    return _usable(path, _connect(path, create=True), lambda con: _store(con, ev))
+
+
+def _store(con: Any, ev: Evaluation) -> str:
     st = ev.settings
     run_id = uuid.uuid4().hex[:12]
     nm, nk = len(METRICS), len(st.ks)
@@ -234,7 +290,6 @@ def store(path: Path, ev: Evaluation) -> str:
             "* EXCLUDE (documents), from_json(documents, '[\"VARCHAR\"]')",
         )
     con.commit()
-    con.close()
     return run_id
 
 
@@ -245,20 +300,28 @@ def _aggregates(ev: Evaluation):
         yield g.by, g.value, mean, lo, hi, len(g.rows)
 
 
-def load(path: Path, ref: str, fingerprint: str) -> Scored:
-    """A stored run's per-query values: ``latest`` (the last with ``fingerprint``) or a run id."""
-    con = _connect(path, create=False)
+def load(path: Path, ref: str, fingerprint: str, any_fingerprint: bool = False) -> Scored:
+    """A stored run's per-query values: ``latest`` (the last with ``fingerprint``, or the last of
+    all with ``any_fingerprint``: --allow-different-sets) or a run id."""
+    return _usable(
+        path, _connect(path, create=False), lambda con: _load(con, path, ref, fingerprint, any_fingerprint)
+    )
+
+
+def _load(con: Any, path: Path, ref: str, fingerprint: str, any_fingerprint: bool) -> Scored:
     if ref == "latest":
         row = con.execute(
-            "SELECT run_id, fingerprint, settings, run_name FROM runs WHERE fingerprint = ? "
+            "SELECT run_id, fingerprint, settings, run_name FROM runs WHERE fingerprint = ? OR ? "
             "ORDER BY seq DESC LIMIT 1",
-            [fingerprint],
+            [fingerprint, any_fingerprint],
         ).fetchone()
         if row is None:
             others = con.execute("SELECT count(*) FROM runs").fetchone()[0]
             raise ConfigError(
-                f"{path}: no stored run has fingerprint {fingerprint} ({others} runs with other "
-                "fingerprints); name one as db:RUN_ID with --allow-different-sets to compare anyway"
+                f"{path}: no stored run has fingerprint {fingerprint} ({plural(others, 'run')} with other "
+                "fingerprints); pass --allow-different-sets to compare with the latest of them anyway"
+                if others
+                else f"{path}: no run stored yet"
             )
     else:
         row = con.execute(
@@ -267,17 +330,24 @@ def load(path: Path, ref: str, fingerprint: str) -> Scored:
         if row is None:
             raise ConfigError(f"{path}: no stored run {ref!r}")
     run_id, fp, settings_json, run_name = row
-    s = json.loads(settings_json)
-    settings = Settings(tuple(s["k"]), s["multi"], s["bootstrap"], s["seed"])
+    try:
+        s = json.loads(settings_json)
+        settings = Settings(tuple(s["k"]), s["multi"], s["bootstrap"], s["seed"])
+    except (ValueError, TypeError, KeyError, RecursionError):
+        raise ConfigError(
+            f"{path}: run {run_id}: its settings are not golden-lsp's: {settings_json!r:.200}"
+        ) from None
     cols = ", ".join(f'"{m}"' for m in METRICS)
     data = con.execute(
         f"SELECT query_id, k, {cols} FROM query_results WHERE run_id = ? ORDER BY query_id, k", [run_id]
     ).fetchall()
-    con.close()
     ids = list(dict.fromkeys(r[0] for r in data))
     kpos = {k: j for j, k in enumerate(settings.ks)}
     qpos = {q: i for i, q in enumerate(ids)}
     values = np.zeros((len(ids), len(METRICS), len(settings.ks)))
     for qid, k, *vals in data:
         values[qpos[qid], :, kpos[k]] = vals  # NULL (a metric added after the run) is NaN
-    return Scored(f"db:{run_id} ({run_name})", fp, settings, ids, values)
+    latest = (
+        ", the latest stored run" + ("" if fp == fingerprint else " of any set") if ref == "latest" else ""
+    )
+    return Scored(f"db:{run_id} ({run_name}{latest})", fp, settings, ids, values)

@@ -18,6 +18,7 @@ from ..core.config import ConfigError
 from ..core.corpus import Corpus
 from ..core.search import Bm25, SearchUnavailable
 from .chunkings import Chunking
+from .evalspec import MAX_K
 from .evaluation import Target, Targets
 from .runs import Run, in_memory_run, read_run
 
@@ -80,8 +81,10 @@ def call_user(fn: Callable[[str, int], list[str]], spec: str, queries: list[Targ
 
 
 def retrieve(spec: str, corpus: Corpus, chunking: Chunking, queries: list[Target], k: int) -> Rankings:
-    if k < 1:
-        raise ConfigError(f"--k must be at least 1, not {k}")
+    """The top ``k`` for every query; a retriever is asked for no more than the chunking holds."""
+    if not 1 <= k <= MAX_K:
+        raise ConfigError(f"--k must be from 1 to {MAX_K:,}, not {k:,}")
+    k = min(k, len(chunking.chunks))
     if spec == "bm25":
         return bm25(corpus, chunking, queries, k)
     return call_user(user_function(spec), spec, queries, k)

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..core.config import ConfigError
+from ..core.files import read_regular
+from ..core.jsontext import dumps
 
 
 @dataclass(frozen=True)
@@ -50,9 +52,22 @@ def detect_format(text: str) -> str:
         return "trec"
     try:
         whole = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # the reader of either format says what is wrong
         return "jsonl"
     return "jsonl" if isinstance(whole, dict) and "query_id" in whole else "ranx"
+
+
+def _json(path: Path, line: int | None, text: str) -> object:
+    """``text`` (line ``line`` of the file, or all of it when None) decoded, or an error naming
+    the line: invalid, or nested too deeply to decode."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise _fail(path, line or 1, "invalid JSON: nested too deeply") from None
+    except json.JSONDecodeError as exc:
+        raise _fail(path, line or exc.lineno, f"invalid JSON: {exc}") from None
+    except ValueError as exc:  # an integer of more than 4300 digits
+        raise _fail(path, line or 1, f"invalid JSON: {exc}") from None
 
 
 def _fail(path: Path, line: int | None, message: str) -> ConfigError:
@@ -90,10 +105,7 @@ def _read_jsonl(path: Path, text: str) -> dict[str, list[str]]:
     for no, line in enumerate(text.split("\n"), 1):
         if not line.strip():
             continue
-        try:
-            obj = json.loads(line)
-        except ValueError as exc:
-            raise _fail(path, no, f"invalid JSON: {exc}") from None
+        obj = _json(path, no, line)
         if not isinstance(obj, dict) or not isinstance(obj.get("query_id"), str):
             raise _fail(path, no, 'each line is {"query_id": "...", "chunk_ids": ["...", ...]}')
         ids = obj.get("chunk_ids")
@@ -106,10 +118,13 @@ def _read_jsonl(path: Path, text: str) -> dict[str, list[str]]:
 
 
 def _read_ranx(path: Path, text: str) -> dict[str, list[str]]:
-    try:
-        obj = json.loads(text)
-    except ValueError as exc:
-        raise _fail(path, None, f"invalid JSON: {exc}") from None
+    obj = _json(path, None, text)
+    if not isinstance(obj, dict):
+        raise _fail(
+            path,
+            1,
+            f"a ranx run is one JSON object {{query_id: {{chunk_id: score}}}}, not {type(obj).__name__}",
+        )
     out = {}
     for qid, docs in obj.items():
         if not isinstance(docs, dict):
@@ -124,7 +139,7 @@ _READERS = {"trec": _read_trec, "jsonl": _read_jsonl, "ranx": _read_ranx}
 def read_run(path: Path, fmt: str | None = None) -> Run:
     """A run file as rankings; ``fmt`` None detects it (``{``-lines: JSONL, one object: ranx)."""
     try:
-        data = path.read_bytes()
+        data = read_regular(path)  # a FIFO is refused, never waited on
     except OSError as exc:
         raise ConfigError(f"cannot read run {path}: {exc.strerror}") from None
     try:
@@ -153,10 +168,7 @@ def in_memory_run(name: str, rankings: dict[str, list[str]]) -> Run:
 def run_text(rankings: dict[str, list[str]], scores: dict[str, list[float]], fmt: str, tag: str) -> str:
     """A run file's text: TREC (``qid Q0 docno rank score tag``; scores are required there) or JSONL."""
     if fmt == "jsonl":
-        return "".join(
-            json.dumps({"query_id": q, "chunk_ids": ids}, ensure_ascii=False) + "\n"
-            for q, ids in rankings.items()
-        )
+        return "".join(dumps({"query_id": q, "chunk_ids": ids}) + "\n" for q, ids in rankings.items())
     lines = []
     for qid, ids in rankings.items():
         if any(c.isspace() for c in qid):

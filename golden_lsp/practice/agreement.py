@@ -6,6 +6,9 @@ Double annotation is how a team learns whether its labelling guidelines are clea
 evaluation scores is the answer-bearing chunk, so kappa is taken over every (record, corpus
 chunk) pair, a chunk being "relevant" for an annotator when it bears one of that annotator's
 spans under the set's hit rule; span F1 measures the finer agreement on the characters labelled.
+The two are reported side by side: two annotators who label other paragraphs of the same chunks
+agree perfectly by kappa and not at all by span F1, so such a record counts as a disagreement
+(span F1 below 0.5) and a low mean span F1 is warned about.
 Kappa for two binary raters is four counts and one formula, written here (scikit-learn's
 ``cohen_kappa_score`` costs a 300 MB install and over a second of import per CLI call) and tested
 against scikit-learn and a hand-computed case.
@@ -24,6 +27,10 @@ from ..core.resolve import Span
 #: resamples of the bootstrap interval of kappa (over records; a fixed seed keeps it reproducible)
 BOOTSTRAP_RESAMPLES = 1000
 GOOD, ACCEPTABLE = 0.7, 0.5
+#: a record whose span F1 is below this disagrees, even when both label the same chunks
+SPAN_DISAGREE = 0.5
+#: a mean span F1 below this is warned about: the chunks may agree while the passages do not
+SPAN_WARN = 0.7
 
 
 @dataclass(frozen=True)
@@ -119,6 +126,10 @@ def _unanswerable(rec: RecordLine) -> bool:
     return rec.record is not None and rec.record.unanswerable
 
 
+def _judged(rec: RecordLine) -> bool:
+    return rec.record is not None and rec.record.judge_proposed
+
+
 def _bearing(rec: RecordLine) -> set[tuple[str, int]]:
     return {(c.doc_id, c.start) for res in rec.result.resolved for c in res.chunks}
 
@@ -138,28 +149,45 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         table = Counts(both, len(ca) - both, len(cb) - both, n_chunks - len(ca | cb))
         tables.append(table)
         sa, sb = spans_of(ra), spans_of(rb)
-        agree = _union(sa) == _union(sb) and _unanswerable(ra) == _unanswerable(rb)
-        kappa = cohen_kappa(table)
+        same_answerability = _unanswerable(ra) == _unanswerable(rb)
+        f1 = span_f1(sa, sb)
         rows.append(
             {
                 "id": rid,
-                "kappa": None if kappa is None else round(kappa, 4),
-                "span_f1": round(span_f1(sa, sb), 4),
-                "agree": agree,
+                "kappa": cohen_kappa(table),
+                "span_f1": f1,
+                "chunks_agree": ca == cb,
+                # the same labels, character for character
+                "agree": _union(sa) == _union(sb) and same_answerability,
+                # other chunks, other passages (span F1 below SPAN_DISAGREE) or other answerability
+                "disagree": ca != cb or f1 < SPAN_DISAGREE or not same_answerability,
             }
         )
     total = sum(tables, Counts())
     kappa = cohen_kappa(total)
+    mean_f1 = sum(r["span_f1"] for r in rows) / len(rows) if rows else None
+    warnings = []
+    if mean_f1 is not None and mean_f1 < SPAN_WARN:
+        warnings.append(
+            f"mean span F1 {mean_f1:.3f} is below {SPAN_WARN}: the annotators label other passages "
+            "than each other, whatever the chunk kappa says"
+        )
     return {
-        "kappa": None if kappa is None else round(kappa, 4),
+        "kappa": kappa,
         "band": band(kappa),
         "kappa_ci95": bootstrap_interval(tables, seed),
         "n_records": len(rows),
         "n_items": total.n,
-        "span_f1": round(sum(r["span_f1"] for r in rows) / len(rows), 4) if rows else None,
+        "span_f1": mean_f1,
+        "warnings": warnings,
         "records": rows,
         "only_in_a": [rid for rid in in_a if rid not in in_b],
         "only_in_b": [rid for rid in in_b if rid not in in_a],
+        # records compared whose labels an LLM judge made or proposed: machine labels, not a person's
+        "judge_proposed": {
+            side: [rid for rid in in_a if rid in in_b and _judged(recs[rid])]
+            for side, recs in (("a", in_a), ("b", in_b))
+        },
     }
 
 
@@ -179,7 +207,4 @@ def bootstrap_interval(tables: list[Counts], seed: int = 0) -> list[float] | Non
     if not values:
         return None
     values.sort()
-    return [
-        round(values[int(0.025 * (len(values) - 1))], 4),
-        round(values[int(0.975 * (len(values) - 1))], 4),
-    ]
+    return [values[int(0.025 * (len(values) - 1))], values[int(0.975 * (len(values) - 1))]]

@@ -13,17 +13,17 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..core.canon import CANONICAL_VERSION
+from ..core.canon import CANONICAL_VERSION, changes
 from ..core.chunker import CHUNKER_VERSION
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
 from ..core.diagnostics import plural
+from ..core.jsontext import dumps
 from ..core.model import Analysis
 from ..core.project import GoldenSet
 from ..core.questions import QuestionRecord
@@ -104,10 +104,12 @@ class Export:
     left_out: int = 0
     #: anything else the user should know about how the format holds the set
     notes: list[str] = field(default_factory=list)
+    #: what may make a consumer misread the export (a document whose file is not canonical)
+    warnings: list[str] = field(default_factory=list)
 
 
 def _jsonl(rows) -> str:
-    return "".join(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
+    return "".join(dumps(row) + "\n" for row in rows)
 
 
 def _spans(sample: Sample) -> list[dict]:
@@ -136,7 +138,7 @@ def export_dataset(golden: GoldenSet, items: list[Sample]) -> Export:
             for s in items
         ],
     }
-    return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(items))
+    return Export({"": dumps(body, indent=2) + "\n"}, len(items))
 
 
 def export_ragas(golden: GoldenSet, items: list[Sample]) -> Export:
@@ -172,7 +174,7 @@ def export_deepeval(golden: GoldenSet, items: list[Sample]) -> Export:
         }
         for s in items
     ]
-    return Export({"": json.dumps(rows, ensure_ascii=False, indent=2) + "\n"}, len(items))
+    return Export({"": dumps(rows, indent=2) + "\n"}, len(items))
 
 
 def _answerable(items: list[Sample]) -> tuple[list[Sample], int]:
@@ -198,7 +200,7 @@ def export_qrels(golden: GoldenSet, items: list[Sample]) -> Export:
 def export_ranx(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
     body = {s.id: dict.fromkeys(s.chunk_ids, 1) for s in kept}
-    return Export({"": json.dumps(body, ensure_ascii=False, indent=2) + "\n"}, len(kept), left_out)
+    return Export({"": dumps(body, indent=2) + "\n"}, len(kept), left_out)
 
 
 def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None) -> Export:
@@ -222,11 +224,18 @@ def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None
     )
 
 
+def _csv_row(fields: list[str]) -> str:
+    """One CSV row ended by LF, every field holding a line break quoted, CR included (``csv``
+    quotes only the characters of its line terminator: with LF alone, a raw CR in a query would
+    end the row for every reader)."""
+    row = io.StringIO()
+    csv.writer(row, lineterminator="\r\n").writerow(fields)  # quotes fields with CR or LF
+    return row.getvalue()[:-2] + "\n"
+
+
 def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
-    buf = io.StringIO()
-    writer = csv.writer(buf, lineterminator="\n")
-    writer.writerow(["question", "references", "corpus_id"])
+    rows = [_csv_row(["question", "references", "corpus_id"])]
     split_rows = 0
     for s in kept:
         by_doc: dict[str, list[dict]] = {}
@@ -235,14 +244,13 @@ def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
                 {"content": text, "start_index": span.start, "end_index": span.end}
             )
         split_rows += len(by_doc) > 1
-        for doc_id, refs in by_doc.items():
-            writer.writerow([s.record.query, json.dumps(refs, ensure_ascii=False), doc_id])
+        rows += [_csv_row([s.record.query or "", dumps(refs), doc_id]) for doc_id, refs in by_doc.items()]
     notes = (
         [f"{plural(split_rows, 'record')} with spans in several documents: one row per document"]
         if split_rows
         else []
     )
-    return Export({"": buf.getvalue()}, len(kept), left_out, notes)
+    return Export({"": "".join(rows)}, len(kept), left_out, notes)
 
 
 FORMATS: dict[str, Callable[..., Export]] = {
@@ -258,11 +266,36 @@ FORMATS: dict[str, Callable[..., Export]] = {
 FOLDER_FORMATS = frozenset({"beir"})
 
 
+#: formats that carry canonical offsets or texts of the documents (the others carry chunk IDs)
+CANONICAL_FORMATS = frozenset({"ragas", "deepeval", "beir", "chroma"})
+
+
 def export(golden: GoldenSet, analysis: Analysis, fmt: str, split: str | None = None) -> Export:
     """The files of ``fmt`` for an analysis without errors."""
     if analysis.has_errors:
         raise ValueError("a set with errors is not exported")
     items = samples(analysis, golden.corpus, split)
-    if fmt == "beir":
-        return export_beir(golden, items, split)
-    return FORMATS[fmt](golden, items)
+    result = export_beir(golden, items, split) if fmt == "beir" else FORMATS[fmt](golden, items)
+    if fmt in CANONICAL_FORMATS:
+        docs = golden.corpus.docs if fmt == "beir" else {s.doc_id for i in items for s in i.spans}
+        result.warnings += raw_not_canonical(golden.corpus, sorted(docs))
+    return result
+
+
+def raw_not_canonical(corpus: Corpus, doc_ids: list[str]) -> list[str]:
+    """A warning when an exported document's file is not its canonical text (a BOM, CRLF, NFD):
+    every offset and text exported is canonical, so a consumer reading the raw file is off."""
+    differ = [(d, changes(corpus.docs[d].raw)) for d in doc_ids]
+    differ = [(d, why) for d, why in differ if why]
+    if not differ:
+        return []
+    listed = "; ".join(f"{d}: {', '.join(why)}" for d, why in differ[:5]) + ("; …" if len(differ) > 5 else "")
+    one = len(differ) == 1
+    bom = any("a BOM" in why for _, why in differ)
+    return [
+        f"{plural(len(differ), 'exported document')} {'is' if one else 'are'} not stored as "
+        f"{'its' if one else 'their'} canonical text ({listed}): the offsets and texts exported are "
+        "canonical (canon-v1: no BOM, LF line ends, NFC), so a consumer must canonicalise the "
+        f"file{'' if one else 's'} before using them"
+        + (" (read with encoding='utf-8', a BOM shifts every offset by one)" if bom else "")
+    ]

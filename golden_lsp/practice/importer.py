@@ -15,12 +15,12 @@ from __future__ import annotations
 
 import bisect
 import csv
-import io
 import json
-from collections.abc import Callable
-from dataclasses import dataclass
+import re
+from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from ..core.canon import canonicalize, line_starts
 from ..core.chunker import Chunk
@@ -28,13 +28,20 @@ from ..core.config import ConfigError
 from ..core.corpus import Corpus, CorpusDoc
 from ..core.diagnostics import Diagnostic, Range, Related
 from ..core.hints import not_found_hint
-from ..core.questions import parse_json_line
+from ..core.ids import next_free_id
+from ..core.jsontext import dumps
 from ..core.quotepick import unique_quote_at
 from ..core.resolve import Span, occurrences, span_at
-from ..core.rules import HINT_WHY, corpus_location, short
+from ..core.rules import HINT_WHY, corpus_location, folded, short
 
 #: occurrences of an ambiguous context listed in its finding
 MAX_LISTED = 5
+_DECODER = json.JSONDecoder()
+#: JSON whitespace; and the blanks a JSONL line may have around its object
+_SPACE = re.compile(r"[ \t\n\r]*")
+_LEAD, _TRAIL = re.compile(r"[\s\ufeff]*"), re.compile(r"\s*")
+#: a line of a CSV file, with its end (CRLF, CR or LF)
+_CSV_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
 @dataclass
@@ -62,12 +69,26 @@ class Sample:
 
 @dataclass
 class Imported:
-    text: str
+    #: the questions file's lines, each with its line end (written a line at a time: never joined)
+    lines: list[str]
     diagnostics: list[Diagnostic]
     records: int
     anchored: int = 0
     ambiguous: int = 0
     not_found: int = 0
+    #: when appending: (where in the imported file, the id of the record already asking it) of
+    #: each sample left out because the questions file already asks its query
+    skipped: list[tuple[Range, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Existing:
+    """What an existing questions file already holds, when the import is appended to it."""
+
+    #: every id taken: the file's and the committed artifact's
+    ids: frozenset[str]
+    #: each query of the file (case and whitespace folded: ``rules.folded``) → its record's id
+    queries: dict[str, str]
 
 
 # --- reading the foreign formats ----------------------------------------------------------------
@@ -91,46 +112,114 @@ class _Source:
         line, col = self.position(offset)
         return ConfigError(f"{self.path}:{line + 1}:{col + 1}: {message}")
 
-    def objects(self, where: str | None = None) -> list[tuple[dict, Range]]:
+    def objects(self, where: str | None = None) -> Iterator[tuple[dict, Range]]:
         """The objects of the JSON array under key ``where`` of the file's object; without
-        ``where``, of the file's JSON array, or of its lines (JSONL) when it is not one."""
-        body = self.text.lstrip("\ufeff")
-        lead = len(self.text) - len(body)
-        if where is None and not body.lstrip().startswith("["):
-            return self._lines()
-        try:
-            node = parse_json_line(body)
-        except (ValueError, RecursionError) as exc:
-            raise self.error(
-                lead + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}"
-            ) from None
-        if where is not None:
-            if not isinstance(node.value, dict) or where not in node.members:
-                raise self.error(lead + node.start, f"expected an object with a {where!r} list")
-            node = node.members[where][1]
-        if not isinstance(node.value, list):
-            raise self.error(lead + node.start, "expected a JSON array of samples")
-        return [
-            (self._object(item.value, lead + item.start), self.range(lead + item.start, lead + item.end))
-            for item in node.items
-        ]
+        ``where``, of the file's JSON array, or of its lines (JSONL) when it is not one.
 
-    def _lines(self) -> list[tuple[dict, Range]]:
-        out = []
+        One at a time, each decoded in place (``raw_decode`` at its offset): no copy of the file,
+        no tree of it, and no list of its samples is made, so a large file costs little more
+        than its text and what is written from it.
+        """
+        pos = self._skip(_boms(self.text))
+        if where is None and not self.text.startswith("[", pos):
+            yield from self._lines()
+            return
+        end = yield from (self._member(pos, where) if where is not None else self._array(pos))
+        if self._skip(end) != len(self.text):
+            raise self.error(self._skip(end), "invalid JSON: extra data after the samples")
+
+    def _skip(self, pos: int) -> int:
+        """The first offset from ``pos`` that is not JSON whitespace."""
+        return _SPACE.match(self.text, pos).end()  # type: ignore[union-attr]  # it matches ""
+
+    def _value(self, pos: int, end: int | None = None) -> tuple[Any, int]:
+        """The JSON value starting at ``pos`` (and ending by ``end``, a line's end, when given)
+        and the offset after it, or a located error."""
+        try:
+            value, stop = _DECODER.raw_decode(self.text, pos)
+            if end is None or stop <= end:
+                return value, stop
+        except (ValueError, RecursionError):
+            if end is None:
+                return self._decode_error(self.text, pos, 0)
+        # it runs past its line: the line alone tells the error (only a failure copies a line)
+        return self._decode_error(self.text[pos:end], 0, pos)
+
+    def _decode_error(self, text: str, pos: int, offset: int) -> NoReturn:
+        """Raise the located error of the JSON value at ``pos`` of ``text`` (``offset`` into the file)."""
+        try:
+            _DECODER.raw_decode(text, pos)
+        except json.JSONDecodeError as exc:
+            raise self.error(offset + exc.pos, f"invalid JSON: {exc.msg}") from None
+        except RecursionError:
+            raise self.error(offset + pos, "invalid JSON: nested too deeply") from None
+        except ValueError as exc:  # an integer of more than 4300 digits
+            raise self.error(offset + pos, f"invalid JSON: {exc}") from None
+        raise self.error(offset + pos, "invalid JSON: the sample does not end on its line")
+
+    def _array(self, pos: int) -> Generator[tuple[dict, Range], None, int]:
+        """The objects of the JSON array starting at ``pos``; returns the offset after it."""
+        text = self.text
+        if not text.startswith("[", pos):
+            raise self.error(pos, "expected a JSON array of samples")
+        pos = self._skip(pos + 1)
+        if text.startswith("]", pos):
+            return pos + 1
+        while True:
+            value, end = self._value(pos)
+            yield self._object(value, pos), self.range(pos, end)
+            pos = self._skip(end)
+            if text.startswith("]", pos):
+                return pos + 1
+            if not text.startswith(",", pos):
+                raise self.error(pos, "invalid JSON: expected ',' or ']' after a sample")
+            pos = self._skip(pos + 1)
+
+    def _member(self, pos: int, where: str) -> Generator[tuple[dict, Range], None, int]:
+        """The objects of the array under key ``where`` of the JSON object starting at ``pos``;
+        returns the offset after the object. The other members are decoded only to be stepped
+        over; a second ``where`` is an error (which of the two would a reader take?)."""
+        text, start = self.text, pos
+        found = False
+        if not text.startswith("{", pos):
+            raise self.error(pos, f"expected an object with a {where!r} list")
+        pos = self._skip(pos + 1)
+        while not text.startswith("}", pos):
+            key, pos = self._value(pos)
+            pos = self._skip(pos)
+            if not isinstance(key, str) or not text.startswith(":", pos):
+                raise self.error(pos, "invalid JSON: expected a member name and ':'")
+            if key == where and found:
+                raise self.error(pos, f"the object holds {where!r} twice")
+            pos = self._skip(pos + 1)
+            if key == where:
+                found = True
+                pos = yield from self._array(pos)
+            else:
+                pos = self._value(pos)[1]
+            pos = self._skip(pos)
+            if text.startswith(",", pos):
+                pos = self._skip(pos + 1)
+            elif not text.startswith("}", pos):
+                raise self.error(pos, "invalid JSON: expected ',' or '}' after a member")
+        if not found:
+            raise self.error(start, f"expected an object with a {where!r} list")
+        return pos + 1
+
+    def _lines(self) -> Iterator[tuple[dict, Range]]:
+        """The objects of a JSONL file, one per non-blank line, each decoded in place."""
+        text = self.text
         offset = 0
-        for line in self.text.split("\n"):
-            body = line.lstrip().lstrip("\ufeff")
-            start = offset + len(line) - len(body)
-            if body.strip():
-                try:
-                    value = json.loads(body)
-                except ValueError as exc:
-                    raise self.error(
-                        start + getattr(exc, "pos", 0), f"invalid JSON: {getattr(exc, 'msg', exc)}"
-                    ) from None
-                out.append((self._object(value, start), self.range(start, offset + len(line.rstrip()))))
-            offset += len(line) + 1
-        return out
+        while offset < len(text):
+            end = text.find("\n", offset)
+            end = len(text) if end == -1 else end
+            start = _LEAD.match(text, offset, end).end()  # type: ignore[union-attr]
+            if start < end:
+                value, stop = self._value(start, end)
+                if _TRAIL.match(text, stop, end).end() != end:  # type: ignore[union-attr]
+                    raise self.error(stop, "invalid JSON: extra data after the sample on its line")
+                yield self._object(value, start), self.range(start, stop)
+            offset = end + 1
 
     def _object(self, value: Any, offset: int) -> dict:
         if not isinstance(value, dict):
@@ -161,6 +250,11 @@ class _Source:
         return [str(v) for v in value]
 
 
+def _boms(text: str) -> int:
+    """How many byte-order marks ``text`` starts with."""
+    return len(text) - len(text.lstrip("\ufeff"))
+
+
 def _text_contexts(texts: list[str] | None, ids: list[str] | None) -> list[Context]:
     """Text contexts when there are any, else the chunk IDs (a chunk-ID-only sample)."""
     if texts:
@@ -168,69 +262,68 @@ def _text_contexts(texts: list[str] | None, ids: list[str] | None) -> list[Conte
     return [Context(chunk_id=c) for c in ids or ()]
 
 
-def read_ragas(src: _Source) -> list[Sample]:
-    out = []
+def read_ragas(src: _Source) -> Iterator[Sample]:
     for obj, rng in src.objects():
         texts = src.field(obj, rng, "reference_contexts", list)
         ids = src.ids(obj, rng, "reference_context_ids")
-        out.append(
-            Sample(
-                rng,
-                src.field(obj, rng, "user_input", str, True),
-                src.field(obj, rng, "reference", str) or "",
-                _text_contexts(texts, ids),
-                unanswerable=texts == [] and not ids,
-            )
+        yield Sample(
+            rng,
+            src.field(obj, rng, "user_input", str, True),
+            src.field(obj, rng, "reference", str) or "",
+            _text_contexts(texts, ids),
+            unanswerable=texts == [] and not ids,
         )
-    return out
 
 
-def read_deepeval(src: _Source) -> list[Sample]:
-    out = []
+def read_deepeval(src: _Source) -> Iterator[Sample]:
     for obj, rng in src.objects():
         meta = src.field(obj, rng, "additional_metadata", dict) or {}
         texts = src.field(obj, rng, "context", list)
         ids = src.ids(meta, rng, "chunk_ids")
-        out.append(
-            Sample(
-                rng,
-                src.field(obj, rng, "input", str, True),
-                src.field(obj, rng, "expected_output", str) or "",
-                _text_contexts(texts, ids),
-                src.field(meta, rng, "id", str),
-                src.field(meta, rng, "query_type", str),
-                meta.get("is_unanswerable") is True or (texts == [] and not ids),
-            )
+        yield Sample(
+            rng,
+            src.field(obj, rng, "input", str, True),
+            src.field(obj, rng, "expected_output", str) or "",
+            _text_contexts(texts, ids),
+            src.field(meta, rng, "id", str),
+            src.field(meta, rng, "query_type", str),
+            meta.get("is_unanswerable") is True or (texts == [] and not ids),
         )
-    return out
 
 
-def read_dataset(src: _Source) -> list[Sample]:
-    out = []
+def read_dataset(src: _Source) -> Iterator[Sample]:
     for obj, rng in src.objects("samples"):
         sample_id = obj.get("id")
-        out.append(
-            Sample(
-                rng,
-                src.field(obj, rng, "query", str, True),
-                src.field(obj, rng, "expected_answer", str) or "",
-                [Context(chunk_id=c) for c in src.ids(obj, rng, "relevant_chunk_ids")],
-                str(sample_id) if isinstance(sample_id, (str, int)) else None,
-                src.field(obj, rng, "query_type", str),
-                obj.get("is_unanswerable") is True,
-            )
+        yield Sample(
+            rng,
+            src.field(obj, rng, "query", str, True),
+            src.field(obj, rng, "expected_answer", str) or "",
+            [Context(chunk_id=c) for c in src.ids(obj, rng, "relevant_chunk_ids")],
+            str(sample_id) if isinstance(sample_id, (str, int)) else None,
+            src.field(obj, rng, "query_type", str),
+            obj.get("is_unanswerable") is True,
         )
-    return out
 
 
-def read_chroma(src: _Source) -> list[Sample]:
-    reader = csv.DictReader(io.StringIO(src.text.lstrip("\ufeff"), newline=""))
+def read_chroma(src: _Source) -> Iterator[Sample]:
+    # a field may be as long as the file (a long span of our own export): above csv's default
+    # limit of 131,072 characters, which it raises as an error
+    csv.field_size_limit(max(csv.field_size_limit(), min(len(src.text) + 1, 2**31 - 1)))
+    # the file's lines as the csv module reads a file opened with newline="" (CRLF, CR, LF),
+    # without a copy of it (a StringIO holds four bytes a character)
+    reader = csv.DictReader(m.group() for m in _CSV_LINE.finditer(src.text, _boms(src.text)))
+    try:
+        yield from _chroma_rows(src, reader)
+    except csv.Error as exc:
+        raise ConfigError(f"{src.path}:{max(reader.line_num, 1)}: invalid CSV: {exc}") from None
+
+
+def _chroma_rows(src: _Source, reader: csv.DictReader) -> Iterator[Sample]:
     missing = {"question", "references"} - set(reader.fieldnames or ())
     if missing:
         raise src.error(
             0, f"the CSV has no column {', '.join(sorted(missing))} (question, references, corpus_id)"
         )
-    out = []
     first_line = 1  # the header is line 0
     for row in reader:
         rng = Range(first_line, 0, reader.line_num - 1, 0)
@@ -238,6 +331,8 @@ def read_chroma(src: _Source) -> list[Sample]:
         first_line = reader.line_num
         try:
             refs = json.loads(row["references"] or "[]")
+        except RecursionError:
+            raise ConfigError(f"{where}: references is not JSON: nested too deeply") from None
         except ValueError as exc:
             raise ConfigError(f"{where}: references is not JSON: {exc}") from None
         if not isinstance(refs, list) or not all(
@@ -248,11 +343,10 @@ def read_chroma(src: _Source) -> list[Sample]:
             )
         doc = row.get("corpus_id") or None
         contexts = [Context(text=r["content"], doc=doc) for r in refs]
-        out.append(Sample(rng, row["question"] or "", "", contexts, unanswerable=not refs))
-    return out
+        yield Sample(rng, row["question"] or "", "", contexts, unanswerable=not refs)
 
 
-READERS: dict[str, Callable[[_Source], list[Sample]]] = {
+READERS: dict[str, Callable[[_Source], Iterator[Sample]]] = {
     "ragas": read_ragas,
     "deepeval": read_deepeval,
     "dataset": read_dataset,
@@ -383,6 +477,8 @@ class _Anchorer:
 
     def _not_found(self, needle: str, where: Range, label: str) -> Diagnostic:
         for doc in self.corpus.docs.values():
+            if len(needle) > 2 * len(doc.text):  # no near-exact match of it fits in the document
+                continue
             hint = not_found_hint(doc.text, needle)
             if hint is not None and hint.kind != "closest":  # near-exact only: a paraphrase is not found
                 loc = corpus_location(self.corpus, doc.doc_id, hint.start, hint.end, "the nearest passage")
@@ -409,14 +505,23 @@ class _Anchorer:
 # --- writing the questions file -----------------------------------------------------------------
 
 
-def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
-    """The questions file for the samples of ``text`` (a ``fmt`` file at ``path``), with findings."""
-    samples = READERS[fmt](_Source(path, text))
+def import_samples(
+    corpus: Corpus, fmt: str, path: Path, text: str, existing: Existing | None = None
+) -> Imported:
+    """The questions file for the samples of ``text`` (a ``fmt`` file at ``path``), with findings;
+    with ``existing``, the lines to append to that file: a sample whose query it already asks is
+    left out (``Imported.skipped``), and every record gets an id it does not hold."""
     anchorer = _Anchorer(corpus, path)
-    out = Imported("", [], len(samples))
-    lines: list[str] = []
-    used: set[str] = set()
-    for n, sample in enumerate(samples, 1):
+    out = Imported([], [], 0)
+    lines = out.lines
+    used: set[str] = set(existing.ids) if existing else set()
+    asked = dict(existing.queries) if existing else {}
+    # a sample at a time: read, anchored and written before the next is decoded
+    for n, sample in enumerate(READERS[fmt](_Source(path, text)), 1):
+        out.records = n
+        if existing is not None and folded(sample.query) in asked:
+            out.skipped.append((sample.range, asked[folded(sample.query)]))
+            continue
         locators: list[dict] = []
         for i, ctx in enumerate(sample.contexts, 1):
             label = f"context {i} of sample {sample.id or n}"
@@ -430,13 +535,16 @@ def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
                 out.ambiguous += 1
             else:
                 out.not_found += 1
-            kept = (
-                json.dumps(ctx.text, ensure_ascii=False) if ctx.text is not None else f"chunk {ctx.chunk_id}"
-            )
-            lines.append(f"// unanchored: {kept}")
-        record_id = sample.id or f"{path.stem}-{n:03d}"
-        while record_id in used:
-            record_id += "-again"
+            # every value in a comment JSON-encoded: a comment stays one line, whatever it holds
+            kept = dumps(ctx.text) if ctx.text is not None else f"chunk {dumps(ctx.chunk_id)}"
+            lines.append(f"// unanchored: {kept}\n")
+        if existing is None:
+            record_id = sample.id or f"{path.stem}-{n:03d}"
+            while record_id in used:
+                record_id += "-again"
+        else:  # the sample's own id when free, else the next in the file's numbering
+            record_id = sample.id if sample.id and sample.id not in used else next_free_id(used)
+            asked[folded(sample.query)] = record_id
         used.add(record_id)
         record: dict[str, Any] = {
             "id": record_id,
@@ -449,10 +557,10 @@ def import_samples(corpus: Corpus, fmt: str, path: Path, text: str) -> Imported:
             record["query_type"] = sample.query_type
         if sample.unanswerable:
             record["unanswerable"] = True
-        lines.append(json.dumps(record, ensure_ascii=False))
+        lines.append(dumps(record) + "\n")
     header = (
-        f"// imported by golden-lsp from {fmt} file {path.name}: {out.anchored} contexts anchored, "
-        f"{out.ambiguous} ambiguous, {out.not_found} not found"
+        f"// imported by golden-lsp from {fmt} file {dumps(path.name)}: {out.anchored} contexts anchored, "
+        f"{out.ambiguous} ambiguous, {out.not_found} not found\n"
     )
-    out.text = "\n".join([header, *lines]) + "\n"
+    lines.insert(0, header)
     return out

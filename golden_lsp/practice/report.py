@@ -8,22 +8,29 @@ md-struct-v1 chunks into a page: a coverage strip per document (one cell per chu
 characters, the count of records that label it as text, pattern and colour), the largest
 unlabelled sections, charts drawn by Vega-Lite (``altair`` specs rendered offline to inline SVG
 by ``vl-convert``, so nothing is fetched when the page is viewed), and a Jinja2 template. It reads
-the model only; the figures come from ``stats`` and the curve from ``evaluate``, never computed
-twice.
+the model only; the figures come from ``stats``, the curve from ``evaluate`` and the LLM judge's
+latest audit from the ``audit.json`` that ``golden-lsp judge --audit`` wrote, never computed twice.
+The page is data from the set shown to whoever opens it, so it runs no script but its own: a
+Content-Security-Policy admits only the page's one script (by its hash), every value is escaped,
+and a link to the questions file is a relative path that cannot be read as a URL scheme.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import os
+import re
 import tempfile
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..core.config import ConfigError
 from ..core.corpus import Corpus
+from ..core.files import display, private_folder, read_regular, write_outputs
 from ..core.model import Analysis
 
 #: how many unlabelled sections the "where the set is blind" list shows
@@ -119,6 +126,40 @@ def blind_sections(docs: list[DocCoverage], limit: int = BLIND_SECTIONS) -> list
     return blind[:limit]
 
 
+#: inline Markdown in a heading, each with what a reader sees of it (code spans apart: verbatim)
+_CODE_SPAN = re.compile(r"(`+)(.+?)\1")
+_INLINE = (
+    (re.compile(r"!?\[([^\]]*)\]\([^)]*\)"), r"\1"),  # a link or an image: its text
+    (re.compile(r"<((?:https?|mailto):[^>\s]+)>"), r"\1"),  # an autolink: its address
+    (re.compile(r"</?[A-Za-z][^>]*>"), ""),  # inline HTML
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*])\*(?=\S)(.+?)(?<=\S)\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w_])_(?=\S)(.+?)(?<=\S)_(?![\w_])"), r"\1"),
+    (re.compile(r"~~(.+?)~~"), r"\1"),  # strikethrough
+    (re.compile(r"\\([!-/:-@\[-`{-~])"), r"\1"),  # a backslash escape
+    (re.compile(r"\s+#+\s*$"), ""),  # the closing sequence of an ATX heading
+)
+
+
+def plain(heading_path: str) -> str:
+    """A heading path as a reader sees the headings: ``Using `timeout` **safely**`` reads
+    "Using timeout safely" (emphasis, code, links and HTML of each heading dropped)."""
+    return " > ".join(_plain_heading(part) for part in heading_path.split(" > "))
+
+
+def _plain_heading(text: str) -> str:
+    pieces = _CODE_SPAN.split(text)  # text, fence, code, text, … : code spans stay verbatim
+    out = []
+    for i in range(0, len(pieces), 3):
+        part = pieces[i]
+        for pattern, repl in _INLINE:
+            part = pattern.sub(repl, part)
+        out.append(part)
+        if i + 2 < len(pieces):
+            out.append(pieces[i + 2].strip())
+    return "".join(out).strip()
+
+
 # --- charts -------------------------------------------------------------------------------------
 
 
@@ -146,10 +187,17 @@ def _bar(
     """Horizontal bars (long document names stay readable), each with its value written beside it."""
     base = alt.Chart(alt.Data(values=rows), title=title)
     category = alt.Y(f"{x}:N", title=x_title, sort=sort, axis=alt.Axis(labelLimit=260))
-    bars = base.mark_bar(color="#3b6ea8").encode(y=category, x=alt.X(f"{y}:Q", title=y_title))
+    bars = base.mark_bar(color="#3b6ea8").encode(
+        y=category, x=alt.X(f"{y}:Q", title=y_title, axis=_count_axis(alt))
+    )
     # the value written beside each bar: the chart reads without colour
     text = base.mark_text(align="left", dx=4, color="#111").encode(y=category, x=f"{y}:Q", text=f"{y}:Q")
     return (bars + text).properties(width=380, height=max(60, 28 * len(rows)))
+
+
+def _count_axis(alt: Any) -> Any:
+    """An axis of counts: whole-number ticks only (never 0.2 of a span)."""
+    return alt.Axis(tickMinStep=1, format="d")
 
 
 def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str, str]:
@@ -166,8 +214,13 @@ def charts(figures: dict, spans: list[int], evaluation: dict | None) -> dict[str
             alt.Chart(alt.Data(values=[{"chars": n} for n in spans]), title="Span length")
             .mark_bar(color="#3b6ea8")
             .encode(
-                x=alt.X("chars:Q", bin=alt.Bin(maxbins=20), title="span length (characters)"),
-                y=alt.Y("count():Q", title="spans"),
+                x=alt.X(
+                    "chars:Q",
+                    bin=alt.Bin(maxbins=20, minstep=1),
+                    title="span length (characters)",
+                    axis=_count_axis(alt),
+                ),
+                y=alt.Y("count():Q", title="spans", axis=_count_axis(alt)),
             )
             .properties(width=520, height=220)
         )
@@ -216,34 +269,57 @@ def _curve(alt: Any, evaluation: dict) -> Any:
                 }
             )
     ks = [p["k"] for p in evaluation["curve"]]
-    base = alt.Chart(alt.Data(values=rows), title="Retrieval curve (95 % bootstrap interval)")
+    bounded = any(r["lo"] is not None for r in rows)
+    title = (
+        "Retrieval curve (95 % bootstrap interval)"
+        if bounded
+        else "Retrieval curve (too few records for an interval)"
+    )
+    base = alt.Chart(alt.Data(values=rows), title=title)
     x = alt.X(
         "k:Q",
         scale=alt.Scale(type="log", domain=[min(ks), max(ks)]),
         title="k (log scale)",
         axis=alt.Axis(values=ks),
     )
+    y = alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score")
+    # colour and marker both say the metric, in one legend of coloured markers: the curve reads
+    # without colour. Band and line take their colour through channels of their own (fill,
+    # stroke: the same scheme over the same sorted metrics), so the points' color and shape are
+    # the only legend, and Vega-Lite merges it into one
     band = base.mark_area(opacity=0.18).encode(
-        x=x, y="lo:Q", y2="hi:Q", color=alt.Color("metric:N", legend=None)
+        x=x, y="lo:Q", y2="hi:Q", fill=alt.Fill("metric:N", legend=None)
     )
-    # colour and marker both say the metric, in one legend: the curve reads without colour
-    line = base.mark_line(point=True).encode(
+    line = base.mark_line().encode(x=x, y=y, stroke=alt.Stroke("metric:N", legend=None))
+    points = base.mark_point(filled=True, size=60, opacity=1).encode(
         x=x,
-        y=alt.Y("value:Q", scale=alt.Scale(domain=[0, 1]), title="score"),
+        y=y,
         color=alt.Color("metric:N", title="metric"),
         shape=alt.Shape("metric:N", title="metric"),
     )
-    return (band + line).properties(width=520, height=260)
+    return alt.layer(*([band] if bounded else []), line, points).properties(width=520, height=260)
 
 
 # --- the page -----------------------------------------------------------------------------------
 
 
 def _href(path: Path, out_dir: Path) -> str:
+    """A link from the page in ``out_dir`` to ``path``: relative, each part percent-encoded and the
+    whole starting with ``./`` or ``../``, so no file name (``javascript:…``, ``set:v2.jsonl``) is
+    read as a URL scheme."""
     try:
-        return Path(os.path.relpath(path, out_dir)).as_posix()
+        rel = Path(os.path.relpath(path, out_dir)).as_posix()
     except ValueError:  # another drive
         return path.as_uri()
+    quoted = urllib.parse.quote(rel, safe="/")
+    return quoted if quoted.startswith("../") else f"./{quoted}"
+
+
+def _script(env: Any) -> tuple[str, str]:
+    """The page's one script and its SHA-256 (base64), which the page's CSP names: the only
+    script the page runs."""
+    text = env.loader.get_source(env, "report.js")[0]
+    return text, base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii")
 
 
 def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation: dict | None = None) -> str:
@@ -257,7 +333,9 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         trim_blocks=True,
         lstrip_blocks=True,
     )
+    env.filters["plain"] = plain
     questions = analysis.path
+    script, script_hash = _script(env)
     findings = [
         {
             "severity": d.severity.value,
@@ -281,29 +359,64 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         blind=blind_sections(docs),
         charts=charts(figures, spans, evaluation),
         evaluation=evaluation,
+        judge=judge_audit(golden.config.audit_path(), golden.corpus),
+        script=script,
+        script_hash=script_hash,
     )
 
 
+def judge_audit(path: Path, corpus: Corpus) -> dict | None:
+    """The latest audit of the LLM judge (``audit.json``, written by ``golden-lsp judge --audit``
+    beside the proposals), its disagreements with the corpus line each starts on; None when there
+    is none, and the reason when it cannot be read."""
+    try:
+        result = json.loads(read_regular(path).decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError and JSONDecodeError are ValueErrors
+        return {"error": f"{display(path)} cannot be read: {exc}"}
+    if not isinstance(result, dict) or not isinstance(result.get("items"), list):
+        return {"error": f"{display(path)} is not an audit of golden-lsp judge"}
+    disagreements = []
+    for it in result["items"]:
+        if isinstance(it, dict) and it.get("human") != it.get("judge"):
+            doc = corpus.docs.get(it.get("doc", ""))
+            start = it.get("char_start")
+            line = doc.positions.raw_position(start)[0] + 1 if doc and isinstance(start, int) else None
+            disagreements.append({**it, "line": line})
+    return {**result, "file": display(path), "disagreement_items": disagreements}
+
+
 def report_path(golden: Any) -> Path:
-    """Where the editor's report of a set goes: a per-set file in the temp folder, never the repo."""
+    """Where the editor's report of a set goes: a per-set file in the user's own private folder of
+    the temp folder (``golden-lsp-UID``, mode 0700), never the repo; a ConfigError when that
+    folder, or the set's in it, is not private (another user could have planted a link)."""
     key = hashlib.sha256(str(golden.questions_path.resolve()).encode("utf-8")).hexdigest()[:16]
-    return Path(tempfile.gettempdir()) / "golden-lsp" / key / "report.html"
+    user = os.getuid() if hasattr(os, "getuid") else os.getlogin()
+    try:
+        folder = private_folder(private_folder(Path(tempfile.gettempdir()) / f"golden-lsp-{user}") / key)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot write the report: the folder {display(exc.filename or '')} {exc.strerror or exc}"
+        ) from None
+    return folder / "report.html"
 
 
-def write_report(golden: Any, out: Path, run_file: Path | None = None, retriever: str | None = None) -> Path:
-    """Render the report of ``golden`` (a ``project.GoldenSet``) and write it at ``out``, never
-    over an input of the set; with ``run_file`` or ``retriever`` it draws that run's curve."""
+def write_report(
+    golden: Any, out: Path, run_file: Path | None = None, retriever: str | None = None
+) -> list[str]:
+    """Render the report of ``golden`` (a ``project.GoldenSet``) and write it at ``out``
+    atomically, never over an input of the set; with ``run_file`` or ``retriever`` it draws that
+    run's curve. Returns what was done about a report a killed earlier one left half-written."""
     golden.refuse_outputs({"report": out})
     analysis = golden.check()
     page = render(
         golden, analysis, figures(golden, analysis), out, evaluation(golden, analysis, run_file, retriever)
     )
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(page, encoding="utf-8")
+        return write_outputs({out: page}, "report")
     except OSError as exc:
-        raise ConfigError(f"cannot write {out}: {exc.strerror or exc}") from None
-    return out
+        raise ConfigError(f"cannot write {display(out)}: {exc.strerror or exc}") from None
 
 
 def figures(golden: Any, analysis: Analysis) -> dict:
@@ -313,12 +426,17 @@ def figures(golden: Any, analysis: Analysis) -> dict:
     return set_stats(analysis, golden.corpus)
 
 
+def _known(x: float) -> float | None:
+    """A bound of an interval, None when there is none (a mean over fewer than MIN_INTERVAL_N records)."""
+    return None if x != x else float(x)  # NaN is the one value unequal to itself
+
+
 def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever: str | None) -> dict | None:
     """The curve, reading aids and per-query ranks of a run (or a retriever), as ``eval`` computes
     them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
     if run_file is None and retriever is None:
         return None
-    from ..evaluate.evalspec import DEFAULT_KS, METRICS
+    from ..evaluate.evalspec import DEFAULT_KS, METRICS, MIN_INTERVAL_N
     from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
     from ..evaluate.retrieval import run_of
 
@@ -330,7 +448,7 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
         {
             "k": k,
             **{
-                m: {"value": float(ev.mean[i, j]), "ci": [float(ev.lo[i, j]), float(ev.hi[i, j])]}
+                m: {"value": float(ev.mean[i, j]), "ci": [_known(ev.lo[i, j]), _known(ev.hi[i, j])]}
                 for m, i in rows.items()
             },
         }
@@ -343,6 +461,7 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
     ]
     return {
         "description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
+        "min_interval_n": MIN_INTERVAL_N,
         "curve": curve,
         "signals": [{"text": n.message, "bad": n.severity != "info"} for n in sanity(ev) + signals(ev)],
         "per_query": per_query,

@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.config import ConfigError
-from ..core.ids import next_free_id
+from ..core.ids import free_ids
+from ..core.questions import split_lines
 from ..core.rules import folded
 
 STRATEGIES = ("random", "stratified", "hard-cases")
@@ -41,7 +42,8 @@ class LoggedQuery:
 def read_log(text: str, where: str) -> list[LoggedQuery]:
     """The log's queries in order, duplicates kept. JSONL when the first query line is a JSON object;
     a bad line then raises ConfigError naming ``where`` and the line."""
-    lines = [(no, line) for no, line in enumerate(text.splitlines(), 1) if line.strip()]
+    # lines as an editor counts them: a U+2028 inside a JSON string does not end one
+    lines = [(no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
     jsonl = bool(lines) and _object(lines[0][1]) is not None
     out = []
     for no, line in lines:
@@ -119,10 +121,7 @@ def draw(
 def skeletons(picked: list[LoggedQuery], used_ids: Iterable[str]) -> list[dict[str, Any]]:
     """Records to author: a fresh id continuing the set's numbering (never one of ``used_ids``: the
     set's and the committed artifact's), the query, an empty expected answer and no locators yet."""
-    used = set(used_ids)
-    out = []
-    for q in picked:
-        rid = next_free_id(used)
-        used.add(rid)
-        out.append({"id": rid, "query": q.query, "expected_answer": "", "locators": []})
-    return out
+    return [
+        {"id": rid, "query": q.query, "expected_answer": "", "locators": []}
+        for q, rid in zip(picked, free_ids(used_ids))
+    ]

@@ -6,8 +6,10 @@ written here is a complete, clean golden set — one short chapter and one recor
 so that ``check`` passes at once and every later edit is an edit of something that works (its
 config turns off the two set-shape rules a one-record set cannot meet, saying when to drop that). Given
 an existing corpus instead, the one record is anchored in that corpus: its quote is the shortest
-unique one around the first paragraph line (``quotepick.unique_quote_at``), so it resolves too.
-Nothing is ever overwritten: a file that exists is kept and reported as kept.
+unique one around the first paragraph line (``quotepick.unique_quote_at``), so it resolves too,
+and a corpus with Markdown files in subfolders gets the recursive glob ``**/*.md`` (with ``*.md``
+every document in a subfolder would vanish from the set). Nothing is ever overwritten: a file that
+exists is kept and reported as kept.
 """
 
 from __future__ import annotations
@@ -73,11 +75,20 @@ class Written:
     written: bool  # False: the file existed and was kept
 
 
-def _config_text(corpus: str) -> str:
+FLAT_GLOB, RECURSIVE_GLOB = "*.md", "**/*.md"
+
+
+def corpus_glob(corpus_root: Path) -> str:
+    """The glob that reads every Markdown file of a corpus: recursive when a subfolder holds one."""
+    nested = (p for p in corpus_root.glob(f"*/{RECURSIVE_GLOB}") if p.is_file())
+    return RECURSIVE_GLOB if next(nested, None) is not None else FLAT_GLOB
+
+
+def _config_text(corpus: str, glob: str) -> str:
     return (
         f"# golden-lsp: paths are relative to this file\n"
         f"corpus = {json.dumps(corpus)}\n"
-        f'glob = "*.md"\n'
+        f"glob = {json.dumps(glob)}\n"
         f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n"
         f"\n"
         f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
@@ -87,10 +98,10 @@ def _config_text(corpus: str) -> str:
     )
 
 
-def anchored_record(corpus_root: Path) -> dict:
+def anchored_record(corpus_root: Path, glob: str = FLAT_GLOB) -> dict:
     """One record anchored in the first paragraph line of an existing corpus that makes a label."""
     try:
-        corpus = load_corpus(corpus_root)
+        corpus = load_corpus(corpus_root, glob)
     except CorpusConfigError as exc:
         raise ConfigError(str(exc)) from None
     for doc in corpus.docs.values():
@@ -139,11 +150,15 @@ def init(target: Path, corpus: Path | None = None) -> list[Written]:
     if corpus is not None:
         if not corpus.is_dir():
             raise ConfigError(f"corpus folder not found: {corpus}")
-        record = anchored_record(corpus)
+        glob = corpus_glob(corpus)
+        record = anchored_record(corpus, glob)
         rel = Path(os.path.relpath(corpus.resolve(), target.resolve())).as_posix()
-        files = [(target / CONFIG_NAME, _config_text(rel))]
+        files = [(target / CONFIG_NAME, _config_text(rel, glob))]
     else:
         record = OWN_RECORD
-        files = [(target / CONFIG_NAME, _config_text("corpus")), (target / "corpus" / CHAPTER_NAME, CHAPTER)]
+        files = [
+            (target / CONFIG_NAME, _config_text("corpus", FLAT_GLOB)),
+            (target / "corpus" / CHAPTER_NAME, CHAPTER),
+        ]
     files.append((target / DEFAULT_QUESTIONS, HELP + json.dumps(record, ensure_ascii=False) + "\n"))
     return [_write_new(path, text) for path, text in files]

@@ -53,7 +53,7 @@ def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
         },
         "n_spans": len(lengths),
         "span_chars": {
-            "mean": round(statistics.fmean(lengths), 1) if lengths else None,
+            "mean": statistics.fmean(lengths) if lengths else None,
             "median": statistics.median(lengths) if lengths else None,
             "min": min(lengths, default=None),
             "max": max(lengths, default=None),
@@ -63,6 +63,11 @@ def set_stats(analysis: Analysis, corpus: Corpus) -> dict[str, Any]:
         "query_types": dict(sorted(Counter(q.query_type for q in parsed if q.query_type).items())),
         "splits": dict(sorted(Counter(q.split for q in parsed if q.split).items())),
         "n_unanswerable": sum(q.unanswerable for q in parsed),
+        "annotators": dict(sorted(Counter(q.annotator for q in parsed if q.annotator).items())),
+        # machine labels apart from human ones: labelled by an LLM judge in bulk (``annotator:
+        # "judge:<model>"``), and accepted from its proposals by a person (a ``judged_by`` note)
+        "n_judge_labelled": sum(q.judge_labelled for q in parsed),
+        "n_judge_proposed": sum(q.judge_proposed for q in parsed),
     }
 
 
@@ -82,6 +87,7 @@ def _rows(stats: dict[str, Any], hit_rule: HitRule) -> list[tuple[str, list[tupl
     n = stats["n_records"]
     untyped = n - sum(stats["query_types"].values())
     unsplit = n - sum(stats["splits"].values())
+    unnamed = n - sum(stats["annotators"].values())
     return [
         (
             "records",
@@ -96,7 +102,7 @@ def _rows(stats: dict[str, Any], hit_rule: HitRule) -> list[tuple[str, list[tupl
             "spans",
             [
                 ("spans", stats["n_spans"]),
-                ("mean chars", sc["mean"]),
+                ("mean chars", None if sc["mean"] is None else f"{sc['mean']:.1f}"),
                 ("median chars", sc["median"]),
                 ("min chars", sc["min"]),
                 ("max chars", sc["max"]),
@@ -109,6 +115,15 @@ def _rows(stats: dict[str, Any], hit_rule: HitRule) -> list[tuple[str, list[tupl
         ),
         ("query types", [*stats["query_types"].items(), *([("(none)", untyped)] if untyped else [])]),
         ("splits", [*stats["splits"].items(), *([("(none)", unsplit)] if unsplit else [])]),
+        (
+            "annotators",
+            [
+                *stats["annotators"].items(),
+                *([("(none)", unnamed)] if unnamed else []),
+                ("labelled by an LLM judge", stats["n_judge_labelled"]),
+                ("labels the judge proposed", stats["n_judge_proposed"]),
+            ],
+        ),
     ]
 
 

@@ -1,9 +1,12 @@
-"""Code actions: lengthen an ambiguous quote, take the corpus text for a near miss, rebuild.
+"""Code actions: lengthen an ambiguous quote, take the corpus text for a near miss or a typo, name
+the doc meant, re-anchor a label the corpus change broke (``reanchor.py``), rebuild.
 
-Every edit replaces exactly one JSON string token — the quote — with a correctly escaped JSON
-string, so a fix can never touch another field or another line. The lengthened quote comes from
-``quotepick.lengthen``: the shortest whole-word extension that is unique and still points at the
-occurrence the author picked.
+Every edit replaces exactly one JSON string token — the quote, or the doc — with a correctly
+escaped JSON string, so a fix can never touch another field or another line. The quotes come from
+the picker (``quotepick``): ``lengthen``, the shortest extension on the line that is unique and
+still points at the occurrence the author picked; ``quote_around``, the closest passage to a
+typo'd quote as a quote (whole words, unique, on its line) — offered, never preferred, since the
+closest passage is a guess. A doc the corpus does not hold gets one fix per close doc ID.
 """
 
 from __future__ import annotations
@@ -12,23 +15,28 @@ import json
 
 from lsprotocol import types
 
-from ..core.diagnostics import Range
-from ..core.quotepick import lengthen
+from ..core.diagnostics import BROKEN_LABEL, Range
+from ..core.quotepick import lengthen, quote_around
 from ..core.rules import MAX_LISTED_OCCURRENCES, short
+from . import reanchor
 from .convert import EDITOR_HINTS, to_lsp
+from .reanchor import Reanchoring
 from .view import View
 
 BUILD_COMMAND = "golden-lsp.build"
 
 
-def _quote_edit(view: View, line: int, node, new_quote: str) -> types.WorkspaceEdit:
+def _string_edit(view: View, line: int, node, new_text: str) -> types.WorkspaceEdit:
+    """Replace one JSON string token (a quote or a doc) with ``new_text``, escaped."""
     rng = view.range(Range.on_line(line, node.start, node.end))
     return types.WorkspaceEdit(
-        changes={view.uri: [types.TextEdit(rng, json.dumps(new_quote, ensure_ascii=False))]}
+        changes={view.uri: [types.TextEdit(rng, json.dumps(new_text, ensure_ascii=False))]}
     )
 
 
-def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
+def code_actions(
+    view: View, request: types.Range, reanchoring: Reanchoring | None = None
+) -> list[types.CodeAction]:
     out: list[types.CodeAction] = []
     first, lo = view.buffer.core_location(request.start)
     last, hi = view.buffer.core_location(request.end)
@@ -42,10 +50,16 @@ def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
             and d.code not in EDITOR_HINTS
         ):
             continue
+        if d.code in BROKEN_LABEL and reanchoring is not None:
+            out.extend(reanchor.actions(view, d, reanchoring))
         if d.code == "quote-ambiguous":
             out.extend(_lengthen_actions(view, d, line))
         elif d.code == "quote-not-found" and "replacement" in d.data:
             out.extend(_replacement_action(view, d, line))
+        elif d.code == "quote-not-found" and d.data.get("hint") == "closest":
+            out.extend(_closest_action(view, d, line))
+        elif d.code == "unknown-doc" and d.data.get("suggestions"):
+            out.extend(_doc_actions(view, d, line))
         elif d.code in EDITOR_HINTS:
             out.append(
                 types.CodeAction(
@@ -58,12 +72,13 @@ def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
     return out
 
 
-def _locator_at(view: View, line: int, column: int):
+def _locator_at(view: View, line: int, column: int, field: str = "quote"):
+    """The locator on ``line`` whose quote (or doc) starts at ``column``."""
     rec = view.analysis.record_at(line)
     if rec is None:
         return None
     for resolved in rec.result.resolved:
-        node = resolved.locator.quote_node
+        node = resolved.locator.quote_node if field == "quote" else resolved.locator.doc_node
         if node is not None and node.start == column:
             return resolved
     return None
@@ -81,15 +96,20 @@ def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
     actions = []
     for at in resolved.ambiguous_at[:MAX_LISTED_OCCURRENCES]:
         new = lengthen(doc.text, quote, at)
-        if new is None:
-            continue
         row, col = doc.positions.raw_position(at)
+        why = (
+            "the quote spans lines"
+            if "\n" in quote
+            else f"no quote on line {row + 1} holds this occurrence, occurs only once and has a word "
+            "of its own"
+        )
         actions.append(
             types.CodeAction(
                 title=f"Lengthen to the occurrence at {row + 1}:{col + 1}",
                 kind=types.CodeActionKind.QuickFix,
                 diagnostics=[lsp_diag],
-                edit=_quote_edit(view, line, resolved.locator.quote_node, new),
+                edit=_string_edit(view, line, resolved.locator.quote_node, new) if new is not None else None,
+                disabled=types.CodeActionDisabled(why) if new is None else None,
             )
         )
     return actions
@@ -111,7 +131,7 @@ def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
                 kind=types.CodeActionKind.QuickFix,
                 is_preferred=i == 0,
                 diagnostics=[lsp_diag],
-                edit=_quote_edit(view, line, node, text),
+                edit=_string_edit(view, line, node, text),
             )
             for i, (text, where) in enumerate(d.data["replacements"])
         ]
@@ -123,6 +143,47 @@ def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
             kind=types.CodeActionKind.QuickFix,
             is_preferred=True,
             diagnostics=[lsp_diag],
-            edit=_quote_edit(view, line, node, d.data["replacement"]),
+            edit=_string_edit(view, line, node, d.data["replacement"]),
         )
+    ]
+
+
+def _closest_action(view: View, d, line: int) -> list[types.CodeAction]:
+    """ "Use the closest passage" for a quote not found as it is (a typo): the passage as a quote."""
+    resolved = _locator_at(view, line, d.range.column)
+    doc = view.golden.corpus.docs.get(d.data.get("doc_id", ""))
+    where = d.related[0] if d.related else None
+    if resolved is None or doc is None or where is None or where.offsets is None:
+        return []
+    found = quote_around(doc.text, *where.offsets)
+    if found is None:
+        return []
+    quote = doc.text[found[0] : found[1]]
+    row, col = doc.positions.raw_position(found[0])
+    return [
+        types.CodeAction(
+            title=f"Use the closest passage at {row + 1}:{col + 1}: {short(quote)!r}",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[to_lsp(view, d)],
+            edit=_string_edit(view, line, resolved.locator.quote_node, quote),
+        )
+    ]
+
+
+def _doc_actions(view: View, d, line: int) -> list[types.CodeAction]:
+    """ "Change doc to <id>" for each doc ID close to one the corpus does not hold."""
+    resolved = _locator_at(view, line, d.range.column, field="doc")
+    if resolved is None:
+        return []
+    suggestions = d.data["suggestions"]
+    lsp_diag = to_lsp(view, d)
+    return [
+        types.CodeAction(
+            title=f"Change doc to {doc_id!r}",
+            kind=types.CodeActionKind.QuickFix,
+            is_preferred=len(suggestions) == 1,
+            diagnostics=[lsp_diag],
+            edit=_string_edit(view, line, resolved.locator.doc_node, doc_id),
+        )
+        for doc_id in suggestions
     ]

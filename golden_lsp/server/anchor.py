@@ -3,15 +3,17 @@
 This cuts the author's copy–switch–paste loop: "New golden question anchored here" appends a
 record with the next free id to the set's questions file (open or not), and "Add as locator to
 <id>" extends the record whose line the author last edited. The quote comes from
-``anchor.quote_at`` (unique, on one line, its span containing the selection's start); the person
-still writes the query and the answer.
+``anchor.quote_at`` (unique, on one line, its span containing the selection's start); where there
+is none, the action is there disabled, its ``disabled.reason`` saying why (``client.py`` makes that
+a message for a client that cannot show a disabled action). The person still writes the query and
+the answer.
 """
 
 from __future__ import annotations
 
 from lsprotocol import types
 
-from ..assist.anchor import add_locator_edits, new_record_line, quote_at
+from ..assist.anchor import add_locator_edits, new_record_line, no_anchor_reason, quote_at
 from ..core.diagnostics import Range
 from ..core.ids import next_free_id
 from .view import CorpusView, View
@@ -41,12 +43,17 @@ def free_id(view: View) -> str:
 
 
 def code_actions(cv: CorpusView, request: types.Range, last_edited: dict[str, int]) -> list[types.CodeAction]:
-    out = []
+    out: list[types.CodeAction] = []
     for source in cv.sources:
         doc = source.doc
         start, end = cv.offset(doc, request.start), cv.offset(doc, request.end)
-        quote = quote_at(doc.doc_id, doc.text, start, end)
-        if quote is None or not source.views:
+        quote = quote_at(doc.text, start, end) if source.views else None
+        if quote is None:
+            if source.views and not out:
+                why = types.CodeActionDisabled(
+                    f"cannot anchor here: {no_anchor_reason(doc.text, start, end)}"
+                )
+                out.append(types.CodeAction(NEW_TITLE, kind=types.CodeActionKind.Refactor, disabled=why))
             continue
         home = next(
             (v for v in source.views if v.path.resolve() == v.golden.questions_path.resolve()),

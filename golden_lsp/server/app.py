@@ -4,10 +4,12 @@ Every handler is a function of this module, registered on the one ``GoldenServer
 (an exception is logged to the client and the server carries on). A request's handler takes the
 view it works on from the session (``session.py``: a ``View`` of a questions file, a
 ``CorpusView`` of a chapter) and hands it to a feature module (``hover``, ``navigation``,
-``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``, ``candidates``, ``symbols``); a
-document notification updates the session and tells the scheduler (``scheduler.py``) what to
-publish; a change of files or settings goes through the session, whose invalidation has the
-scheduler republish. Everything sent unasked — diagnostics (pushed, or pulled through
+``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``, ``candidates``, ``proposals``,
+``symbols``); a document notification updates the session and tells the scheduler
+(``scheduler.py``) what to publish; what the client takes (``client.py``: hover format, code
+action literals, related information, the status notification) is read at ``initialize`` and
+fits every answer; a change of files or settings goes through the session, whose invalidation has
+the scheduler republish. Everything sent unasked — diagnostics (pushed, or pulled through
 ``textDocument/diagnostic`` by clients that support it), status, refresh requests, progress — is
 the scheduler's.
 """
@@ -27,10 +29,13 @@ from pygls.uris import from_fs_path
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.project import CONFIG_NAMES
-from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, symbols
+from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, proposals, symbols
 from .base import BaseServer
+from .client import APPLY_EDIT_COMMAND, ClientSupport, fit_code_actions
 from .convert import SOURCE, editor_counts
+from .markup import Markup
 from .protocol import Encoded, serve_stdio
+from .reanchor import Reanchoring
 from .scheduler import Scheduler
 from .session import Session, path_of
 from .workspace import document_path
@@ -49,6 +54,11 @@ class GoldenServer(BaseServer):
         self.scheduler = Scheduler(self, self.session)
         self.session.on_invalidated = self.scheduler.republish_all
         self.inlay_hints_enabled = True
+        #: the old corpora and relocators of the re-anchoring quick fix and hover
+        self.reanchoring = Reanchoring()
+        #: the reasons last shown for disabled code actions a client cannot show (not repeated while
+        #: a client without triggerKind asks again and again, as lsp-mode's modeline does)
+        self.reasons_shown: list[str] = []
 
 
 server = GoldenServer()
@@ -86,6 +96,8 @@ def guarded(fn: Callable) -> Callable:
 @guarded
 def initialize(ls: GoldenServer, params: types.InitializeParams) -> None:
     ls.session.encoding = ls.workspace.position_encoding or types.PositionEncodingKind.Utf16
+    ls.session.client = ClientSupport.of(params)
+    ls.scheduler.converted.related_information = ls.session.client.related_information
     options = params.initialization_options or {}
     if isinstance(options, dict):
         ls.session.sets.set_overrides(options.get("overrides"))  # nothing is open: nothing is stale
@@ -210,18 +222,19 @@ def on_diagnostic(
 @server.feature(types.TEXT_DOCUMENT_HOVER)
 @guarded
 def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
+    mu = Markup(ls.session.client.markdown_hover)
     if (cv := ls.session.corpus_view(params.text_document.uri)) is not None:
-        return labels.corpus_hover(cv, params.position)
+        return labels.corpus_hover(cv, params.position, mu)
     view = ls.session.request_view(params.text_document.uri)
     target = view.target_at(params.position) if view else None
-    return hover.hover(view, target) if view and target else None
+    return hover.hover(view, target, mu, ls.reanchoring) if view and target else None
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
 @guarded
 def on_inlay_hint(ls: GoldenServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
     view = ls.session.request_view(params.text_document.uri) if ls.inlay_hints_enabled else None
-    return inlay.inlay_hints(view, params.range) if view else None
+    return inlay.inlay_hints(view, params.range) + proposals.inlay_hints(view, params.range) if view else None
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
@@ -282,15 +295,27 @@ def on_document_symbol(
     types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, types.CodeActionKind.Refactor]),
 )
 @guarded
-def on_code_action(ls: GoldenServer, params: types.CodeActionParams) -> list[types.CodeAction] | None:
+def on_code_action(
+    ls: GoldenServer, params: types.CodeActionParams
+) -> list[types.CodeAction | types.Command] | None:
     if (cv := ls.session.corpus_view(params.text_document.uri)) is not None:
         found = anchor.code_actions(cv, params.range, ls.session.last_edited)
     elif (view := ls.session.request_view(params.text_document.uri)) is not None:
-        found = actions.code_actions(view, params.range) + candidates.code_actions(view, params.range)
+        found = (
+            actions.code_actions(view, params.range, ls.reanchoring)
+            + candidates.code_actions(view, params.range)
+            + proposals.code_actions(view, params.range)
+        )
     else:
         return None
     only = params.context.only
-    return [a for a in found if not only or any(_of_kind(a, k) for k in only)]
+    found = [a for a in found if not only or any(_of_kind(a, k) for k in only)]
+    answer, messages = fit_code_actions(ls.session.client, found, params.context, ls.protocol.unstructure)
+    asked = params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
+    for message in messages if asked else [m for m in messages if m not in ls.reasons_shown]:
+        ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, f"golden-lsp: {message}"))
+    ls.reasons_shown = messages
+    return answer
 
 
 def _of_kind(action: types.CodeAction, kind: str) -> bool:
@@ -317,6 +342,21 @@ async def open_record(ls: GoldenServer, *args: Any) -> bool:
         types.ShowDocumentParams(location.uri, take_focus=True, selection=location.range)
     )
     return bool(result and result.success)
+
+
+@server.command(APPLY_EDIT_COMMAND)
+@guarded
+async def apply_edit(ls: GoldenServer, *args: Any) -> bool:
+    """Apply a code action's edit (its one argument) for a client that takes commands only."""
+    edit = (
+        ls.protocol.structure(args[0], types.WorkspaceEdit)
+        if len(args) == 1 and isinstance(args[0], dict)
+        else None
+    )
+    if edit is None or not (edit.changes or edit.document_changes):
+        return False
+    result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))
+    return bool(result and result.applied)
 
 
 def _questions_uri(ls: GoldenServer, args: tuple) -> str | None:
@@ -387,7 +427,8 @@ async def report(ls: GoldenServer, *args: Any) -> dict:
 
     try:
         golden = ls.session.sets.golden_set_for(path)
-        out = write_report(golden, report_path(golden))
+        out = report_path(golden)
+        write_report(golden, out)
     except (ConfigError, RuntimeError) as exc:  # RuntimeError: the report extra is missing
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"golden-lsp: {exc}"))
         return {"ok": False, "message": str(exc)}

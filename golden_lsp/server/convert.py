@@ -29,9 +29,13 @@ _SEVERITY = {
 }
 
 
-def to_lsp(view: View, d: Diagnostic) -> types.Diagnostic:
+def to_lsp(view: View, d: Diagnostic, related_information: bool = True) -> types.Diagnostic:
+    """The LSP diagnostic of a finding; its related locations only for a client that takes them."""
     severity = types.DiagnosticSeverity.Hint if d.code in EDITOR_HINTS else _SEVERITY[d.severity]
-    related = [types.DiagnosticRelatedInformation(view.related_location(r), r.message) for r in d.related]
+    related = [
+        types.DiagnosticRelatedInformation(view.related_location(r), r.message)
+        for r in (d.related if related_information else ())
+    ]
     return types.Diagnostic(
         range=view.range(d.range)
         if d.path == view.path
@@ -59,6 +63,8 @@ class Converted:
 
     def __init__(self, encode: Callable[[types.Diagnostic], str]) -> None:
         self._encode = encode
+        #: the client takes related information (set once, at ``initialize``)
+        self.related_information = True
         #: uri → (corpus, encoding, id(core finding) → [finding, LSP diagnostic, JSON text or None])
         self._files: dict[str, tuple[Corpus, str, dict[int, list]]] = {}
 
@@ -76,7 +82,7 @@ class Converted:
                 or entry[0] is not d
                 or (changed and any(r.doc_id in changed for r in d.related))
             ):
-                entry = [d, to_lsp(view, d), None]
+                entry = [d, to_lsp(view, d, self.related_information), None]
             now[id(d)] = entry
             out.append(entry)
         self._files[view.uri] = (corpus, encoding, now)

@@ -3,27 +3,24 @@
 The author's question on hover is "what will the builder do with this?": for a quote, the span
 it expands to (document, line:col, offsets, which expansion rule), the text of that span, its
 coverage and the chunks that bear it; for an ``id`` the record's summary; for a ``doc`` the
-document's size and chunk count. A quote that does not resolve shows its findings instead.
+document's size and chunk count. A quote that does not resolve shows its findings instead, and,
+when the corpus change broke it, what it used to span and what re-anchoring does (``reanchor.py``).
+Each is written through a ``markup.Markup``: Markdown, or plain text for a client that renders none.
 """
 
 from __future__ import annotations
-
-import re
 
 from lsprotocol import types
 
 from ..core.diagnostics import Range, plural
 from ..core.model import RecordLine, ResolvedLocator
 from ..core.questions import QuestionRecord
+from . import reanchor
+from .markup import Markup
+from .reanchor import Reanchoring
 from .view import Target, View
 
 SPAN_PREVIEW_CHARS = 400
-
-
-def _fenced(text: str) -> str:
-    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
-    fence = "`" * max(3, longest + 1)
-    return f"{fence}text\n{text}\n{fence}"
 
 
 def _preview(text: str) -> str:
@@ -34,7 +31,9 @@ def _preview(text: str) -> str:
     return f"{text[:half]}\n… ({len(text) - 2 * half} more characters) …\n{text[-half:]}"
 
 
-def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> str:
+def _quote_text(
+    view: View, rec: RecordLine, resolved: ResolvedLocator, mu: Markup, reanchoring: Reanchoring | None
+) -> str:
     span = resolved.span
     if span is None:
         notes = [
@@ -44,39 +43,42 @@ def _quote_markdown(view: View, rec: RecordLine, resolved: ResolvedLocator) -> s
             and resolved.locator.quote_node is not None
             and d.range.column == resolved.locator.quote_node.start
         ]
-        body = "\n\n".join(f"**{d.code}** — {d.message}" for d in notes) or "This quote does not resolve."
-        return f"**quote** → not resolved\n\n{body}"
+        body = (
+            "\n\n".join(f"{mu.strong(d.code)} — {d.message}" for d in notes) or "This quote does not resolve."
+        )
+        return f"{mu.strong('quote')} → not resolved\n\n{body}" + _used_to_span(
+            view, rec, resolved, mu, reanchoring
+        )
     doc = view.golden.corpus.docs[span.doc_id]
     line, col = doc.positions.raw_position(span.quote_start)
     lines = [
-        f"**quote** → `{span.doc_id}` {line + 1}:{col + 1} · chars {span.quote_start}–{span.quote_end}"
-        + (" · **primary span**" if resolved.locator.primary else ""),
-        f"**span** ({span.rule}) chars {span.start}–{span.end} · {span.end - span.start} chars",
-        _fenced(_preview(doc.text[span.start : span.end])),
-        f"**union coverage** {round(resolved.coverage, 4)} under `{view.golden.hit_rule}`",
+        f"{mu.strong('quote')} → {mu.code(span.doc_id)} {line + 1}:{col + 1} · "
+        f"chars {span.quote_start}–{span.quote_end}"
+        + (f" · {mu.strong('primary span')}" if resolved.locator.primary else ""),
+        f"{mu.strong('span')} ({span.rule}) chars {span.start}–{span.end} · {span.end - span.start} chars",
+        mu.block(_preview(doc.text[span.start : span.end])),
+        f"{mu.strong('union coverage')} {round(resolved.coverage, 4)} "
+        f"under {mu.code(str(view.golden.hit_rule))}",
     ]
     if resolved.chunks:
-        rows = ["| chunk | heading path | chars |", "|---|---|---|"]
-        rows += [
-            f"| `{c.chunk_id[:12]}` | {_cell(c.heading_path)} | {c.start}–{c.end} |" for c in resolved.chunks
-        ]
-        lines.append("\n".join(rows))
+        rows = [[mu.code(c.chunk_id[:12]), c.heading_path, f"{c.start}–{c.end}"] for c in resolved.chunks]
+        lines.append(mu.table(["chunk", "heading path", "chars"], rows))
     else:
-        lines.append("**no answer-bearing chunk**")
+        lines.append(mu.strong("no answer-bearing chunk"))
     return "\n\n".join(lines)
 
 
-def _record_markdown(r: QuestionRecord, rec: RecordLine) -> str:
+def _record_text(r: QuestionRecord, rec: RecordLine, mu: Markup) -> str:
     spans = [x.span for x in rec.result.resolved]
     chunk_ids = sorted({c.chunk_id for x in rec.result.resolved for c in x.chunks})
     resolved = sum(1 for s in spans if s is not None)
     out = [
-        f"**{r.id}** · {r.hop}-hop · tags: {', '.join(r.tags) or '—'}",
+        f"{mu.strong(r.id or '')} · {r.hop}-hop · tags: {', '.join(r.tags) or '—'}",
         " · ".join(practice_summary(r)),
-        f"*{r.query}*" if r.query else "",
+        mu.em(r.query) if r.query else "",
         f"expected answer: {r.expected_answer}" if r.expected_answer else "",
         f"{resolved} of {plural(len(spans), 'locator')} resolved · {plural(len(chunk_ids), 'answer-bearing chunk')}"
-        + (": " + ", ".join(f"`{c[:12]}`" for c in chunk_ids) if chunk_ids else ""),
+        + (": " + ", ".join(mu.code(c[:12]) for c in chunk_ids) if chunk_ids else ""),
         "in the artifact" if rec.result.buildable else "not buildable yet (see the findings on this line)",
     ]
     return "\n\n".join(x for x in out if x)
@@ -86,37 +88,63 @@ def practice_summary(r: QuestionRecord) -> list[str]:
     """The practice fields a record uses, for people (hover, outline)."""
     out = [
         f"{name.replace('_', ' ')}: {value}"
-        for name in ("query_type", "split", "annotator")
+        for name in ("query_type", "split", "annotator", "judged_by")
         if (value := getattr(r, name)) is not None
     ]
     return out + ["unanswerable"] if r.unanswerable else out
 
 
-def _doc_markdown(view: View, resolved: ResolvedLocator) -> str:
-    doc = view.golden.corpus.docs.get(resolved.locator.doc or "")
-    if doc is None:
-        return f"`{resolved.locator.doc}` is not in the corpus ({view.golden.corpus.root})"
-    n_lines = doc.text.count("\n")
+def _used_to_span(
+    view: View, rec: RecordLine, resolved: ResolvedLocator, mu: Markup, reanchoring: Reanchoring | None
+) -> str:
+    """What a label the corpus change broke used to span, and what re-anchoring does with it."""
+    found = reanchor.used_to_span(view, rec, resolved.locator, reanchoring) if reanchoring else None
+    if found is None or found.old_span is None or found.old_text is None:
+        return ""
+    old = found.old_span
+    fix = f"{mu.strong(found.status)}: {found.note}"
+    if found.rewritten:
+        fix = (
+            f"{mu.strong('re-anchor')} ({found.summary()}) → {mu.code(str(found.doc))} quote "
+            f"{mu.code(_code(found.quote or ''))}: {found.note}"
+        )
     return (
-        f"`{doc.doc_id}` · {doc.chars:,} chars · {n_lines:,} lines · {len(doc.chunks)} chunks "
-        f"(`{doc.max_chars}` max chars) · sha256 `{doc.sha256[:12]}`"
+        f"\n\n{mu.strong('used to span')} at the manifest's corpus_commit: {mu.code(str(found.old_doc))} "
+        f"({old.rule}) chars {old.start}–{old.end}\n\n{mu.block(_preview(found.old_text))}\n\n{fix}"
     )
 
 
-def hover(view: View, target: Target) -> types.Hover | None:
+def _code(text: str) -> str:
+    return text.replace("`", "'")
+
+
+def _doc_text(
+    view: View, rec: RecordLine, resolved: ResolvedLocator, mu: Markup, reanchoring: Reanchoring | None
+) -> str:
+    doc = view.golden.corpus.docs.get(resolved.locator.doc or "")
+    if doc is None:
+        return f"{mu.code(str(resolved.locator.doc))} is not in the corpus ({view.golden.corpus.root})" + (
+            _used_to_span(view, rec, resolved, mu, reanchoring)
+        )
+    n_lines = doc.text.count("\n")
+    return (
+        f"{mu.code(doc.doc_id)} · {doc.chars:,} chars · {n_lines:,} lines · {len(doc.chunks)} chunks "
+        f"({mu.code(str(doc.max_chars))} max chars) · sha256 {mu.code(doc.sha256[:12])}"
+    )
+
+
+def hover(
+    view: View, target: Target, mu: Markup, reanchoring: Reanchoring | None = None
+) -> types.Hover | None:
     rec, resolved = target.record, target.locator
     if target.kind == "quote" and resolved is not None:
-        text = _quote_markdown(view, rec, resolved)
+        text = _quote_text(view, rec, resolved, mu, reanchoring)
     elif target.kind == "doc" and resolved is not None:
-        text = _doc_markdown(view, resolved)
+        text = _doc_text(view, rec, resolved, mu, reanchoring)
     elif target.kind == "id" and rec.record is not None:
-        text = _record_markdown(rec.record, rec)
+        text = _record_text(rec.record, rec, mu)
     else:
         return None
     line = target.record.line
     rng = view.range(Range.on_line(line, *target.columns))
-    return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, text), rng)
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")
+    return types.Hover(mu.content(text), rng)

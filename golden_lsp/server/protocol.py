@@ -10,11 +10,16 @@ the process with status 0. This module replaces the loop and the first steps of 
 and a JSON string holds no raw line break — so it marks a real header wherever it appears), and
 ``StrictProtocol`` answers what cannot be handled with the JSON-RPC error the spec names: -32700
 for a body that is not JSON, -32600 for a message that is not a request or arrives after
-``shutdown``, -32602 for params that do not fit. Everything else is pygls' own handling, except
-one way out: a notification (``notify_encoded``) or a request's result (``Encoded``) that the
-server already holds as JSON text (its cached diagnostics) is sent as it is, skipping pygls'
-serialisation of the whole message. The server runs ``BufferedProtocol``: all of that, without
-pygls' own store of open documents (the session keeps them, ``positions.Buffer``).
+``shutdown``, -32601 for a method the server does not know, -32602 for params that do not fit or
+a command it does not have (pygls answers the last two as well, but also reports each to the
+client as a server error, and prints the command's with a traceback). Everything else is pygls'
+own handling, except one way out: a notification (``notify_encoded``) or a request's result
+(``Encoded``) that the server already holds as JSON text (its cached diagnostics) is sent as it
+is, skipping pygls' serialisation of the whole message. Every message goes out through
+``outgoing.QueuedWriter``, named by what it supersedes (a document's diagnostics, its status), and
+stdin is read only as fast as the client reads what the server writes. The server runs
+``BufferedProtocol``: all of that, without pygls' own store of open documents (the session keeps
+them, ``positions.Buffer``).
 """
 
 from __future__ import annotations
@@ -27,23 +32,30 @@ import re
 import sys
 import threading
 from collections.abc import Callable
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TypeVar
 
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcParseError
-from pygls.io_ import StdoutWriter
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
+from .outgoing import Key, QueuedWriter
+
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
+METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 #: bytes of header text kept while waiting for the blank line that ends a header
 MAX_HEADER = 64 * 1024
 _HEADER_END = b"\r\n\r\n"
 _LENGTH = re.compile(rb"content-length:[ \t]*([^\r\n]*)\r\n", re.IGNORECASE)
 _RESYNC = re.compile(rb"content-length:[ \t]*\d+[ \t]*\r\n", re.IGNORECASE)
+T = TypeVar("T")
+#: notifications of which the client wants only the last one for a document (by its URI)
+SUPERSEDED = frozenset({types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, "golden-lsp/status"})
+#: chunks of stdin read ahead of the loop at most (each up to 64 KiB)
+READ_AHEAD = 16
 
 
 class FrameError(str):
@@ -156,7 +168,19 @@ class StrictProtocol(LanguageServerProtocol):
                     ValueError(f"{method}: ignored, invalid params: {problem}"), JsonRpcInvalidParams
                 )
             return
+        if method is not None and is_request and (unknown := self._unknown(method, message.params)):
+            self.send_error(msg_id, *unknown)
+            return
         self.handle_message(message)
+
+    def _unknown(self, method: str, params: Any) -> tuple[int, str] | None:
+        """The error answering a request for a method or command the server has no handler for."""
+        if method not in self.fm.builtin_features and method not in self.fm.features:
+            return METHOD_NOT_FOUND, f"{method}: golden-lsp has no such method"
+        if method == types.WORKSPACE_EXECUTE_COMMAND and params.command not in self.fm.commands:
+            known = ", ".join(sorted(self.fm.commands))
+            return INVALID_PARAMS, f"golden-lsp has no command {params.command!r} (its commands: {known})"
+        return None
 
     def _structure(self, data: dict, method: str | None, is_request: bool) -> Any:
         if method is None:  # a response to a request of ours: pygls knows its result type
@@ -169,12 +193,40 @@ class StrictProtocol(LanguageServerProtocol):
 
     def encode(self, value: Any) -> str:
         """The JSON text of an LSP value as pygls sends it within a message."""
-        return json.dumps(self._converter.unstructure(value))
+        return json.dumps(self.unstructure(value))
+
+    def unstructure(self, value: Any) -> Any:
+        """An LSP value as JSON data (a command's argument)."""
+        return self._converter.unstructure(value)
+
+    def structure(self, data: Any, kind: type[T]) -> T | None:
+        """JSON data (a command's argument) as an LSP value of ``kind``; None when it is not one."""
+        try:
+            return self._converter.structure(data, kind)
+        except (cattrs.BaseValidationError, TypeError, ValueError, KeyError, AttributeError):
+            return None
 
     def notify_encoded(self, method: str, params: str) -> None:
         """Send a notification whose params are JSON text already (parts the server keeps
         encoded are sent as they are, never unstructured and serialised again)."""
-        self._write(f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}')
+        key = None
+        if method in SUPERSEDED and params.startswith('{"uri": '):  # as convert.publish_params writes
+            key = (method, _DECODER.raw_decode(params, 8)[0])
+        self._write(
+            f'{{"jsonrpc": "{self.VERSION}", "method": {json.dumps(method)}, "params": {params}}}', key
+        )
+
+    def _send_data(self, data: Any) -> None:
+        """pygls' way out for every other message, through ``_write`` (and so the queue), with
+        what it supersedes."""
+        if not data:
+            return
+        try:
+            body = json.dumps(data, default=self._serialize_message)
+        except Exception as error:  # as pygls: reported, the server carries on
+            self._server.report_server_error(error, JsonRpcInternalError)
+            return
+        self._write(body, _supersedes(data))
 
     def _send_response(self, msg_id, result=None, error=None) -> None:
         if error is None and isinstance(result, Encoded):  # a handler's result that is JSON text already
@@ -183,8 +235,8 @@ class StrictProtocol(LanguageServerProtocol):
         else:
             super()._send_response(msg_id, result, error)
 
-    def _write(self, body: str) -> None:
-        """Frame and write one message body, as pygls does."""
+    def _write(self, body: str, key: Key | None = None) -> None:
+        """Frame and write one message body, as pygls does; ``key``: what it supersedes."""
         if self.writer is None:
             return
         data = body.encode()
@@ -193,9 +245,26 @@ class StrictProtocol(LanguageServerProtocol):
             if self._include_headers
             else ""
         )
+        if isinstance(self.writer, QueuedWriter):
+            self.writer.write(header.encode() + data, key)
+            return
         written = self.writer.write(header.encode() + data)
         if inspect.isawaitable(written):
             asyncio.ensure_future(written)  # noqa: RUF006 (as pygls does: the writer keeps it)
+
+
+_DECODER = json.JSONDecoder()
+
+
+def _supersedes(message: Any) -> Key | None:
+    """What a message pygls sends replaces when it is queued behind an earlier one: a document's
+    diagnostics or status; None for everything else."""
+    method = getattr(message, "method", None)
+    if method not in SUPERSEDED:
+        return None
+    params = getattr(message, "params", None)
+    uri = params.get("uri") if isinstance(params, dict) else getattr(params, "uri", None)
+    return (method, uri) if isinstance(uri, str) else None
 
 
 def _user_handler_only(method: str) -> Callable:
@@ -225,28 +294,36 @@ def serve_stdio(server, stdin: BinaryIO | None = None, stdout: BinaryIO | None =
     ``shutdown`` then ``exit``, 1 when the client exits or goes away without ``shutdown``."""
     stdin = stdin or sys.stdin.buffer
     server._stop_event = threading.Event()
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    writer = QueuedWriter(stdout or sys.stdout.buffer)
+    server.protocol.set_writer(writer)
     try:
-        asyncio.run(_read_loop(server, stdin))
+        asyncio.run(_read_loop(server, stdin, writer))
     except SystemExit as exc:  # pygls' exit handler
         return exc.code if isinstance(exc.code, int) else 1
-    except BrokenPipeError:
-        pass
     finally:
+        writer.close()
         server.shutdown()
     return 0 if server.protocol._shutdown else 1
 
 
-async def _read_loop(server, stdin: BinaryIO) -> None:
+async def _read_loop(server, stdin: BinaryIO, writer: QueuedWriter) -> None:
     """Feed stdin, read by a daemon thread (a blocked read never holds up exit; ``os.read`` takes
-    no lock that interpreter shutdown would wait for), to the protocol."""
+    no lock that interpreter shutdown would wait for), to the protocol: at most ``READ_AHEAD``
+    chunks ahead of it, and nothing more while the client leaves the outgoing queue full."""
     loop = asyncio.get_running_loop()
     chunks: asyncio.Queue[bytes] = asyncio.Queue()
+    ahead = threading.Semaphore(READ_AHEAD)
+
+    def gone() -> None:  # stdout broke: the client is gone, as when stdin ends
+        loop.call_soon_threadsafe(chunks.put_nowait, b"")
+
+    writer.on_broken = gone
 
     fd = stdin.fileno()
 
     def read() -> None:
         while True:
+            ahead.acquire()
             try:
                 chunk = os.read(fd, 65536)
             except (OSError, ValueError):
@@ -260,9 +337,11 @@ async def _read_loop(server, stdin: BinaryIO) -> None:
     protocol: StrictProtocol = server.protocol
     while not server._stop_event.is_set():
         chunk = await chunks.get()
+        ahead.release()
         if not chunk:
             return
         for item in framer.feed(chunk):
+            await writer.drained()  # each message waits for room for what it may answer
             if isinstance(item, FrameError):
                 server.report_server_error(ValueError(item), JsonRpcParseError)
                 continue

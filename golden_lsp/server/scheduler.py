@@ -6,7 +6,8 @@ keystroke nor hold up the next request. The scheduler owns all of that timing an
 sent unasked: tasks debounced by key (``later``: a questions file's publish, a chapter's edit, one
 step of hint preparation), coroutines run in the background (``background``: a set's first
 indexing, under work-done progress), the publish of a questions file (``publish``: diagnostics
-pushed as cached JSON text, ``convert.Converted``, and the ``golden-lsp/status`` notification),
+pushed as cached JSON text, ``convert.Converted``, and the ``golden-lsp/status`` notification to a
+client that opted in),
 the answer to a diagnostic pull (``diagnostic_report``, the same cached text), refresh requests
 for what the client shows (``refresh``: diagnostics, inlay hints and code lenses, each only where
 the client supports it), preparation of not-found hints in idle time, and the server's own watch
@@ -165,7 +166,8 @@ class Scheduler:
     # --- publishing -----------------------------------------------------------------------
 
     def publish(self, uri: str) -> None:
-        """Send an open questions file's diagnostics (unless the client pulls them) and status."""
+        """Send an open questions file's diagnostics (unless the client pulls them) and status (to a
+        client that asked for it)."""
         session = self.session
         if uri not in session.buffers:
             return
@@ -185,15 +187,16 @@ class Scheduler:
             if self._published.get(uri) != params:  # a republish that changes nothing is not sent
                 self._published[uri] = params
                 protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
-        protocol.notify(
-            STATUS_NOTIFICATION,
-            {
-                "uri": uri,
-                "version": view.buffer.version,
-                **editor_counts(view.analysis),
-                "corpus": str(view.golden.corpus.root),
-            },
-        )
+        if session.client.status_notifications:
+            protocol.notify(
+                STATUS_NOTIFICATION,
+                {
+                    "uri": uri,
+                    "version": view.buffer.version,
+                    **editor_counts(view.analysis),
+                    "corpus": str(view.golden.corpus.root),
+                },
+            )
         if session.chapter_labels_changed(uri):
             self.refresh(code_lens=True)
 
@@ -204,9 +207,10 @@ class Scheduler:
             self.server.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri, [config_error_diagnostic(message)], version=buf.version)
             )
-        self.server.protocol.notify(
-            STATUS_NOTIFICATION, {"uri": uri, "records": 0, "errors": 1, "warnings": 0}
-        )
+        if self.session.client.status_notifications:
+            self.server.protocol.notify(
+                STATUS_NOTIFICATION, {"uri": uri, "records": 0, "errors": 1, "warnings": 0}
+            )
         if self._config_errors.get(uri) != message:
             self._config_errors[uri] = message
             self.server.window_show_message(

@@ -26,6 +26,7 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from ..core.config import ConfigError
 from ..core.project import CONFIG_NAMES, GoldenSet
+from .client import ClientSupport
 from .positions import Buffer
 from .view import CorpusView, Source, View
 from .workspace import GoldenSets, document_path
@@ -51,6 +52,8 @@ class Session:
         self.buffers: dict[str, Buffer] = {}
         self.sets = GoldenSets()
         self.encoding: str = types.PositionEncodingKind.Utf16
+        #: what the client takes, from its ``initialize``
+        self.client = ClientSupport()
         #: bumped by ``invalidate``: whenever what a view shows changed outside its own buffer
         self.generation = 0
         #: what follows each invalidation (set by the server: the scheduler's republish)

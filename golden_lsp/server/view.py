@@ -20,7 +20,7 @@ from pygls.uris import from_fs_path
 from ..assist.cursor import CursorContext, context_at
 from ..core.corpus import CorpusDoc
 from ..core.diagnostics import Range, Related
-from ..core.model import Analysis, LabelledSpan, RecordLine, ResolvedLocator
+from ..core.model import Analysis, RecordLine, ResolvedLocator
 from ..core.project import GoldenSet
 from .positions import Buffer, column_from_units, to_client_range
 
@@ -134,12 +134,3 @@ class CorpusView:
     def range(self, doc: CorpusDoc, start: int, end: int) -> types.Range:
         (l0, c0), (l1, c1) = doc.positions.raw_position(start), doc.positions.raw_position(end)
         return to_client_range(doc.positions.raw_line, Range(l0, c0, l1, c1), self.buffer.encoding)
-
-    def labels(self, lo: int, hi: int) -> list[tuple[Source, View, LabelledSpan]]:
-        """Every resolved span overlapping [lo, hi) of this file, in each set's questions files."""
-        return [
-            (source, view, span)
-            for source in self.sources
-            for view in source.views
-            for span in view.analysis.spans_overlapping(source.doc.doc_id, lo, hi)
-        ]

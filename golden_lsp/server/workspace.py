@@ -149,9 +149,15 @@ class GoldenSets:
         return list(self._sets.values())
 
     def is_derived_file(self, path: Path) -> bool:
-        """An artifact or manifest of a known set (its change makes staleness worth re-checking)."""
+        """An artifact or manifest of a known set (its change makes staleness worth re-checking),
+        or its judge's proposals (the hints and actions that show them change)."""
         resolved = path.resolve()
         return any(
-            resolved in (g.config.artifact_path().resolve(), g.config.manifest_path().resolve())
+            resolved
+            in (
+                g.config.artifact_path().resolve(),
+                g.config.manifest_path().resolve(),
+                g.config.proposals_path().resolve(),
+            )
             for g in self._sets.values()
         )

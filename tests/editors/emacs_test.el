@@ -4,11 +4,14 @@
 ;; env: GOLDEN_CLIENT (eglot | lsp-mode), GOLDEN_SNIPPET (an .el file: the README's snippets for that
 ;;      client), GOLDEN_QUESTIONS (the questions file to open), GOLDEN_AMBIGUOUS_LINE (1-based line of
 ;;      an ambiguous quote), GOLDEN_HOVER_LINE / GOLDEN_HOVER_COL (1-based line, 0-based column in
-;;      characters, inside a resolved quote), GOLDEN_OUT (JSON result), GOLDEN_TIMEOUT (seconds per wait)
+;;      characters, inside a resolved quote), GOLDEN_OUT (JSON result), GOLDEN_TIMEOUT (seconds per wait),
+;;      GOLDEN_NO_MARKDOWN (set: markdown-mode is left out, so eglot declares plain-text hovers only)
 ;;
 ;; It opens the file as a user does (find-file: auto-mode-alist picks the mode, whose hook starts
 ;; the client), waits for the server, then reads the diagnostics flymake holds and asks for the
-;; hover the way eldoc does.
+;; hover the way eldoc does; through eglot also what the server sent with the diagnostic (eglot
+;; 1.9 declares relatedInformation unsupported) and the code actions at the ambiguous quote, the
+;; first "Lengthen" one applied as `eglot-code-actions' applies it.
 
 (require 'json)
 (require 'cl-lib)
@@ -43,6 +46,26 @@
     (mapcar #'flymake-diagnostic-text
             (flymake-diagnostics (line-beginning-position) (line-end-position)))))
 
+(defun golden-eglot-actions (line)
+  "What eglot holds of the ambiguous quote's diagnostic on LINE, and its code actions."
+  (save-excursion
+    (goto-char (point-min))
+    (forward-line (1- line))
+    (let* ((diag (cl-find-if (lambda (d) (string-match-p "occurs" (flymake-diagnostic-text d)))
+                             (flymake-diagnostics (line-beginning-position) (line-end-position))))
+           (lsp-diag (and diag (cdr (assoc 'eglot-lsp-diag (eglot--diag-data diag)))))
+           (actions (and diag (eglot-code-actions (flymake-diagnostic-beg diag)
+                                                  (flymake-diagnostic-end diag))))
+           (lengthen (cl-find-if (lambda (a) (string-prefix-p "Lengthen" (plist-get a :title)))
+                                 actions)))
+      (golden-put 'related-information
+                  (if (plist-get lsp-diag :relatedInformation) t :json-false))
+      (golden-put 'code-actions (vconcat (mapcar (lambda (a) (plist-get a :title)) actions)))
+      (when lengthen
+        (eglot--apply-workspace-edit (plist-get lengthen :edit))
+        (golden-put 'lengthened-line
+                    (buffer-substring-no-properties (line-beginning-position) (line-end-position)))))))
+
 (defun golden-main ()
   (let ((client (intern (getenv "GOLDEN_CLIENT"))))
     (golden-put 'client (symbol-name client))
@@ -50,6 +73,8 @@
     ;; with -Q: the Debian ELPA packages (elpa-eglot, elpa-lsp-mode) as package.el would load them
     (add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
     (package-activate-all)
+    (when (getenv "GOLDEN_NO_MARKDOWN") ; a user without markdown-mode
+      (fmakunbound 'gfm-view-mode))
     (load (getenv "GOLDEN_SNIPPET") nil t)
     (when (eq client 'lsp-mode)
       (require 'lsp-mode)
@@ -79,7 +104,9 @@
                      (cl-some (lambda (text) (string-match-p "occurs" text))
                               (golden-line-diagnostics line))))
       (golden-put 'diagnostics (vconcat (golden-line-diagnostics line)))
-      (golden-put 'flymake-mode (if (bound-and-true-p flymake-mode) t :json-false)))
+      (golden-put 'flymake-mode (if (bound-and-true-p flymake-mode) t :json-false))
+      (when (eq client 'eglot)
+        (golden-eglot-actions line)))
     ;; a hover, asked for as eldoc asks
     (goto-char (point-min))
     (forward-line (1- (string-to-number (getenv "GOLDEN_HOVER_LINE"))))

@@ -1,8 +1,10 @@
 -- Headless Neovim: golden-lsp's inlay hints in a questions buffer and the code lenses of a corpus
--- chapter, shown and kept current by the plugin (the script never asks for a refresh).
+-- chapter, shown and kept current by the plugin (the script never asks for a refresh); "Anchor here"
+-- on a selection of words that repeat elsewhere in the chapter, as vim.lsp.buf.code_action() asks.
 -- Run as: nvim --headless -i NONE -n -u tests/editors/nvim_init.lua -c 'luafile tests/editors/nvim_authoring_test.lua' QUESTIONS_FILE
 -- env: GOLDEN_OUT (JSON result file), GOLDEN_CHAPTER (a corpus file), GOLDEN_TIMEOUT_MS (per wait),
---      GOLDEN_LENS_ID / GOLDEN_LENS_LINE (a record labelling the chapter, its 0-based line)
+--      GOLDEN_LENS_ID / GOLDEN_LENS_LINE (a record labelling the chapter, its 0-based line),
+--      GOLDEN_ANCHOR (JSON {line, start, end}: 0-based, a selection in the chapter)
 local t = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_support.lua')
 local chapter = assert(os.getenv('GOLDEN_CHAPTER'), 'GOLDEN_CHAPTER not set')
 -- the record whose lens is watched in the chapter, and its 0-based line in the questions file
@@ -91,6 +93,29 @@ local function main()
     return shows(lens_id)
   end)
   result.code_lenses_after = drawn()
+
+  -- 5. anchor here on the selection: the code actions Neovim's client gets for it
+  local anchor = vim.json.decode((assert(os.getenv('GOLDEN_ANCHOR'), 'GOLDEN_ANCHOR not set')))
+  local params = vim.lsp.util.make_given_range_params(
+    { anchor.line + 1, anchor.start },
+    { anchor.line + 1, anchor['end'] - 1 },
+    cbuf,
+    client.offset_encoding
+  )
+  params.context = { diagnostics = {}, triggerKind = 1 }
+  local replies = vim.lsp.buf_request_sync(cbuf, 'textDocument/codeAction', params, timeout) or {}
+  result.anchor_actions = {}
+  for _, reply in pairs(replies) do
+    for _, a in ipairs(reply.result or {}) do
+      local texts = {}
+      for _, edits in pairs((a.edit or {}).changes or {}) do
+        for _, e in ipairs(edits) do
+          table.insert(texts, e.newText)
+        end
+      end
+      table.insert(result.anchor_actions, { title = a.title, disabled = a.disabled ~= nil, new_texts = texts })
+    end
+  end
   result.ok = #result.inlay_hints > 0
     and result.lens_shown
     and result.lens_gone_after_edit

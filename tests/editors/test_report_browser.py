@@ -11,6 +11,7 @@ import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
+from urllib.parse import unquote
 
 from editor_support import EXAMPLES, editor_deps, free_port, run
 
@@ -81,7 +82,8 @@ def test_report_in_chromium(tmp_path: Path, output_dir: Path):
         "hop.multi": stats["hop"]["multi"],
         "n_spans": stats["n_spans"],
         "n_unanswerable": stats["n_unanswerable"],
-        **{f"span_chars.{k}": stats["span_chars"][k] for k in ("mean", "median", "min", "max")},
+        **{f"span_chars.{k}": stats["span_chars"][k] for k in ("median", "min", "max")},
+        "span_chars.mean": f"{stats['span_chars']['mean']:.1f}",  # the page rounds, the JSON does not
     }
     assert {k: dom["shown"][k] for k in flat} == {k: str(v) for k, v in flat.items()}
 
@@ -117,3 +119,83 @@ def test_report_in_chromium(tmp_path: Path, output_dir: Path):
     for width, m in facts["widths"].items():
         assert m["scrollWidth"] <= m["clientWidth"], (width, m)
     assert facts["keyboard"]["focused"] and dom["cells"] and "·" in facts["keyboard"]["detail"]
+
+
+#: a questions file name that is a script when a link is built from it as written: the HTML-like
+#: comment ``<!--`` hides the ``.jsonl#Lnn`` that follows from JavaScript
+HOSTILE_NAME = "javascript:void(window.__pwned=document.title='pwned')<!--.jsonl"
+PLANTED = "<script>window.__pwned = 'inline'; document.title = 'pwned';</script>"
+
+CSP_FACTS = r"""(() => ({
+  csp: (document.querySelector('meta[http-equiv="Content-Security-Policy"]') || {}).content || null,
+  finding: (document.querySelector('#findings tbody a') || {}).href || null,
+}))()"""
+
+
+def test_report_link_and_csp_in_chromium(tmp_path: Path, output_dir: Path):
+    """A finding's link made from a hostile questions file name opens that file and runs no
+    script when clicked; the page's CSP blocks an inline script planted in it, while the page's
+    own script still runs."""
+    deps = editor_deps(output_dir)
+    golden = tmp_path / "golden"
+    shutil.copytree(EXAMPLES, golden, ignore=shutil.ignore_patterns("golden-set.v1*"))
+    questions = golden / HOSTILE_NAME
+    (golden / "questions.jsonl").rename(questions)
+    bad = {
+        "id": "bad1",
+        "query": "Which?",
+        "expected_answer": "Any.",
+        "locators": [{"doc": "nope.md", "quote": "x"}],
+    }
+    with questions.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(bad) + "\n")
+    bad_line = len(questions.read_text(encoding="utf-8").splitlines())
+    config_file = golden / "golden-lsp.toml"
+    config_file.write_text(
+        config_file.read_text().replace('questions = "questions.jsonl"', f'questions = "{HOSTILE_NAME}"')
+    )
+    out = golden / "report.html"  # beside the questions file: the link is the file's name alone
+    made = _cli(["report", golden, "--out", out], tmp_path)
+    assert made.returncode == 0, made.stderr
+    html = out.read_text(encoding="utf-8")
+    assert "</main>" in html
+    out.write_text(html.replace("</main>", PLANTED + "</main>", 1), encoding="utf-8")  # as if escaping failed
+
+    config = {
+        "url": out.as_uri(),
+        "chromium": deps["GOLDEN_LSP_CHROMIUM"],
+        "cdpPort": free_port(),
+        "profile": str(tmp_path / "profile"),
+        "widths": [1280],
+        "shots": {"1280": str(output_dir / "report-hostile.png")},
+        "facts": str(output_dir / "facts-hostile.json"),
+        "expression": CSP_FACTS,
+        "maxSecs": 90,
+        "click": "#findings tbody a",
+    }
+    (tmp_path / "cdp.json").write_text(json.dumps(config))
+    res = run(
+        [deps["GOLDEN_LSP_NODE"], DRIVER, tmp_path / "cdp.json"],
+        timeout=150,
+        out=output_dir / "cdp-hostile.log",
+    )
+    assert res.returncode == 0, res.stdout[-3000:]
+    facts = json.loads(Path(config["facts"]).read_text())
+
+    # the CSP is there, names the page's one script by its hash, and blocked the planted one
+    csp = facts["dom"]["csp"]
+    assert (
+        csp
+        and "script-src 'sha256-" in csp
+        and "unsafe-inline" not in csp.split("script-src")[1].split(";")[0]
+    )
+    assert facts["title"].startswith("golden set report"), facts["title"]
+    assert [v for v in facts["violations"] if v["directive"].startswith("script-src")], facts["violations"]
+    assert facts["keyboard"]["focused"] and "·" in facts["keyboard"]["detail"]  # its own script runs
+
+    # the finding's link is a relative path that no browser reads as a scheme: a click opens the file
+    click = facts["click"]
+    assert click["href"].startswith(("./", "../")) and ":" not in click["href"].split("#")[0], click
+    assert unquote(click["resolved"]) == unquote(questions.as_uri()) + f"#L{bad_line}", click
+    assert click["pwned"] is None and click["title"] != "pwned", click
+    assert [unquote(u.split("#")[0]) for u in click["requests"]] == [unquote(questions.as_uri())], click

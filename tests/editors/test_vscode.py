@@ -315,10 +315,19 @@ def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_
     # code-server's extension host gets the login shell's PATH, not ours: point the extension at
     # this Python (server discovery step 2: the selected interpreter's `python -m golden_lsp`)
     settings = {"python.defaultInterpreterPath": sys.executable, "goldenLsp.trace.server": "messages"}
+    chapter = ambiguous_copy["folder"] / "corpus" / "01-planning-a-hut-tour.md"
+    chapter_text = chapter.read_text(encoding="utf-8")
+    # words that repeat elsewhere in the chapter ("at about" is on three list items)
+    repeated = "at about"
+    anchor_line = next(
+        i for i, s in enumerate(chapter_text.split("\n")) if s.startswith("2. Ascent, at about")
+    )
+    col = chapter_text.split("\n")[anchor_line].index(repeated)
     probe = {
         "hover": {"line": ambiguous_copy["hover_line"], "character": ambiguous_copy["hover_col"]},
         "ambiguousLine": ambiguous_copy["ambiguous_line"],
         "chapter": "corpus/01-planning-a-hut-tour.md",
+        "anchor": {"line": anchor_line, "start": col, "end": col + len(repeated)},
     }
     probe_out, facts_file, driver, cs_log, shot = code_server_session(
         request, deps, vsix, ambiguous_copy["folder"], settings, probe, output_dir
@@ -363,6 +372,14 @@ def test_vscode_extension_in_code_server(request, built, ambiguous_copy, golden_
     assert any(h["label"].startswith("→ ") and " · " in h["label"] for h in hints), ctx
     lenses = [lens["title"] or "" for lens in result.get("codeLenses") or []]
     assert any(t.startswith("labelled by ex") for t in lenses), ctx
+    # anchor here on words repeated elsewhere: a longer unique quote around them, on words
+    [new] = [
+        a for a in result.get("anchorActions") or [] if a["title"] == "New golden question anchored here"
+    ]
+    assert new["disabled"] is None and len(new["newTexts"]) == 1, ctx
+    quote = json.loads(new["newTexts"][0].strip())["locators"][0]["quote"]
+    assert repeated in quote and chapter_text.count(quote) == 1 and "\n" not in quote, ctx
+    assert quote[0].isalnum() and quote[-1].isalnum(), ctx
 
     # from the page
     assert driver is not None and driver.returncode == 0, ctx

@@ -1,8 +1,11 @@
 // Open a file:// page in headless Chromium over the DevTools protocol (Node >= 22: built-in
 // WebSocket, no npm deps), record every network request the page makes, read DOM facts with a
-// page-side expression, and save a screenshot at each requested width.
+// page-side expression, and save a screenshot at each requested width. Content-Security-Policy
+// violations are recorded from the page's start (a listener the page's CSP cannot block), and
+// with `click` the page clicks that element last and tells what the click did.
 // usage: node cdp_report.mjs CONFIG.json
-// CONFIG: {url, chromium, cdpPort, profile, widths: [1280, 390], shots: {width: path}, facts, expression, maxSecs}
+// CONFIG: {url, chromium, cdpPort, profile, widths: [1280, 390], shots: {width: path}, facts, expression, maxSecs,
+//          click?: CSS selector}
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 
@@ -51,6 +54,9 @@ const send = (method, params = {}) => new Promise((resolve, reject) => {
 
 await send('Network.enable');
 await send('Page.enable');
+await send('Page.addScriptToEvaluateOnNewDocument', { source: `window.__violations = [];
+  document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(
+    { directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample }));` });
 await send('Emulation.setDeviceMetricsOverride', { width: cfg.widths[0], height: 900, deviceScaleFactor: 1, mobile: false });
 const load = new Promise((r) => { loaded = r; });
 await send('Page.navigate', { url: cfg.url });
@@ -90,6 +96,18 @@ for (let i = 1; i <= 40 && !facts.keyboard.focused; i++) {
   await press('Tab', 'Tab', 9);
   facts.keyboard = await evaluate(`({tabs: ${i}, focused: !!document.activeElement.closest('.strip'),
     detail: document.getElementById('detail').textContent})`);
+}
+facts.violations = await evaluate('window.__violations');
+facts.title = await evaluate('document.title');
+if (cfg.click) {  // last: a click may leave the page
+  const before = requests.length;
+  facts.click = await evaluate(`(() => { const a = document.querySelector(${JSON.stringify(cfg.click)});
+    const href = a.getAttribute('href'), resolved = a.href; a.click(); return { href, resolved }; })()`);
+  await sleep(1000);
+  facts.click.requests = requests.slice(before);
+  facts.click.violations = await evaluate('window.__violations || null').catch(() => null);
+  facts.click.title = await evaluate('document.title').catch(() => null);
+  facts.click.pwned = await evaluate('window.__pwned || null').catch(() => null);
 }
 fs.writeFileSync(cfg.facts, JSON.stringify(facts, null, 2));
 ws.close();

@@ -27,6 +27,7 @@ def make_client() -> LanguageClient:
     client.statuses = []
     client.refreshes = []
     client.shown = []
+    client.applied = []
 
     def publish(ls: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
         ls.published.append(params)
@@ -48,6 +49,10 @@ def make_client() -> LanguageClient:
         ls.shown.append(params)
         return types.ShowDocumentResult(success=True)
 
+    def apply_edit(ls: LanguageClient, params: types.ApplyWorkspaceEditParams):
+        ls.applied.append(params.edit)
+        return types.ApplyWorkspaceEditResult(applied=True)
+
     refreshes = {
         m: refresh(m)
         for m in (
@@ -64,6 +69,7 @@ def make_client() -> LanguageClient:
             types.CLIENT_REGISTER_CAPABILITY: register,
             "golden-lsp/status": status,
             types.WINDOW_SHOW_DOCUMENT: show_document,
+            types.WORKSPACE_APPLY_EDIT: apply_edit,
             **refreshes,
         },
     )
@@ -90,7 +96,8 @@ def uri_of(path: Path) -> str:
 def init_params(
     root: Path, encodings: list[str] | None = None, pull: bool = False, options: dict | None = None
 ) -> types.InitializeParams:
-    """VS Code's capabilities; without ``pull`` minus pull diagnostics (a client that is pushed to)."""
+    """VS Code's capabilities; without ``pull`` minus pull diagnostics (a client that is pushed to).
+    Opted in to the ``golden-lsp/status`` notification, as the VS Code extension is."""
     caps = copy.deepcopy(client_capabilities("visual-studio-code"))  # pytest-lsp shares one object
     if not pull:
         caps.text_document.diagnostic = None
@@ -103,7 +110,7 @@ def init_params(
     return types.InitializeParams(
         capabilities=caps,
         root_uri=uri_of(root),
-        initialization_options=options,
+        initialization_options={"statusNotification": True, **(options or {})},
         workspace_folders=[types.WorkspaceFolder(uri_of(root), "golden")],
     )
 

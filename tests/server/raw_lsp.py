@@ -7,6 +7,7 @@ Every wait has a timeout, so a deaf server fails the test instead of hanging it.
 from __future__ import annotations
 
 import json
+import os
 import queue
 import subprocess
 import sys
@@ -17,14 +18,18 @@ from pygls.uris import from_fs_path
 
 
 class RawServer:
-    def __init__(self, cwd: Path):
+    def __init__(self, cwd: Path, env: dict[str, str] | None = None):
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "golden_lsp", "--stdio"],
             cwd=cwd,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
+            env={**os.environ, **(env or {})},
         )
+        #: cleared while the client stops reading the server's output (``pause``)
+        self.reading = threading.Event()
+        self.reading.set()
         self.messages: queue.Queue[dict] = queue.Queue()
         self.received: list[dict] = []
         self._next_id = 0
@@ -35,6 +40,7 @@ class RawServer:
     def _read(self) -> None:
         out = self.proc.stdout
         while True:
+            self.reading.wait()
             length = None
             while True:
                 line = out.readline()
@@ -46,6 +52,13 @@ class RawServer:
                 if name.lower() == "content-length":
                     length = int(value)
             self.messages.put(json.loads(out.read(length)))
+
+    def pause(self) -> None:
+        """Stop reading the server's output (after the message being read), as a stuck client does."""
+        self.reading.clear()
+
+    def resume(self) -> None:
+        self.reading.set()
 
     @property
     def stderr(self) -> str:

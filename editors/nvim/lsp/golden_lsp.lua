@@ -4,7 +4,7 @@ return {
   cmd = require('golden_lsp').default_cmd(),
   filetypes = { 'golden_questions' },
   root_markers = { 'golden-lsp.toml', '.git' },
-  init_options = { overrides = {} },
+  init_options = { overrides = {}, statusNotification = true },
   get_language_id = function(...)
     return require('golden_lsp').language_id_of(...)
   end,

@@ -281,7 +281,8 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   };
   const clientOptions: LanguageClientOptions = {
     documentSelector: clientSelector(),
-    initializationOptions: { overrides: overrides(), inlayHints: inlayHints() },
+    // statusNotification: the server sends golden-lsp/status only to a client that asks for it
+    initializationOptions: { overrides: overrides(), inlayHints: inlayHints(), statusNotification: true },
     outputChannel: output,
     traceOutputChannel: traceOutput,
     revealOutputChannelOn: RevealOutputChannelOn.Never,

@@ -10,7 +10,8 @@
 // workspace folder: at the end the probe asks for the questions file's inlay hints, opens the chapter
 // beside it and asks for its code lenses, and leaves that view for the final screenshot), inlayLines
 // (0-based lines: only reads the server's inlay hints of those lines and shows the first at the top,
-// for the page to read what VS Code draws there).
+// for the page to read what VS Code draws there), anchor ({line, start, end}: a selection in the
+// chapter whose "Anchor here" code actions are read).
 'use strict';
 const fs = require('fs');
 const vscode = require('vscode');
@@ -182,7 +183,7 @@ async function probe(cfg, result) {
     command: a.command ? (typeof a.command === 'string' ? a.command : a.command.command) : null,
   }));
   log(`code actions ${JSON.stringify(result.codeActions)}`);
-  const lengthen = (actions || []).find((a) => /^Lengthen to the occurrence at \d+:\d+/.test(a.title));
+  const lengthen = (actions || []).find((a) => /^Lengthen to the occurrence at \d+:\d+/.test(a.title) && !a.disabled);
   if (!lengthen) throw new Error('no "Lengthen to the occurrence at L:C" code action');
   const before = doc.lineAt(target.range.start.line).text;
   if (lengthen.edit) {
@@ -257,6 +258,23 @@ async function probe(cfg, result) {
     }, 30000).catch((e) => (log(String(e)), []));
     result.codeLenses = lenses.map((l) => ({ line: l.range.start.line, title: l.command ? l.command.title : null }));
     log(`code lenses ${JSON.stringify(result.codeLenses.slice(0, 3))}`);
+    if (cfg.anchor) {
+      // "Anchor here" on a selection of words that repeat elsewhere in the chapter: VS Code's
+      // refactor menu for it (a disabled action would carry its reason)
+      const { line, start, end } = cfg.anchor;
+      const range = new vscode.Range(line, start, line, end);
+      const found = await withTimeout(
+        vscode.commands.executeCommand('vscode.executeCodeActionProvider', chapterUri, range, vscode.CodeActionKind.Refactor.value),
+        20000,
+        'anchor code actions',
+      );
+      result.anchorActions = (found || []).map((a) => ({
+        title: a.title,
+        disabled: a.disabled ? a.disabled.reason : null,
+        newTexts: a.edit ? a.edit.entries().flatMap(([, edits]) => edits.map((e) => e.newText)) : [],
+      }));
+      log(`anchor actions ${JSON.stringify(result.anchorActions)}`);
+    }
     await sleep(2000); // let both editors render hints and lenses before the final screenshot
   }
 }

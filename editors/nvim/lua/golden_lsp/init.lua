@@ -269,7 +269,8 @@ function M.client_config(cmd)
     cmd = cmd,
     filetypes = M.options.filetypes,
     root_markers = M.options.root_markers,
-    init_options = { overrides = M.options.overrides or {} },
+    -- statusNotification: the server sends golden-lsp/status only to a client that asks for it
+    init_options = { overrides = M.options.overrides or {}, statusNotification = true },
     settings = { overrides = M.options.overrides or {} },
     get_language_id = M.language_id_of,
     handlers = {

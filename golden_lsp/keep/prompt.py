@@ -1,0 +1,78 @@
+"""The judge's prompt: the annotation guidelines as a system prompt, versioned and digested.
+
+A judgment is only as good as the question it answered, so the prompt is part of every
+judgment's identity: its digest is recorded on every proposal, keys the cache (another prompt is
+never served a judgment made under this one) and lets an audit say which prompt it measured. The
+default follows the set's annotation guidelines — relevant, not relevant, primary; when uncertain,
+err toward not relevant — and asks for one JSON object. ``--prompt FILE`` (or ``[judge] prompt``)
+replaces the system prompt; the user message is always ``Query: {query}\\n\\nPassage: {passage}``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.canon import NotUtf8Error, decode_strict
+from ..core.config import ConfigError
+from ..core.files import display, read_regular
+
+#: the default prompt's version: a change of its text is a new version (and a new digest)
+VERSION = "golden-lsp-judge-v1"
+
+SYSTEM = """\
+You label passages for a retrieval golden set. Each request gives a query and one passage from \
+the corpus. Decide whether a person answering this query would want to read this passage.
+
+Guidelines:
+- Relevant: the passage states the answer to the query, or a part of it that the answer needs. \
+A person answering the query would quote or use it.
+- Primary: relevant, and the single passage that answers the query most fully on its own.
+- Not relevant: the passage is on the topic but does not help answer this query, answers a \
+different question, or only shares words with the query.
+- Judge from the passage alone, not from what you know about the subject.
+- When uncertain, err toward not relevant.
+
+Confidence: "high" when the passage plainly answers the query or plainly does not; "medium" when \
+it helps but leaves part of the answer out, or you hesitate; "low" when you are guessing.
+
+Answer with one JSON object and nothing else:
+{"relevant": true or false, "confidence": "high" or "medium" or "low", "reason": "one sentence", \
+"primary": true or false}
+"""
+
+
+def user_message(query: str, passage: str) -> str:
+    return f"Query: {query}\n\nPassage: {passage}"
+
+
+@dataclass(frozen=True)
+class Prompt:
+    #: the default's version, or the prompt file as given
+    name: str
+    system: str
+
+    @property
+    def digest(self) -> str:
+        """The system prompt and the user message's form, digested."""
+        form = user_message("{query}", "{passage}")
+        return "sha256:" + hashlib.sha256(f"{self.system}\0{form}".encode()).hexdigest()
+
+
+DEFAULT = Prompt(VERSION, SYSTEM)
+
+
+def load_prompt(path: Path | None) -> Prompt:
+    """The default prompt, or a system prompt read from ``path`` (UTF-8, not empty)."""
+    if path is None:
+        return DEFAULT
+    try:
+        text = decode_strict(read_regular(path))
+    except OSError as exc:
+        raise ConfigError(f"cannot read prompt {display(path)}: {exc.strerror}") from None
+    except NotUtf8Error as exc:
+        raise ConfigError(f"prompt {display(path)} is {exc}") from None
+    if not text.strip():
+        raise ConfigError(f"prompt {display(path)} is empty")
+    return Prompt(display(path), text)
