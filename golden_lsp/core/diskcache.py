@@ -238,32 +238,39 @@ def flush() -> None:
     if not pending or folder is None or not enabled or read_only(folder.parent):
         return
     for name, entries in pending.items():
-        tmp = None
+        pack = folder / f"{name}.pack"
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            try:
-                merged = parse_pack((folder / f"{name}.pack").read_bytes())
-            except OSError:
-                merged = {}
-            merged.update(entries)
-            fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=folder)
-            with os.fdopen(fd, "wb") as f:
-                f.write(
-                    b"".join(
-                        b"%s %s %d\n%s\n" % (k, digest, len(body), body)
-                        for k, (digest, body) in merged.items()
-                    )
-                )
-            os.replace(tmp, folder / f"{name}.pack")
-            tmp = None
+            merged = parse_pack(pack.read_bytes())
         except OSError:
-            pass
-        finally:
-            if tmp is not None and os.path.exists(tmp):
-                os.unlink(tmp)
+            merged = {}
+        merged.update(entries)
+        _replace(
+            pack,
+            b"".join(
+                b"%s %s %d\n%s\n" % (k, digest, len(body), body) for k, (digest, body) in merged.items()
+            ),
+        )
 
 
 atexit.register(flush)
+
+
+def _replace(path: Path, data: bytes) -> None:
+    """``path`` replaced by ``data`` atomically (a temporary beside it, renamed over it);
+    best-effort: a cache that cannot be written only costs the speed, so an OSError is ignored."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", dir=path.parent)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+        tmp = None
+    except OSError:
+        pass
+    finally:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
 
 
 def read_entry(folder: Path, key: str) -> Any | None:
@@ -291,22 +298,9 @@ def read_entry(folder: Path, key: str) -> Any | None:
 
 def write_entry(folder: Path, key: str, payload: Any) -> None:
     """Store ``payload`` under ``key`` in ``folder``: atomic, best-effort (an OSError is ignored)."""
-    folder = folder / key[:2]
-    tmp = None
-    try:
-        body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        head = json.dumps({"format": FORMAT, "key": key, "digest": hashlib.sha256(body).hexdigest()})
-        folder.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{key}.", dir=folder)
-        with os.fdopen(fd, "wb") as f:
-            f.write(head.encode("ascii") + b"\n" + body)
-        os.replace(tmp, folder / f"{key}.json")
-        tmp = None
-    except OSError:
-        pass
-    finally:
-        if tmp is not None and os.path.exists(tmp):
-            os.unlink(tmp)
+    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    head = json.dumps({"format": FORMAT, "key": key, "digest": hashlib.sha256(body).hexdigest()})
+    _replace(folder / key[:2] / f"{key}.json", head.encode("ascii") + b"\n" + body)
 
 
 # --- what a file's bytes are, by its stat ------------------------------------------------------
