@@ -285,7 +285,12 @@ async def _opened(root: Path, env: dict | None = None) -> tuple[_Session, str, s
     client = s.client
     await client.start_io(*CLI, "--stdio", env=env)
     await client.initialize_async(
-        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root)))
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=from_fs_path(str(root)),
+            # an edit that changes no finding publishes nothing: its status says it was analysed
+            initialization_options={"statusNotification": True},
+        )
     )
     client.initialized(types.InitializedParams())
     questions = root / "questions.jsonl"
