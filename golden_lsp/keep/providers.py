@@ -104,14 +104,28 @@ def _failure(exc: Exception, sdk: Any) -> ProviderError:
     return ProviderError(f"the response is not what the API returns: {short(str(exc), 200)}")
 
 
-class AnthropicProvider:
-    name, concurrent = "anthropic", True
+class _SdkProvider:
+    """What the two HTTP providers share: the key checked before the official SDK is imported,
+    one client made with the SDK's own retries and timeout, closed at the end of the run."""
+
+    name = module = client_class = ""
+    concurrent = True
 
     def __init__(self, model: str):
         key = _key(self.name)  # before the SDK's import, which takes seconds
-        self._sdk = _sdk("anthropic", self.name)
+        self._sdk = _sdk(self.module, self.name)
         self.model = model
-        self._client = self._sdk.Anthropic(api_key=key, max_retries=MAX_RETRIES, timeout=TIMEOUT)
+        self._client = getattr(self._sdk, self.client_class)(
+            api_key=key, max_retries=MAX_RETRIES, timeout=TIMEOUT
+        )
+
+    def close(self) -> None:
+        self._client.close()
+
+
+class AnthropicProvider(_SdkProvider):
+    name = module = "anthropic"
+    client_class = "Anthropic"
 
     def ask(self, prompt: Prompt, request: Request) -> str:
         try:
@@ -125,18 +139,10 @@ class AnthropicProvider:
         except (self._sdk.APIError, ValueError, AttributeError, TypeError) as exc:
             raise _failure(exc, self._sdk) from None
 
-    def close(self) -> None:
-        self._client.close()
 
-
-class OpenAIProvider:
-    name, concurrent = "openai", True
-
-    def __init__(self, model: str):
-        key = _key(self.name)  # before the SDK's import, which takes seconds
-        self._sdk = _sdk("openai", self.name)
-        self.model = model
-        self._client = self._sdk.OpenAI(api_key=key, max_retries=MAX_RETRIES, timeout=TIMEOUT)
+class OpenAIProvider(_SdkProvider):
+    name = module = "openai"
+    client_class = "OpenAI"
 
     def ask(self, prompt: Prompt, request: Request) -> str:
         try:
@@ -151,9 +157,6 @@ class OpenAIProvider:
             return completion.choices[0].message.content or ""
         except (self._sdk.APIError, ValueError, AttributeError, TypeError, IndexError) as exc:
             raise _failure(exc, self._sdk) from None
-
-    def close(self) -> None:
-        self._client.close()
 
 
 class CommandProvider:
