@@ -10,9 +10,9 @@ from pathlib import Path
 
 import grimp
 import pytest
-from core_support import SAMPLE_LINES, cli_env, loc, make_project, qline, run_cli
+from core_support import SAMPLE_DOCS, SAMPLE_LINES, cli_env, loc, make_project, qline, run_cli
 
-from golden_lsp.core import diskcache, quoteindex
+from golden_lsp.core import cacherows, diskcache, quoteindex
 from golden_lsp.core.artifact import artifact_text
 from golden_lsp.core.config import load_config
 from golden_lsp.core.facts import quote_facts
@@ -158,7 +158,7 @@ def test_facts_of_a_shape_golden_lsp_never_writes_are_dropped(tmp_path):
         "negative": [[-1], [0, 17, "paragraph"], 5, 17, None, [], []],
         "short row": [[0]],
     }
-    rows = {q: diskcache._row(f) for q, f in sound.items()}
+    rows = {q: cacherows.fact_row(f) for q, f in sound.items()}
     diskcache._write(diskcache._key("facts", "1" * 64, limit=21, raw="canonical"), {**rows, **bad})
     assert diskcache.load_facts("1" * 64, "canonical", 21) == sound
 
@@ -276,7 +276,8 @@ def test_a_read_only_cache_is_used_as_is_and_never_written(tmp_path, cli, monkey
     for path in before:
         path.write_bytes(b"\xff garbage")
     assert read_only_check() == read_only_check("--no-cache")  # a corrupt one: ignored, no error
-    assert sorted(cache_root().rglob("*")) == sorted({*before, *(p.parent for p in before)})
+    folders = {folder for p in before for folder in (p.parent, p.parent.parent)}  # its generation
+    assert sorted(cache_root().rglob("*")) == sorted({*before, *folders})
     assert all(p.read_bytes() == b"\xff garbage" for p in before)
 
 
@@ -307,3 +308,46 @@ def test_an_unchanged_file_is_not_read_and_a_changed_one_always_is(tmp_path, mon
         m.setattr("golden_lsp.core.corpus.read_regular", lambda p: reads.append(p) or real(p))
         GoldenSet(config, lean=True).check()
     assert len(reads) >= 2
+
+
+def test_a_warm_check_reads_the_stats_and_the_facts_only(tmp_path, monkeypatch):
+    """Each kind has packs of its own and the stats know each file's number of chunks, so a warm
+    check of an unchanged corpus opens no chunks pack and no pack of what files are, and
+    still reports the same findings and the same manifest."""
+    docs = {"guide.md": SAMPLE_DOCS["guide.md"], "unquoted.md": "# Alone\n\nNobody quotes this.\n"}
+    root = make_project(tmp_path / "p", docs=docs, lines=[qline("a", [loc("guide.md", "Retrieval quality")])])
+    config = load_config(root / "golden-lsp.toml")
+    monkeypatch.setattr(diskcache, "RACY_NS", 0)  # the test's files were written just now
+    first = GoldenSet(config, lean=True)
+    cold = first.check()
+    GoldenSet(config, lean=True).check()  # the stats noted after the first run's hashing
+    kinds = {p.name[0] for p in packs(cache_root())}
+    assert {"c", "f", "k", "s"} <= kinds
+    opened: list[str] = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda p: opened.append(p.name) or real(p))
+    warm = GoldenSet(config, lean=True)
+    again = warm.check()
+    assert [d.message for d in again.diagnostics] == [d.message for d in cold.diagnostics]
+    assert warm.fresh_manifest(again) == first.fresh_manifest(cold)
+    read = {name[0] for name in opened if name.endswith(".pack")}
+    assert read == {"s", "f"} or read == {"s", "f", "c"}  # chunks only for the quoted document
+    assert (
+        warm.corpus.docs["unquoted.md"].n_chunks == 1
+        and "chunks" not in warm.corpus.docs["unquoted.md"].__dict__
+    )
+
+
+def test_only_the_generations_written_last_are_kept(tmp_path, monkeypatch):
+    """A new version of the code keys every entry anew in a folder of its own; the folders of
+    the versions before the last ``KEEP_GENERATIONS`` are removed when a pack is written."""
+    packs_dir = cache_root() / f"pack-v{diskcache.FORMAT}"
+    for age, name in enumerate(["old3", "old2", "old1", "old0"]):
+        (packs_dir / name).mkdir(parents=True)
+        (packs_dir / name / "c00.pack").write_bytes(b"")
+        os.utime(packs_dir / name, ns=(0, 10**18 - age * 10**12))
+    root = make_project(tmp_path / "p", lines=LINES)
+    GoldenSet(load_config(root / "golden-lsp.toml"), lean=True).check()
+    left = sorted(p.name for p in packs_dir.iterdir())
+    assert left == sorted([diskcache._GENERATION, "old3", "old2"])
+    assert packs(packs_dir / diskcache._GENERATION)

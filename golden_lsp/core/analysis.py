@@ -25,7 +25,7 @@ from itertools import compress, count
 from operator import attrgetter, ne
 from pathlib import Path
 
-from . import docindex, quoteindex, rules, setrules
+from . import docindex, gcpause, quoteindex, rules, setrules
 from .corpus import Corpus
 from .diagnostics import Diagnostic
 from .model import Analysis, LineResult, RecordLine, set_anchor
@@ -167,19 +167,15 @@ class Analyzer:
 
     def analyze(self, path: Path, text: str | list[str]) -> Analysis:
         """The analysis of the questions file ``path`` holding ``text`` (or its ``split_lines``)."""
-        # A cold analysis makes millions of objects that all live on: collections during it
-        # only traverse them again and again, and after it they are frozen out of every later
-        # full collection (which in the server would otherwise stall a keystroke ~0.5 s).
-        collecting = gc.isenabled()
-        gc.disable()
+        # A cold analysis makes millions of objects that all live on (``gcpause``); after it they
+        # are frozen out of every later full collection (which in the server would otherwise
+        # stall a keystroke ~0.5 s).
         try:
-            analysis, analysed = self._analyze(path, text)
+            with gcpause.paused():
+                analysis, analysed = self._analyze(path, text)
         except BaseException:  # a cache left half-updated would corrupt every later analysis
             self._files.pop(path, None)
             raise
-        finally:
-            if collecting:
-                gc.enable()
         if analysed >= FREEZE_AFTER:
             gc.freeze()
         return analysis

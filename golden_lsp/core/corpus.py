@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path, PurePosixPath
 
-from . import diskcache
+from . import cacherows, diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, editor_text, is_canonical
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document, rechunk, sections
 from .files import display, read_regular
@@ -117,7 +117,7 @@ class CorpusDoc:
         them (``diskcache``), else chunked."""
         previous, self.previous = self.previous, None
         rows = self.__dict__.pop("_chunk_rows", None)  # handed over compact (``compact``)
-        if rows is not None and (chunks := diskcache.chunks_of(self.doc_id, rows, self.chars)) is not None:
+        if rows is not None and (chunks := cacherows.chunks_of(self.doc_id, rows, self.chars)) is not None:
             return chunks
         if previous is not None:
             self.sections, chunks = rechunk(
@@ -133,22 +133,23 @@ class CorpusDoc:
 
     @property
     def n_chunks(self) -> int:
-        """How many chunks it has (counted in its compact form when its chunks are not made yet)."""
+        """How many chunks it has (when its chunks are not made yet: as the warm cache knows its
+        file, or counted in their compact form)."""
+        if "chunks" in self.__dict__:
+            return len(self.chunks)
+        if (n := self.__dict__.get("_n_chunks")) is not None:
+            return n
         rows = self.__dict__.get("_chunk_rows")
-        if (
-            "chunks" not in self.__dict__
-            and rows is not None
-            and (n := diskcache.count_rows(rows)) is not None
-        ):
+        if rows is not None and (n := cacherows.count_rows(rows)) is not None:
             return n
         return len(self.chunks)
 
     def compact(self) -> None:
-        """Keep its chunks in their compact form (``diskcache.rows_of``) until asked for: what a
+        """Keep its chunks in their compact form (``cacherows.rows_of``) until asked for: what a
         worker hands back, and what a document not quoted by anyone keeps."""
         chunks = self.__dict__.pop("chunks", None)
         if chunks is not None:
-            self.__dict__["_chunk_rows"] = diskcache.rows_of(chunks)
+            self.__dict__["_chunk_rows"] = cacherows.rows_of(chunks)
 
     @cached_property
     def sections(self) -> list[tuple[int, int, str]]:
@@ -327,7 +328,7 @@ def read_document(
     except OSError as exc:
         raise CorpusConfigError(f"cannot read corpus file {display(path)}: {exc.strerror}") from None
     data_sha = hashlib.sha256(data).hexdigest()
-    if lean and (doc := _known(root, doc_id, max_chars, data_sha)) is not None:
+    if lean and (doc := _known(path, doc_id, max_chars, data_sha)) is not None:
         return doc
     try:
         raw = decode_strict(data)
@@ -346,22 +347,24 @@ def read_document(
 
 
 def known_document(
-    root: Path, doc_id: str, max_chars: int, st: os.stat_result | None = None
+    root: Path, doc_id: str, max_chars: int, st: os.stat_result | None = None, path: Path | None = None
 ) -> CorpusDoc | None:
     """The file ``root/doc_id`` as a released document when the warm cache knows its very bytes
     (never decoded; not even read when its stat ``st`` is the one they were hashed at:
-    ``diskcache.known_file``); None otherwise (``read_document`` tells why)."""
-    file = diskcache.known_file(root, doc_id, st) if st is not None else None
+    ``diskcache.known_file``, which may know its number of chunks too); None otherwise
+    (``read_document`` tells why). ``path``: ``root / doc_id`` when the caller has it already."""
+    path = path or root / doc_id
+    file = diskcache.known_file(root, doc_id, st, max_chars) if st is not None else None
     if file is None:
         try:
-            data = read_regular(root / doc_id)
+            data = read_regular(path)
         except OSError:
             return None
-        file = hashlib.sha256(data).hexdigest(), None
-    data_sha, known = file
-    doc = _known(root, doc_id, max_chars, data_sha, known)
-    if st is not None:
-        diskcache.note_file(root, doc_id, st, data_sha, what_file(doc) if doc is not None else None)
+        file = hashlib.sha256(data).hexdigest(), None, None
+    data_sha, known, n_chunks = file
+    doc = _known(path, doc_id, max_chars, data_sha, known)
+    if doc is not None and n_chunks is not None:
+        doc.__dict__["_n_chunks"] = n_chunks
     return doc
 
 
@@ -371,12 +374,12 @@ def what_file(doc: CorpusDoc) -> dict:
 
 
 def _known(
-    root: Path, doc_id: str, max_chars: int, data_sha: str, known: dict | None = None
+    path: Path, doc_id: str, max_chars: int, data_sha: str, known: dict | None = None
 ) -> CorpusDoc | None:
     known = known or diskcache.load_canonical(data_sha)
     if known is None:
         return None
-    doc = CorpusDoc(doc_id, root / doc_id, None, None, max_chars, data_sha, known["same"])
+    doc = CorpusDoc(doc_id, path, None, None, max_chars, data_sha, known["same"])
     doc.__dict__.update(sha256=known["sha256"], chars=known["chars"], raw_key=known["raw_key"])
     return doc
 
@@ -395,10 +398,11 @@ def load_corpus(
     root: Path,
     glob: str = "*.md",
     max_chars: int = DEFAULT_MAX_CHARS,
-    read: Callable[[list[str]], Iterable[CorpusDoc | BrokenDoc | None]] | None = None,
+    read: Callable[[list[str], list[Path]], Iterable[CorpusDoc | BrokenDoc | None]] | None = None,
 ) -> Corpus:
     """Read every regular file matching ``glob`` under ``root`` (pathlib semantics); ``read``
-    reads the given doc IDs some other way (``docindex.load_indexed``: a map over the files)."""
+    reads the given doc IDs (at the given paths) some other way (``docindex.load_indexed``: a
+    map over the files)."""
     if not root.is_dir():
         raise CorpusConfigError(f"corpus folder not found: {display(root)}")
     docs: dict[str, CorpusDoc] = {}
@@ -406,10 +410,11 @@ def load_corpus(
     try:
         # each path is root / its doc_id: its text after the root's (a string slice, not pathlib)
         skip = len(str(root / "x")) - 1
-        doc_ids = [str(path)[skip:].replace(os.sep, "/") for path in root.glob(glob)]
+        paths = list(root.glob(glob))
+        doc_ids = [str(path)[skip:].replace(os.sep, "/") for path in paths]
     except (NotImplementedError, ValueError) as exc:  # e.g. an absolute pattern
         raise CorpusConfigError(f"invalid glob {glob!r}: {exc}") from None
-    for doc in (read or (lambda ids: (read_document(root, d, max_chars) for d in ids)))(doc_ids):
+    for doc in (read or (lambda ids, _: (read_document(root, d, max_chars) for d in ids)))(doc_ids, paths):
         _file(doc, docs, broken)
     if not docs and not broken:
         raise CorpusConfigError(f"no document in {display(root)} matches {glob!r}")

@@ -7,9 +7,12 @@ digest and length): a CI re-run or a server restart over an unchanged corpus rea
 of computing them, and a command-line check over an unchanged corpus never even decodes a
 document. A corpus of 45,000 small documents makes 100,000 entries, so they are not a file each
 (opening, hashing and writing that many files cost more than the work they save): they are
-packed in 256 files by the key's first byte (``pack-vN/ab.pack``), each read whole the first
-time one of its entries is wanted and written once, merged with what is on disk, when a command
-is done (``flush``). An entry is a header line holding its key, the length of its payload and the
+packed in 256 files per kind of entry by the key's first byte (``pack-vN/GENERATION/cab.pack``:
+``c`` chunks, ``f`` facts, ``k`` what a file is, ``s`` the stats), each read whole the first time
+one of its entries is wanted and written once, merged with what is on disk, when a command is
+done (``flush``); a warm check reads only the kinds it needs (the stats, and the facts of the
+quoted documents). A generation is one version of the code (a new one keys every entry anew), so
+its packs hold only entries it can read, and only the ``KEEP_GENERATIONS`` written last are kept. An entry is a header line holding its key, the length of its payload and the
 digest of key and payload, then the payload's JSON: one that is corrupt (truncated, edited, not
 JSON, wrong shape) or foreign (another key's payload) is ignored and recomputed, never trusted.
 What a file's bytes are is also kept by the file's size, mtime, ctime and inode
@@ -28,24 +31,25 @@ no error. ``--no-cache`` (or ``GOLDEN_LSP_NO_CACHE=1``) bypasses it.
 from __future__ import annotations
 
 import atexit
+import functools
 import hashlib
 import json
 import os
-import re
+import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from .. import __version__
+from .cacherows import HEX64, chunks_of, fact_row, facts_of, rows_of
 from .chunker import CHUNKER_VERSION, Chunk
-from .facts import HINT_KINDS, QuoteFacts
-from .hints import Hint
-from .resolve import LIST_ITEM, PARAGRAPH, TABLE_ROW
+from .facts import QuoteFacts
 
-FORMAT = 3
-_HEX64 = re.compile(r"[0-9a-f]{64}")
+FORMAT = 4
+#: the format of the one-file-an-entry layout (``read_entry``: the judge's cache), unchanged
+FILE_FORMAT = 3
 #: a file's stat is trusted for its bytes only when its ctime was this much older than its hashing
 RACY_NS = 2_000_000_000
 
@@ -56,21 +60,34 @@ enabled = os.environ.get("GOLDEN_LSP_NO_CACHE", "") in ("", "0")
 def cache_dir(kind: str = "warm") -> Path:
     """The folder of one of golden-lsp's user caches: the warm cache, or another ``kind`` beside it
     (``judge``: the LLM judge's judgments); under ``$GOLDEN_LSP_CACHE_DIR`` when it is set."""
-    if os.environ.get("GOLDEN_LSP_CACHE_DIR"):
-        root = Path(os.environ["GOLDEN_LSP_CACHE_DIR"])
-        return root if kind == "warm" else root / kind
+    env = os.environ
+    return _cache_dir(
+        kind,
+        env.get("GOLDEN_LSP_CACHE_DIR"),
+        env.get("XDG_CACHE_HOME"),
+        env.get("LOCALAPPDATA"),
+        env.get("HOME"),
+    )
+
+
+@functools.lru_cache(maxsize=32)
+def _cache_dir(kind: str, root: str | None, xdg: str | None, local: str | None, home: str | None) -> Path:
+    """``cache_dir`` of these settings (asked once per entry read: a path built once, not each time)."""
+    if root:
+        return Path(root) if kind == "warm" else Path(root) / kind
     if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        base = Path(local or Path.home() / "AppData" / "Local")
     elif sys.platform == "darwin":
         base = Path.home() / "Library" / "Caches"
     else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+        base = Path(xdg or Path.home() / ".cache")
     return base / "golden-lsp" / kind  # beside, never among, the editor tools' cache
 
 
 #: the modules (of this package) whose code computes the entries: every module the facts and the
 #: chunks are computed with, and the corpus's reading of a file as a document
 CODE_MODULES = (
+    "cacherows",
     "canon",
     "chunker",
     "corpus",
@@ -102,10 +119,23 @@ _CODE = _code_digest()
 _KEY_BASE = hashlib.sha256("\0".join([CHUNKER_VERSION, __version__, _CODE, f"format={FORMAT}"]).encode())
 
 
+#: the folder of this code's entries under ``pack-vN`` (``_pack_dir``)
+_GENERATION = _KEY_BASE.hexdigest()[:16]
+#: the generations kept (the most recently written): two installs used in turn both stay warm
+KEEP_GENERATIONS = 3
+#: the first letter of each kind's keys, so that each kind has packs of its own (``_name``)
+_KINDS = {"chunks": "c", "facts": "f", "canonical": "k", "stats": "s"}
+
+
 def _key(kind: str, doc_sha: str, **params: Any) -> str:
     h = _KEY_BASE.copy()
     h.update("\0".join([kind, doc_sha, *(f"{k}={v}" for k, v in sorted(params.items()))]).encode("utf-8"))
-    return h.hexdigest()
+    return _KINDS[kind] + h.hexdigest()[1:]
+
+
+def _name(key: str) -> str:
+    """The pack of a key: its kind's letter and the first byte of the rest."""
+    return key[:3]
 
 
 #: pack name → key → (digest, payload bytes) of the packs read so far (until ``flush``)
@@ -118,15 +148,16 @@ _where: list[Path | None] = [None]
 
 def _here() -> Path:
     """The folder of the packs, what was read and written for another one flushed first."""
-    folder = _pack_dir()
+    folder = _pack_dir(cache_dir())
     if folder != _where[0]:
         flush()
         _where[0] = folder
     return folder
 
 
-def _pack_dir() -> Path:
-    return cache_dir() / f"pack-v{FORMAT}"
+@functools.lru_cache(maxsize=32)
+def _pack_dir(base: Path) -> Path:
+    return base / f"pack-v{FORMAT}" / _GENERATION
 
 
 def read_only(folder: Path | None = None) -> bool:
@@ -165,9 +196,9 @@ def parse_pack(data: bytes) -> dict[bytes, tuple[bytes, bytes]]:
 
 
 def _pack(name: str) -> dict[bytes, tuple[bytes, bytes]]:
-    folder = _here()
     pack = _packs.get(name)
-    if pack is None:
+    if pack is None:  # (packs read are forgotten at a flush, and a changed folder flushes first)
+        folder = _here()
         try:
             pack = parse_pack((folder / f"{name}.pack").read_bytes())
         except OSError:
@@ -182,7 +213,7 @@ def _read(key: str, parse: bool = True) -> Any | None:
     if not enabled:
         return None
     k = key.encode("ascii")
-    entry = _pack(key[:2]).get(k)
+    entry = _pack(_name(key)).get(k)
     if entry is None or entry[0] != _digest(k, entry[1]):
         return None
     if not parse:
@@ -197,7 +228,7 @@ def _write(key: str, payload: Any) -> None:
     """Keep ``payload`` under ``key``: at once for this process, on disk at the next ``flush``."""
     if not enabled:
         return
-    _pack(key[:2])  # read first: a later read of the pack must not lose this entry
+    _pack(_name(key))  # read first: a later read of the pack must not lose this entry
     _put(key, payload)
 
 
@@ -205,9 +236,10 @@ def _put(key: str, payload: Any) -> None:
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     k = key.encode("ascii")
     entry = (_digest(k, body), body)
-    if key[:2] in _packs:
-        _packs[key[:2]][k] = entry
-    _pending.setdefault(key[:2], {})[k] = entry
+    name = _name(key)
+    if name in _packs:
+        _packs[name][k] = entry
+    _pending.setdefault(name, {})[k] = entry
 
 
 def take_pending() -> dict[str, dict[bytes, tuple[bytes, bytes]]]:
@@ -235,7 +267,7 @@ def flush() -> None:
     _pending.clear()
     _packs.clear()
     folder = _where[0]
-    if not pending or folder is None or not enabled or read_only(folder.parent):
+    if not pending or folder is None or not enabled or read_only(folder.parent.parent):
         return
     for name, entries in pending.items():
         pack = folder / f"{name}.pack"
@@ -250,6 +282,18 @@ def flush() -> None:
                 b"%s %s %d\n%s\n" % (k, digest, len(body), body) for k, (digest, body) in merged.items()
             ),
         )
+    _prune(folder.parent)
+
+
+def _prune(packs: Path) -> None:
+    """Remove the generations under ``packs`` but the ``KEEP_GENERATIONS`` written last (a pack
+    written renames a file into its folder: the folder's mtime). Best-effort, as writing is."""
+    try:
+        folders = sorted((p for p in packs.iterdir() if p.is_dir()), key=lambda p: -p.stat().st_mtime_ns)
+        for old in folders[KEEP_GENERATIONS:]:
+            shutil.rmtree(old, ignore_errors=True)
+    except OSError:
+        return
 
 
 atexit.register(flush)
@@ -287,7 +331,7 @@ def read_entry(folder: Path, key: str) -> Any | None:
         if (
             not isinstance(entry, dict)
             or entry.get("key") != key
-            or entry.get("format") != FORMAT
+            or entry.get("format") != FILE_FORMAT
             or entry.get("digest") != hashlib.sha256(body).hexdigest()
         ):
             return None
@@ -299,7 +343,7 @@ def read_entry(folder: Path, key: str) -> Any | None:
 def write_entry(folder: Path, key: str, payload: Any) -> None:
     """Store ``payload`` under ``key`` in ``folder``: atomic, best-effort (an OSError is ignored)."""
     body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    head = json.dumps({"format": FORMAT, "key": key, "digest": hashlib.sha256(body).hexdigest()})
+    head = json.dumps({"format": FILE_FORMAT, "key": key, "digest": hashlib.sha256(body).hexdigest()})
     _replace(folder / key[:2] / f"{key}.json", head.encode("ascii") + b"\n" + body)
 
 
@@ -310,16 +354,22 @@ def _stat_key(root: Path) -> str:
     return _key("stats", hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogatepass")).hexdigest())
 
 
-#: root → doc_id → [size, mtime_ns, ctime_ns, inode, data sha256, when hashed (ns)], and whether
-#: it changed since read
+#: root → doc_id → [size, mtime_ns, ctime_ns, inode, data sha256, when hashed (ns), what the
+#: file is as a document, {max_chars: number of chunks}], and whether it changed since read
 _stats: dict[Path, tuple[dict[str, list], list[bool]]] = {}
+#: the root asked last and its table
+_last_table: list[tuple[Path, tuple[dict[str, list], list[bool]]] | None] = [None]
 
 
 def _stat_table(root: Path) -> tuple[dict[str, list], list[bool]]:
+    last = _last_table[0]
+    if last is not None and last[0] is root:  # asked once a document: no hashing of the path
+        return last[1]
     table = _stats.get(root)
     if table is None:
         payload = _read(_stat_key(root))
         table = _stats[root] = (payload if isinstance(payload, dict) else {}, [False])
+    _last_table[0] = root, table
     return table
 
 
@@ -327,44 +377,52 @@ def _identity(st: os.stat_result) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino]
 
 
-def known_file(root: Path, doc_id: str, st: os.stat_result) -> tuple[str, dict | None] | None:
-    """What the bytes of ``root/doc_id`` are — their sha256, and what they are as a document
-    (``load_canonical``'s answer) when known — when its stat is the one they were hashed at and
-    that hashing was safe (its ctime over ``RACY_NS`` older); else None (read and hash it)."""
+def _trusted(row: Any, st: os.stat_result) -> TypeGuard[list]:
+    """A stat row for this very stat, hashed safely (its ctime over ``RACY_NS`` older)."""
+    return (
+        isinstance(row, list)
+        and len(row) == 8
+        and row[:4] == _identity(st)
+        and isinstance(row[4], str)
+        and HEX64.fullmatch(row[4]) is not None
+        and type(row[5]) is int
+        and st.st_ctime_ns < row[5] - RACY_NS
+        and isinstance(row[7], dict)
+    )
+
+
+def known_file(
+    root: Path, doc_id: str, st: os.stat_result, max_chars: int
+) -> tuple[str, dict | None, int | None] | None:
+    """What the bytes of ``root/doc_id`` are — their sha256, what they are as a document
+    (``load_canonical``'s answer) and their number of chunks at ``max_chars``, each when known —
+    when its stat is the one they were hashed at and that hashing was safe; else None (read and
+    hash it)."""
     if not enabled:
         return None
     row = _stat_table(root)[0].get(doc_id)
-    if (
-        isinstance(row, list)
-        and len(row) == 7
-        and row[:4] == _identity(st)
-        and isinstance(row[4], str)
-        and _HEX64.fullmatch(row[4])
-        and type(row[5]) is int
-        and st.st_ctime_ns < row[5] - RACY_NS
-    ):
-        return row[4], _canonical(row[6])
-    return None
+    if not _trusted(row, st):
+        return None
+    n = row[7].get(str(max_chars))
+    return row[4], _canonical(row[6]), n if type(n) is int and n >= 0 else None
 
 
-def note_file(root: Path, doc_id: str, st: os.stat_result, data_sha: str, canonical: dict | None) -> None:
-    """``root/doc_id`` had the stat ``st`` when its bytes hashed to ``data_sha`` (and were, as
-    a document, ``canonical``)."""
+def note_file(
+    root: Path, doc_id: str, st: os.stat_result, data_sha: str, canonical: dict, max_chars: int, n_chunks: int
+) -> None:
+    """``root/doc_id`` had the stat ``st`` when its bytes hashed to ``data_sha``, and were, as a
+    document, ``canonical`` with ``n_chunks`` chunks at ``max_chars``."""
     if not enabled:
         return
     table, changed = _stat_table(root)
     old = table.get(doc_id)
     row = [*_identity(st), data_sha]
-    if (
-        isinstance(old, list)
-        and len(old) == 7
-        and old[:5] == row
-        and old[6] == canonical
-        and type(old[5]) is int
-        and st.st_ctime_ns < old[5] - RACY_NS
-    ):
+    if _trusted(old, st) and old[4] == data_sha and old[6] == canonical:
+        if old[7].get(str(max_chars)) != n_chunks:
+            old[7][str(max_chars)] = n_chunks
+            changed[0] = True
         return  # as it was, and trusted
-    table[doc_id] = [*row, time.time_ns(), canonical]
+    table[doc_id] = [*row, time.time_ns(), canonical, {str(max_chars): n_chunks}]
     changed[0] = True
 
 
@@ -375,6 +433,7 @@ def store_stats() -> None:
             _put(_stat_key(root), table)
             changed[0] = False
     _stats.clear()
+    _last_table[0] = None
 
 
 def load_chunks(doc_id: str, doc_sha: str, text_len: int, max_chars: int) -> list[Chunk] | None:
@@ -386,56 +445,6 @@ def chunk_rows(doc_id: str, doc_sha: str, max_chars: int) -> bytes | None:
     """The stored JSON of the document's chunks, its digest checked but not parsed yet
     (``chunks_of`` parses and checks it, ``count_rows`` counts it)."""
     return _read(_key("chunks", doc_sha, doc_id=doc_id, max_chars=max_chars), parse=False)
-
-
-def count_rows(payload: Any) -> int | None:
-    """How many chunks a chunks payload holds, without making them; None when it cannot tell."""
-    if isinstance(payload, dict):
-        rows = payload.get("chunks")
-        return len(rows) if isinstance(rows, list) else None
-    # stored JSON: "chunks" is the last key, and its rows hold numbers and hex ids only
-    at = payload.rfind(b'"chunks":[')
-    tail = payload[at + 10 :]
-    rows = tail.count(b"[")  # each row begins with one, and holds one string: its id
-    if at == -1 or not tail.endswith(b"]}") or tail.count(b'"') != 2 * rows:
-        return None
-    return rows
-
-
-def chunks_of(doc_id: str, payload: Any, text_len: int) -> list[Chunk] | None:
-    """The chunks of a chunks payload (``chunk_rows``'s JSON, or ``rows_of``), when it is sound."""
-    if isinstance(payload, bytes):
-        try:
-            payload = json.loads(payload)
-        except (ValueError, RecursionError):
-            return None
-    if payload is None:
-        return None
-    try:
-        paths, rows = payload["paths"], payload["chunks"]
-        chunks = [Chunk(doc_id, s, e, paths[p], cid) for s, e, p, cid in rows]
-    except (TypeError, KeyError, ValueError, IndexError):
-        return None
-    last = 0
-    for c in chunks:  # ordered, disjoint, inside the text, with well-formed ids
-        if not (
-            isinstance(c.start, int)
-            and isinstance(c.end, int)
-            and last <= c.start < c.end <= text_len
-            and isinstance(c.heading_path, str)
-            and isinstance(c.chunk_id, str)
-            and _HEX64.fullmatch(c.chunk_id)
-        ):
-            return None
-        last = c.end
-    return chunks
-
-
-def rows_of(chunks: list[Chunk]) -> dict:
-    """The compact form of chunks, as stored (and as a worker hands them back)."""
-    paths: dict[str, int] = {}
-    rows = [[c.start, c.end, paths.setdefault(c.heading_path, len(paths)), c.chunk_id] for c in chunks]
-    return {"paths": list(paths), "chunks": rows}
 
 
 def store_chunks(doc_id: str, doc_sha: str, max_chars: int, chunks: list[Chunk]) -> None:
@@ -453,12 +462,12 @@ def _canonical(payload: Any) -> dict | None:
     if (
         isinstance(payload, dict)
         and isinstance(payload.get("sha256"), str)
-        and _HEX64.fullmatch(payload["sha256"])
+        and HEX64.fullmatch(payload["sha256"])
         and type(payload.get("chars")) is int
         and payload["chars"] >= 0
         and type(payload.get("same")) is bool
         and isinstance(payload.get("raw_key"), str)
-        and (payload["raw_key"] == "canonical" or _HEX64.fullmatch(payload["raw_key"]))
+        and (payload["raw_key"] == "canonical" or HEX64.fullmatch(payload["raw_key"]))
     ):
         return payload
     return None
@@ -477,72 +486,11 @@ def load_facts(doc_sha: str, raw_key: str, limit: int) -> dict[str, QuoteFacts]:
     out = {}
     for quote, row in payload.items():
         try:
-            out[quote] = _facts(quote, row, limit)
+            out[quote] = facts_of(quote, row, limit)
         except (TypeError, ValueError, KeyError, IndexError):
             continue
     return out
 
 
 def store_facts(doc_sha: str, raw_key: str, limit: int, found: dict[str, QuoteFacts]) -> None:
-    _write(_key("facts", doc_sha, limit=limit, raw=raw_key), {q: _row(f) for q, f in found.items()})
-
-
-def _row(f: QuoteFacts) -> list:
-    hint = f.hint and [f.hint.start, f.hint.end, f.hint.kind, f.hint.corpus_text, f.hint.parts, f.hint.score]
-    positions = [[o, *p] for o, p in sorted((f.positions or {}).items())]
-    return [f.starts, f.block, f.exact_chars, f.block_chars, hint, f.part_texts, positions]
-
-
-def _ints(values: Any, n: int | None = None) -> tuple[int, ...]:
-    if (
-        not isinstance(values, list)
-        or (n is not None and len(values) != n)
-        or not all(type(v) is int and v >= 0 for v in values)
-    ):
-        raise ValueError("not a list of offsets")
-    return tuple(values)
-
-
-def _pair(values: Any) -> tuple[int, int]:
-    start, end = _ints(values, 2)
-    return start, end
-
-
-def _facts(quote: str, row: Any, limit: int) -> QuoteFacts:
-    """A stored row back as facts; ValueError/TypeError for any row golden-lsp would not write."""
-    starts_, block, exact_chars, block_chars, hint, part_texts, positions = row
-    starts = _ints(starts_)
-    if len(starts) > limit or list(starts) != sorted(set(starts)):
-        raise ValueError("starts")
-    if block is not None:
-        lo, hi = _ints(block[:2])
-        if (
-            len(block) != 3
-            or block[2] not in (TABLE_ROW, LIST_ITEM, PARAGRAPH)
-            or lo > hi
-            or len(starts) != 1
-        ):
-            raise ValueError("block")
-        block = (lo, hi, block[2])
-    if type(exact_chars) is not int or type(block_chars) is not int:
-        raise ValueError("chars")
-    if hint is not None:
-        start, end = _ints(hint[:2])
-        kind, corpus_text, parts, score = hint[2:]
-        if (
-            kind not in HINT_KINDS
-            or not isinstance(corpus_text, str)
-            or not isinstance(score, (int, float))
-            or starts
-        ):
-            raise ValueError("hint")
-        hint = Hint(start, end, kind, corpus_text, tuple(_pair(p) for p in parts), float(score))
-    if not isinstance(part_texts, list) or not all(isinstance(t, str) for t in part_texts):
-        raise ValueError("part texts")
-    table = {o: (line, col) for o, line, col in (_ints(p, 3) for p in positions)}
-    needed = {o for s in starts[: limit - 1] for o in (s, s + len(quote))} if len(starts) > 1 else set()
-    if hint is not None:
-        needed |= {hint.start, hint.end, *(o for p in hint.parts for o in p)}
-    if not needed <= table.keys() or (hint is not None and len(part_texts) != len(hint.parts)):
-        raise ValueError("positions")
-    return QuoteFacts(starts, block, exact_chars, block_chars, hint, tuple(part_texts), table or None)
+    _write(_key("facts", doc_sha, limit=limit, raw=raw_key), {q: fact_row(f) for q, f in found.items()})

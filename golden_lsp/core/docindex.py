@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from . import diskcache, quoteindex
+from . import diskcache, gcpause, quoteindex
 from .chunker import Chunk
 from .corpus import BrokenDoc, Corpus, CorpusDoc, known_document, load_corpus, read_document, what_file
 from .facts import Found, QuoteFacts, quote_facts
@@ -114,18 +114,22 @@ def _index_batch(root: Path, items: list[tuple[str, set[str]]], max_chars: int, 
     return out, diskcache.take_pending()
 
 
-def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int, st=None):
-    """(doc, facts) when the warm cache holds all of it — what the file is, its chunks, every
-    quote's facts — read without decoding the file (nor reading it, when its stat says it is
-    unchanged); else None. Its chunks stay in their stored form until asked for."""
-    doc = known_document(root, doc_id, max_chars, st)
+def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int, st=None, path=None):
+    """(doc, facts) when the warm cache holds all of it — what the file is, its number of chunks
+    or its chunks, every quote's facts — read without decoding the file (nor reading it, when its
+    stat says it is unchanged); else None. Its chunks are read from the cache when asked for
+    (or stay in their stored form until then)."""
+    doc = known_document(root, doc_id, max_chars, st, path)
     if doc is None:
         return None
-    rows = diskcache.chunk_rows(doc_id, doc.sha256, max_chars)
     known = diskcache.load_facts(doc.sha256, doc.raw_key, limit) if quotes else {}
-    if rows is None or not quotes <= known.keys():
+    if not quotes <= known.keys():
         return None
-    doc.__dict__["_chunk_rows"] = rows
+    if "_n_chunks" not in doc.__dict__:
+        rows = diskcache.chunk_rows(doc_id, doc.sha256, max_chars)
+        if rows is None:
+            return None
+        doc.__dict__["_chunk_rows"] = rows
     return doc, {q: known[q] for q in quotes}
 
 
@@ -158,14 +162,14 @@ def load_indexed(
     warm cache holds whole taken from it first; the corpus, and (doc, quote) → facts."""
     found: Found = {}
 
-    def read(doc_ids: list[str]) -> Iterator[CorpusDoc | BrokenDoc | None]:
-        base = str(root)
-        stats = [_stat(os.path.join(base, d)) for d in doc_ids]
+    def read(doc_ids: list[str], paths: list[Path]) -> Iterator[CorpusDoc | BrokenDoc | None]:
+        stats = [_stat(p) for p in paths]
         args = [(root, d, max_chars, wanted.get(d, set()), limit) for d in doc_ids]
-        pooled: list = [_from_cache(*a, st) if st is not None else None for a, st in zip(args, stats)]
+        pooled: list = [
+            _from_cache(*a, st, p) if st is not None else None for a, st, p in zip(args, stats, paths)
+        ]
         sizes = [st.st_size if st is not None else 0 for st in stats]
         todo = [i for i in range(len(args)) if pooled[i] is None]
-        todo_set = set(todo)
         n = auto_jobs(sum(sizes[i] for i in todo)) if jobs == AUTO else jobs
         if n > 1 and len(todo) > 1:
             # the largest first, so that none is left with a big one at the end
@@ -190,18 +194,22 @@ def load_indexed(
             doc, facts = cached or _read_and_index(*a)  # else one document at a time
             if isinstance(doc, CorpusDoc):
                 st = stats[i]
-                if st is not None and doc._data_sha is not None and i in todo_set:
-                    diskcache.note_file(root, doc.doc_id, st, doc._data_sha, what_file(doc))
+                if st is not None and doc._data_sha is not None and "_n_chunks" not in doc.__dict__:
+                    # (a document that knows its number of chunks came from a trusted stat row)
+                    diskcache.note_file(
+                        root, doc.doc_id, st, doc._data_sha, what_file(doc), max_chars, doc.n_chunks
+                    )
                 if not facts:
                     doc.compact()  # nobody quotes it: its chunks stay compact
             if doc is not None:
                 found.update(((doc.doc_id, q), f) for q, f in facts.items())
             yield doc
 
-    return load_corpus(root, glob, max_chars, read=read), found
+    with gcpause.paused():  # every object the load makes lives on (``gcpause``)
+        return load_corpus(root, glob, max_chars, read=read), found
 
 
-def _stat(path: str) -> os.stat_result | None:
+def _stat(path: Path) -> os.stat_result | None:
     """The stat of a regular file (None: no such file, or not a regular one)."""
     try:
         st = os.stat(path)
