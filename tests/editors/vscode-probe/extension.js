@@ -263,11 +263,13 @@ async function probe(cfg, result) {
       // refactor menu for it (a disabled action would carry its reason)
       const { line, start, end } = cfg.anchor;
       const range = new vscode.Range(line, start, line, end);
-      const found = await withTimeout(
-        vscode.commands.executeCommand('vscode.executeCodeActionProvider', chapterUri, range, vscode.CodeActionKind.Refactor.value),
-        20000,
-        'anchor code actions',
-      );
+      // asked until the anchoring action is offered: right after the chapter opens, the server
+      // may still be taking in the chapter or re-analysing the set, and answers without it
+      let found = null;
+      await waitFor('the anchoring code action', async () => {
+        found = await vscode.commands.executeCommand('vscode.executeCodeActionProvider', chapterUri, range, vscode.CodeActionKind.Refactor.value);
+        return found && found.some((a) => a.title === 'New golden question anchored here') ? found : null;
+      }, 30000, 500).catch((e) => log(String(e)));
       result.anchorActions = (found || []).map((a) => ({
         title: a.title,
         disabled: a.disabled ? a.disabled.reason : null,
