@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from golden_lsp.core.canon import PositionMap, canonicalize
-from golden_lsp.core.ids import next_free_id
+from golden_lsp.core.ids import FreeIds, next_free_id
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -21,6 +21,28 @@ def test_next_free_id_continues_the_numbering_past_committed_ids():
     assert next_free_id(["a7", "ex001", "ex002"]) == "ex003"  # the most common pattern wins
     assert next_free_id([]) == "q001"
     assert next_free_id(["ex009", "ex010"]) == "ex011"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.sampled_from(["ex001", "ex002", "a7", "a8", "q001", "x", "ex010", "a0009"]), max_size=6),
+    st.lists(
+        st.one_of(st.none(), st.sampled_from(["a1", "a2", "ex003", "b01", "ex011", "a10"])), max_size=12
+    ),
+)
+def test_free_ids_read_once_answer_as_next_free_id_of_everything_used(start, steps):
+    """``FreeIds`` (an import's numbering, read once) takes and is told of ids in any order, and
+    each id it takes is the one ``next_free_id`` of everything used so far would take."""
+    used = list(start)
+    ids = FreeIds(start)
+    for own in steps:
+        if own is None or own in used:  # a record without a free id of its own: the next free one
+            expected = next_free_id(used)
+            assert ids.take() == expected
+            used.append(expected)
+        else:
+            ids.add(own)
+            used.append(own)
 
 
 def test_canonical_offset_inverts_raw_position_through_bom_crlf_and_nfd():

@@ -28,7 +28,7 @@ from ..core.config import ConfigError
 from ..core.corpus import Corpus, CorpusDoc
 from ..core.diagnostics import Diagnostic, Range, Related
 from ..core.hints import not_found_hint
-from ..core.ids import next_free_id
+from ..core.ids import FreeIds
 from ..core.jsontext import dumps
 from ..core.quotepick import unique_quote_at
 from ..core.resolve import Span, occurrences, span_at
@@ -515,6 +515,7 @@ def import_samples(
     out = Imported([], [], 0)
     lines = out.lines
     used: set[str] = set(existing.ids) if existing else set()
+    numbering: FreeIds | None = None  # the file's numbering, read once when first needed
     asked = dict(existing.queries) if existing else {}
     # a sample at a time: read, anchored and written before the next is decoded
     for n, sample in enumerate(READERS[fmt](_Source(path, text)), 1):
@@ -543,9 +544,15 @@ def import_samples(
             while record_id in used:
                 record_id += "-again"
         else:  # the sample's own id when free, else the next in the file's numbering
-            record_id = sample.id if sample.id and sample.id not in used else next_free_id(used)
+            if sample.id and sample.id not in used:
+                record_id = sample.id
+            else:
+                numbering = numbering or FreeIds(used)
+                record_id = numbering.take()
             asked[folded(sample.query)] = record_id
         used.add(record_id)
+        if numbering is not None:
+            numbering.add(record_id)
         record: dict[str, Any] = {
             "id": record_id,
             "query": sample.query,
