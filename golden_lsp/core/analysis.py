@@ -169,13 +169,17 @@ class Analyzer:
 
     def _stale(self, cache: _FileCache) -> set[str]:
         """The cached lines whose documents changed since the file's previous analysis (found
-        through ``by_doc``: the lines quoting other documents are not looked at)."""
+        through ``by_doc``: the lines quoting other documents are not looked at), and when
+        documents came or went, those quoting an unknown one."""
         before, now = cache.corpus, self.corpus
         if before is None or before is now:
             return set()
         changed = changed_docs(before, now)
         candidates = set().union(*(cache.by_doc.get(d, ()) for d in changed))
-        return {line for line in candidates if not self._fresh(cache.results[line])}
+        stale = {line for line in candidates if not self._fresh(cache.results[line])}
+        if before.names is not now.names:  # an unknown doc's finding names the documents there are
+            stale.update(line for d, lines in cache.by_doc.items() if d not in now.docs for line in lines)
+        return stale
 
     def analyze(self, path: Path, text: str | list[str]) -> Analysis:
         """The analysis of the questions file ``path`` holding ``text`` (or its ``split_lines``)."""
