@@ -101,7 +101,11 @@ def changed_window(old: list[str], new: list[str]) -> tuple[int, int, int]:
 
 def changed_docs(before: Corpus, now: Corpus) -> set[str]:
     """The documents (readable or broken) that are not the same object in both corpora: edited,
-    added or removed (an unchanged document is carried over as the same object)."""
+    added or removed (an unchanged document is carried over as the same object); for a corpus
+    made from ``before`` by edits, the documents they replaced (``Corpus.changed_since``)."""
+    replaced = now.changed_since(before)
+    if replaced is not None:
+        return replaced
     return {
         d
         for docs in ((before.docs, now.docs), (before.broken, now.broken))
@@ -134,17 +138,25 @@ class Analyzer:
         self.lean = False
         #: what was learnt before the next analysis (``prime``), used by it instead of starting empty
         self._primed: tuple[rules.Found, dict[str, tuple]] | None = None
+        #: every document was chunked by a ``_prefetch`` (or a ``prime``)
+        self._indexed = False
+        #: doc ID → its keys in ``_found`` (made when a corpus change first needs it)
+        self._found_by_doc: dict[str, list[tuple[str, str]]] | None = None
 
     def set_corpus(self, corpus: Corpus) -> None:
         """Swap in an edited corpus; cached lines stay valid where their documents did."""
         if corpus.max_chars != self.corpus.max_chars:
             self._files.clear()
         # the facts of a quote are its document's: they stay where the document object did
-        self._found = {
-            key: f
-            for key, f in self._found.items()
-            if corpus.docs.get(key[0]) is self.corpus.docs.get(key[0]) is not None
-        }
+        changed = changed_docs(self.corpus, corpus)
+        if changed and self._found:
+            if self._found_by_doc is None:  # made once, then kept with ``_found``
+                self._found_by_doc = {}
+                for key in self._found:
+                    self._found_by_doc.setdefault(key[0], []).append(key)
+            for doc_id in changed:
+                for key in self._found_by_doc.pop(doc_id, ()):
+                    self._found.pop(key, None)
         self.corpus = corpus
 
     def _fresh(self, result: LineResult) -> bool:
@@ -157,13 +169,17 @@ class Analyzer:
 
     def _stale(self, cache: _FileCache) -> set[str]:
         """The cached lines whose documents changed since the file's previous analysis (found
-        through ``by_doc``: the lines quoting other documents are not looked at)."""
+        through ``by_doc``: the lines quoting other documents are not looked at), and when
+        documents came or went, those quoting an unknown one."""
         before, now = cache.corpus, self.corpus
         if before is None or before is now:
             return set()
         changed = changed_docs(before, now)
         candidates = set().union(*(cache.by_doc.get(d, ()) for d in changed))
-        return {line for line in candidates if not self._fresh(cache.results[line])}
+        stale = {line for line in candidates if not self._fresh(cache.results[line])}
+        if before.names is not now.names:  # an unknown doc's finding names the documents there are
+            stale.update(line for d, lines in cache.by_doc.items() if d not in now.docs for line in lines)
+        return stale
 
     def analyze(self, path: Path, text: str | list[str]) -> Analysis:
         """The analysis of the questions file ``path`` holding ``text`` (or its ``split_lines``)."""
@@ -188,6 +204,7 @@ class Analyzer:
         shift = new_end - old_end
         if self._primed is not None:  # what a cold start learnt before this analyzer existed
             (self._found, self._parsed), self._primed = self._primed, None
+            self._found_by_doc = None
         else:  # facts stay while their documents do (``set_corpus``); parses are of one analysis
             self._parsed = {}
         stale = self._stale(cache)
@@ -262,6 +279,7 @@ class Analyzer:
         """Facts and parses a cold start learnt before this analyzer existed (``cold_quotes`` and
         ``docindex.load_indexed``: the corpus read as one map), for its next analysis to use."""
         self._primed = found, parsed
+        self._indexed = bool(found)
 
     def _prefetch(self, cold: list[str]) -> None:
         """Chunk the corpus and find the facts of the quotes of many lines to resolve, one document
@@ -269,8 +287,13 @@ class Analyzer:
         wanted = cold_quotes(cold, self._parsed, self.corpus.docs)
         for doc_id, quotes in wanted.items():
             quotes.difference_update(q for q in list(quotes) if (doc_id, q) in self._found)
-        if any(wanted.values()):
-            self._found.update(docindex.index_corpus(self.corpus, wanted, LIMIT, self.lean))
+        if any(wanted.values()):  # every document chunked the first time, after that the wanted
+            every, self._indexed = not self._indexed, True
+            found = docindex.index_corpus(self.corpus, wanted, LIMIT, self.lean, every)
+            self._found.update(found)
+            if (by_doc := self._found_by_doc) is not None:
+                for key in found:
+                    by_doc.setdefault(key[0], []).append(key)
 
     def _analyze_line(self, line: str) -> LineResult:
         try:

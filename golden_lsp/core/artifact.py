@@ -116,7 +116,7 @@ def manifest(corpus: Corpus, n_records: int, hit_rule: HitRule, commit: str) -> 
         "canonical_version": CANONICAL_VERSION,
         "max_chars": corpus.max_chars,
         "build_hit_rule": str(hit_rule),
-        "docs": {d.doc_id: {"sha256": d.sha256, "chars": d.chars} for d in corpus.docs.values()},
+        "docs": corpus.manifest_docs(),
     }
 
 

@@ -55,6 +55,12 @@ class CorpusDoc:
     previous: CorpusDoc | None = field(default=None, repr=False, compare=False)
 
     @property
+    def from_buffer(self) -> bool:
+        """Its text is an editor buffer's (``Corpus.with_document``), not a file's as read: a
+        passing state, not worth an entry in the warm cache."""
+        return self._data_sha is None
+
+    @property
     def raw(self) -> str:
         raw = self._raw
         return self._reload()[0] if raw is None else raw
@@ -195,6 +201,15 @@ class BrokenDoc:
 
 @dataclass
 class Corpus:
+    """Every document of a set's corpus, by doc ID in sorted order.
+
+    A corpus is never changed in place: an edit makes a new one (``with_document``,
+    ``with_file``) that shares what the edit left alone, so an edit costs its document, not the
+    corpus: the new corpus knows which documents it replaced since each of its ancestors
+    (``changed_since``), keeps the ``names`` token while the doc IDs and broken files stay the
+    same, and derives its totals, digest and manifest entries from its parent's (``_Sums``).
+    """
+
     root: Path
     glob: str
     max_chars: int
@@ -202,20 +217,54 @@ class Corpus:
     broken: dict[str, BrokenDoc] = field(default_factory=dict)
     #: doc_ids of existing files under the root that the glob does not match (asked before)
     _unmatched: set[str] = field(default_factory=set, init=False, repr=False, compare=False)
+    #: the doc IDs replaced along this corpus's line of edits, shared by the line; this corpus
+    #: is the state after the first ``_gen`` of them
+    _log: list[str] = field(default_factory=list, init=False, repr=False, compare=False)
+    _gen: int = field(default=0, init=False, repr=False, compare=False)
+    #: the same object while the doc IDs and the broken files are (what the set's shape reads)
+    names: object = field(default_factory=object, init=False, repr=False, compare=False)
+    _sums: _Sums = field(default_factory=lambda: _Sums(), init=False, repr=False, compare=False)
 
     @property
     def n_chunks(self) -> int:
-        return sum(d.n_chunks for d in self.docs.values())
+        sums = self._sums
+        if sums.n_chunks is None:
+            sums.n_chunks = sums.total(self.docs, 0, lambda d: d.n_chunks)
+        return sums.n_chunks
 
     @property
     def chars(self) -> int:
-        return sum(d.chars for d in self.docs.values())
+        sums = self._sums
+        if sums.chars is None:
+            sums.chars = sums.total(self.docs, 1, lambda d: d.chars)
+        return sums.chars
 
     def digest(self) -> str:
-        h = hashlib.sha256()
-        for doc_id in sorted(self.docs):
-            h.update(doc_id.encode("utf-8") + b"\0" + self.docs[doc_id].sha256.encode("ascii") + b"\0")
-        return h.hexdigest()
+        """The sha256 of every doc ID and its text's sha256, in doc ID order (SPEC's
+        ``corpus_digest``)."""
+        sums = self._sums
+        if sums.digest is None:
+            parts = sums.parts
+            if parts is None:
+                ids = sorted(self.docs)
+                parts = sums.parts = [_digest_part(doc_id, self.docs[doc_id]) for doc_id in ids]
+                sums.at = {doc_id: i for i, doc_id in enumerate(ids)}
+            sums.digest = hashlib.sha256(b"".join(parts)).hexdigest()
+        return sums.digest
+
+    def manifest_docs(self) -> dict[str, dict]:
+        """doc ID → its sha256 and chars, as the manifest lists them (shared: never change it)."""
+        sums = self._sums
+        if sums.manifest_docs is None:
+            sums.manifest_docs = {d.doc_id: _manifest_entry(d) for d in self.docs.values()}
+        return sums.manifest_docs
+
+    def changed_since(self, before: Corpus) -> set[str] | None:
+        """The doc IDs replaced since ``before`` when this corpus was made from it by edits (a
+        superset of those that are not the same object in both); None when it was not."""
+        if before._log is self._log and before._gen <= self._gen:
+            return set(self._log[before._gen : self._gen])
+        return None
 
     def doc_id_for(self, path: Path) -> str | None:
         """The doc_id ``path`` has or would have in this corpus; None when outside or unmatched.
@@ -286,10 +335,75 @@ class Corpus:
             and (doc is None or getattr(doc, "_text", None) != old._text)
         ):
             forget_text(old._text)  # what was computed from the old version is of no more use
-        docs = {k: v for k, v in self.docs.items() if k != doc_id}
-        broken = {k: v for k, v in self.broken.items() if k != doc_id}
-        _file(doc, docs, broken)
-        return Corpus(self.root, self.glob, self.max_chars, dict(sorted(docs.items())), broken)
+        same_names = isinstance(doc, CorpusDoc) and old is not None
+        if isinstance(doc, CorpusDoc) and old is not None:  # the doc IDs stay, in their order:
+            docs, broken = dict(self.docs), self.broken  # no sort, the broken files shared
+            docs[doc_id] = doc
+        else:
+            docs = {k: v for k, v in self.docs.items() if k != doc_id}
+            broken = {k: v for k, v in self.broken.items() if k != doc_id}
+            _file(doc, docs, broken)
+            docs = dict(sorted(docs.items()))
+        corpus = Corpus(self.root, self.glob, self.max_chars, docs, broken)
+        corpus._unmatched = self._unmatched
+        log = self._log if self._gen == len(self._log) else self._log[: self._gen]  # a branch: its own
+        log.append(doc_id)
+        corpus._log, corpus._gen = log, self._gen + 1
+        if same_names:
+            corpus.names = self.names
+        corpus._sums = self._sums.after(doc_id, old, docs.get(doc_id), same_names)
+        return corpus
+
+
+def _digest_part(doc_id: str, doc: CorpusDoc) -> bytes:
+    return doc_id.encode("utf-8") + b"\0" + doc.sha256.encode("ascii") + b"\0"
+
+
+def _manifest_entry(doc: CorpusDoc) -> dict:
+    return {"sha256": doc.sha256, "chars": doc.chars}
+
+
+@dataclass
+class _Sums:
+    """What a corpus computes over all of its documents, made once, and for a corpus made by
+    replacing one document (``Corpus._replaced``) from its parent's with only that document
+    counted again; never from the parent's documents, which it does not hold."""
+
+    n_chunks: int | None = None
+    chars: int | None = None
+    digest: str | None = None
+    #: each document's share of the digest, in doc ID order
+    parts: list[bytes] | None = None
+    #: the documents' manifest entries
+    manifest_docs: dict[str, dict] | None = None
+    #: the position of each doc ID in ``parts`` (shared while the doc IDs stay)
+    at: dict[str, int] | None = None
+    #: the doc ID an edit replaced, and the n_chunks and chars of the other documents (None:
+    #: the parent's were not known)
+    replaced: str = ""
+    others: tuple[int | None, int | None] = (None, None)
+
+    def total(self, docs: dict[str, CorpusDoc], which: int, of: Callable[[CorpusDoc], int]) -> int:
+        """A total over ``docs``: the others' (``others[which]``) and the replaced one's own, or all."""
+        known = self.others[which]
+        if known is None:
+            return sum(of(d) for d in docs.values())
+        doc = docs.get(self.replaced)
+        return known + (of(doc) if doc is not None else 0)
+
+    def after(self, doc_id: str, old: CorpusDoc | None, new: CorpusDoc | None, same_names: bool) -> _Sums:
+        """The sums of a corpus where ``old`` (None: no readable one) became ``new``."""
+        n_chunks = None if self.n_chunks is None else self.n_chunks - (old.n_chunks if old else 0)
+        chars = None if self.chars is None else self.chars - (old.chars if old else 0)
+        sums = _Sums(replaced=doc_id, others=(n_chunks, chars))
+        if same_names and new is not None:
+            if self.parts is not None and self.at is not None:
+                sums.at, sums.parts = self.at, list(self.parts)
+                sums.parts[self.at[doc_id]] = _digest_part(doc_id, new)
+            if self.manifest_docs is not None:
+                sums.manifest_docs = dict(self.manifest_docs)
+                sums.manifest_docs[doc_id] = _manifest_entry(new)
+        return sums
 
 
 def glob_would_match(root: Path, glob: str, path: Path) -> bool:

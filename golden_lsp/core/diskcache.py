@@ -140,6 +140,11 @@ def _name(key: str) -> str:
 
 #: pack name → key → (digest, payload bytes) of the packs read so far (until ``flush``)
 _packs: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
+#: pack name → [its bytes, how many entries were looked up in them] of the packs read but not
+#: parsed yet (``_lookup``)
+_unparsed: dict[str, list] = {}
+#: the entries of a pack looked up in its bytes before it is parsed whole
+FIND_BEFORE_PARSE = 8
 #: pack name → key → (digest, payload bytes) written since the last ``flush``
 _pending: dict[str, dict[bytes, tuple[bytes, bytes]]] = {}
 #: the folder of the packs above (the cache folder can change: a test's, ``$GOLDEN_LSP_CACHE_DIR``)
@@ -175,36 +180,80 @@ def _digest(key: bytes, body: bytes) -> bytes:
     return hashlib.sha256(key + b"\0" + body).hexdigest().encode("ascii")
 
 
+def _entry_at(data: bytes, at: int) -> tuple[bytes, bytes, bytes, int] | None:
+    """The entry whose header starts at ``at`` in a pack's bytes: (key, digest, payload, where
+    the next one starts); None when it is not well formed."""
+    eol = data.find(b"\n", at)
+    head = data[at:eol].split(b" ") if eol != -1 else []
+    if len(head) != 3 or len(head[0]) != 64 or len(head[1]) != 64 or not head[2].isdigit():
+        return None
+    start = eol + 1
+    end = start + int(head[2])
+    if end >= len(data) or data[end : end + 1] != b"\n":
+        return None
+    return head[0], head[1], data[start:end], end + 1
+
+
 def parse_pack(data: bytes) -> dict[bytes, tuple[bytes, bytes]]:
     """The entries of a pack's bytes, key → (digest, payload), as far as they are well formed
     (a truncated or garbled pack keeps the entries before the damage); digests are checked when
     an entry is read."""
     out: dict[bytes, tuple[bytes, bytes]] = {}
-    at, n = 0, len(data)
-    while at < n:
-        eol = data.find(b"\n", at)
-        head = data[at:eol].split(b" ") if eol != -1 else []
-        if len(head) != 3 or len(head[0]) != 64 or len(head[1]) != 64 or not head[2].isdigit():
-            break
-        start = eol + 1
-        end = start + int(head[2])
-        if end >= n or data[end : end + 1] != b"\n":
-            break
-        out[head[0]] = (head[1], data[start:end])
-        at = end + 1
+    at = 0
+    while at < len(data) and (entry := _entry_at(data, at)) is not None:
+        key, digest, body, at = entry
+        out[key] = (digest, body)
     return out
 
 
+def find_entry(data: bytes, key: bytes) -> tuple[bytes, bytes] | None:
+    """The (digest, payload) of ``key`` in a pack's bytes, found without parsing the other
+    entries (a header is the only text after a line end that is 64 hex digits and a space: a
+    payload is JSON, with no line end in it); None when it is not there or not well formed."""
+    at = 0
+    if not data.startswith(key + b" "):
+        at = data.find(b"\n" + key + b" ") + 1
+        if not at:
+            return None
+    entry = _entry_at(data, at)
+    return None if entry is None else (entry[1], entry[2])
+
+
 def _pack(name: str) -> dict[bytes, tuple[bytes, bytes]]:
+    """The entries of a pack, parsed whole (with those written since the last ``flush``)."""
     pack = _packs.get(name)
-    if pack is None:  # (packs read are forgotten at a flush, and a changed folder flushes first)
-        folder = _here()
-        try:
-            pack = parse_pack((folder / f"{name}.pack").read_bytes())
-        except OSError:
-            pack = {}
-        _packs[name] = pack
+    if pack is None:
+        data = _unparsed.pop(name, None)
+        pack = _packs[name] = parse_pack(_pack_bytes(name) if data is None else data[0])
+        pack.update(_pending.get(name, {}))
     return pack
+
+
+def _pack_bytes(name: str) -> bytes:
+    """A pack's bytes as on disk (none: no pack yet). Packs read are forgotten at a flush, and a
+    changed folder flushes first (``_here``), so a pack read is of the folder of the moment."""
+    try:
+        return (_here() / f"{name}.pack").read_bytes()
+    except OSError:
+        return b""
+
+
+def _lookup(name: str, k: bytes) -> tuple[bytes, bytes] | None:
+    """The entry of key ``k`` in pack ``name``: the first ``FIND_BEFORE_PARSE`` looked up in a
+    pack are found in its bytes (a server's edit wants one entry of a pack, not its thousand),
+    later ones in the pack parsed whole (a check wants them all)."""
+    if name in _packs:
+        return _packs[name].get(k)
+    written = _pending.get(name, {}).get(k)
+    if written is not None:
+        return written
+    data = _unparsed.get(name)
+    if data is None:
+        data = _unparsed[name] = [_pack_bytes(name), 0]
+    data[1] += 1
+    if data[1] > FIND_BEFORE_PARSE:
+        return _pack(name).get(k)
+    return find_entry(data[0], k)
 
 
 def _read(key: str, parse: bool = True) -> Any | None:
@@ -213,7 +262,7 @@ def _read(key: str, parse: bool = True) -> Any | None:
     if not enabled:
         return None
     k = key.encode("ascii")
-    entry = _pack(_name(key)).get(k)
+    entry = _lookup(_name(key), k)
     if entry is None or entry[0] != _digest(k, entry[1]):
         return None
     if not parse:
@@ -228,7 +277,7 @@ def _write(key: str, payload: Any) -> None:
     """Keep ``payload`` under ``key``: at once for this process, on disk at the next ``flush``."""
     if not enabled:
         return
-    _pack(_name(key))  # read first: a later read of the pack must not lose this entry
+    _here()  # a new folder: what was written for the last one is flushed there first
     _put(key, payload)
 
 
@@ -266,6 +315,7 @@ def flush() -> None:
     pending = dict(_pending)
     _pending.clear()
     _packs.clear()
+    _unparsed.clear()
     folder = _where[0]
     if not pending or folder is None or not enabled or read_only(folder.parent.parent):
         return

@@ -60,7 +60,8 @@ def index_document(
             for q, s in starts.items()
             if s or q in hints
         }
-        diskcache.store_facts(doc.sha256, doc.raw_key, limit, {**known, **fresh})
+        if not doc.from_buffer:
+            diskcache.store_facts(doc.sha256, doc.raw_key, limit, {**known, **fresh})
         known.update(fresh)
     if release:
         doc.release()
@@ -83,11 +84,15 @@ def _hints(text: str, quotes: list[str]) -> dict:
         return out
 
 
-def index_corpus(corpus: Corpus, wanted: dict[str, set[str]], limit: int, release: bool = False) -> Found:
-    """Chunk every document of ``corpus`` and find the facts of the ``wanted`` quotes of each;
-    (doc, quote) → facts. With ``release`` each document's text is let go once its facts are known."""
+def index_corpus(
+    corpus: Corpus, wanted: dict[str, set[str]], limit: int, release: bool = False, every: bool = True
+) -> Found:
+    """Chunk every document of ``corpus`` (``every``; else only the ``wanted`` ones) and find the
+    facts of the ``wanted`` quotes of each; (doc, quote) → facts. With ``release`` each
+    document's text is let go once its facts are known."""
     found: Found = {}
-    for doc in corpus.docs.values():
+    docs = corpus.docs
+    for doc in docs.values() if every else (docs[d] for d, quotes in wanted.items() if quotes and d in docs):
         _, facts = index_document(doc, wanted.get(doc.doc_id, set()), limit, release)
         found.update(((doc.doc_id, q), f) for q, f in facts.items())
     return found

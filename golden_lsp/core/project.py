@@ -190,11 +190,12 @@ class GoldenSet:
             return analysis
         if not self._looked_for_temporaries:
             self.finish_interrupted_build()
+        kept_manifest = self._kept("manifest", self.config.manifest_path())
         stale = staleness(
             analysis,
-            self.fresh_manifest(analysis),
+            self.fresh_manifest(analysis) if kept_manifest else {},  # none to compare: not made
             self._kept("artifact", self.config.artifact_path()),
-            self._kept("manifest", self.config.manifest_path()),
+            kept_manifest,
             self.build_command(),
             self._committed,
         )

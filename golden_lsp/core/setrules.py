@@ -11,6 +11,7 @@ the thresholds and the set's settings are in ``rules.py``.
 from __future__ import annotations
 
 from collections import Counter
+from itertools import islice
 from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
@@ -57,8 +58,8 @@ class SetTally:
         #: the duplicate and split-leak findings of the current records (None: to be found again)
         self.duplicates: list[Diagnostic] | None = None
         self.leaks: list[Diagnostic] | None = None
-        #: the shape findings, with the corpus and the key they were made for (``set_rules``)
-        self.shape: tuple[Corpus, tuple, list[Diagnostic]] | None = None
+        #: the shape findings, with the corpus's names and the key they were made for (``set_rules``)
+        self.shape: tuple[object, tuple, list[Diagnostic]] | None = None
 
     def update(self, removed: list[LineResult], added: list[LineResult], moved: bool) -> None:
         """Records ``removed`` left the file and ``added`` came (``moved``: later lines shifted)."""
@@ -115,8 +116,8 @@ def set_rules(
     required = tuple(tally.query_types[qt] > 0 for qt in settings.required_query_types)
     key = (top, tally.n_records, tally.spans_version, required, settings)
     kept = tally.shape
-    if kept is None or kept[0] is not corpus or kept[1] != key:
-        kept = tally.shape = (corpus, key, shape_findings(corpus, path, top, tally, settings))
+    if kept is None or kept[0] is not corpus.names or kept[1] != key:  # an edit keeps the names
+        kept = tally.shape = (corpus.names, key, shape_findings(corpus, path, top, tally, settings))
     out.extend(kept[2])
     if all(tally.splits[s] > 0 for s in _LEAKING):
         if tally.leaks is None:
@@ -158,7 +159,7 @@ def shape_findings(
                 )
             )
     if n_records:
-        out.extend(unlabelled(corpus, path, top, [d for d in corpus.docs if d not in spans], settings))
+        out.extend(unlabelled(corpus, path, top, spans, settings))
     for qt in settings.required_query_types:
         if tally.query_types[qt] <= 0:
             out.append(
@@ -183,33 +184,37 @@ def shape_findings(
 
 
 def unlabelled(
-    corpus: Corpus, path: Path, top: Range, doc_ids: list[str], settings: SetRules
+    corpus: Corpus, path: Path, top: Range, labelled: dict[str, int], settings: SetRules
 ) -> list[Diagnostic]:
-    """doc-unlabelled: one finding per document no question points into, each document a related
-    location; above ``MAX_UNLABELLED_LISTED`` of them (unless the run lists them in full,
+    """doc-unlabelled: one finding per document no question points into (none of the
+    ``labelled`` documents of the corpus), each document a related location; above
+    ``MAX_UNLABELLED_LISTED`` of them (unless the run lists them in full,
     ``SetRules.unlabelled_in_full``) one finding with the count and the first few, so that a
-    large corpus does not drown the other findings."""
+    large corpus does not drown the other findings; that one costs the labelled documents and
+    the first few, not the corpus."""
 
     def related(doc_id: str) -> Related:
         doc = corpus.docs[doc_id]
         return Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
 
-    if len(doc_ids) <= MAX_UNLABELLED_LISTED or settings.unlabelled_in_full:
+    doc_ids = (d for d in corpus.docs if d not in labelled)
+    n = len(corpus.docs) - len(labelled)
+    if n <= MAX_UNLABELLED_LISTED or settings.unlabelled_in_full:
         return [
             Diagnostic("doc-unlabelled", f"no question points into {d}", path, top, (related(d),), _ON_SET)
             for d in doc_ids
         ]
-    first = doc_ids[:UNLABELLED_NAMED]
+    first = list(islice(doc_ids, UNLABELLED_NAMED))
     return [
         Diagnostic(
             "doc-unlabelled",
-            f"no question points into {len(doc_ids):,} of the {len(corpus.docs):,} documents "
+            f"no question points into {n:,} of the {len(corpus.docs):,} documents "
             f"({', '.join(first)}, …): the full list is in `golden-lsp stats`, the report, or "
             "`golden-lsp check --select doc-unlabelled`",
             path,
             top,
             tuple(map(related, first)),
-            {**_ON_SET, "count": len(doc_ids)},
+            {**_ON_SET, "count": n},
         )
     ]
 

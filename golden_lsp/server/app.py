@@ -184,6 +184,7 @@ def did_change(ls: GoldenServer, params: types.DidChangeTextDocumentParams) -> N
     path = path_of(uri) if buf is not None else None
     if buf is None or path is None:
         return
+    ls.scheduler.edited()
     if ls.session.sets.is_questions_file(path):
         ls.scheduler.schedule(uri)
     elif path.suffix == ".md":
