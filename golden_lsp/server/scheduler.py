@@ -28,6 +28,8 @@ from typing import Any
 from lsprotocol import types
 
 from ..core.config import ConfigError
+from ..core.corpus import CorpusDoc, DocumentChanged
+from ..core.held import HELD
 from ..core.hints import PREPARED_TEXTS
 from ..core.hints import prepare_hints as prepare_document_hints
 from ..core.project import GoldenSet
@@ -135,7 +137,7 @@ class Scheduler:
                 golden = self.session.sets.golden_set_for(path)
             except ConfigError:  # published as the file's config-error
                 return None
-            self._prepare_hints(golden)
+            self._prepare_hints(golden, uri)
             return f"{len(golden.corpus.docs)} documents, {golden.corpus.n_chunks} chunks"
 
         try:
@@ -145,21 +147,40 @@ class Scheduler:
         except Exception:
             self.server.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
-    def _prepare_hints(self, golden: GoldenSet) -> None:
+    def _prepare_hints(self, golden: GoldenSet, uri: str) -> None:
         """In idle time after a set's first analysis, one document per turn of the event loop (a
         request waits for one document at most), build what a keystroke's not-found hint needs
-        (``hints.prepare_hints``): the largest documents first, as many as are kept."""
-        docs = sorted(golden.corpus.docs.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]
+        (``hints.prepare_hints``) for the documents a keystroke can break a quote in: the open
+        chapters and those the questions file ``uri`` quotes, the largest first, as many as are
+        kept — and no more than the read-back texts held (``held.HELD``): a hint is prepared from a
+        text, and is let go with it, so preparing a document whose text is then let go again is
+        work lost. The corpus's other documents are not read at all."""
+        view = self.session.request_view(uri)
+        quoted = view.analysis.spans_by_doc if view is not None else {}
+        docs = golden.corpus.docs
+        wanted = [d for d in docs.values() if d.pinned] + [docs[d] for d in quoted if d in docs]
+        chars = 0
+        chosen: list[CorpusDoc] = []
+        for doc in sorted({id(d): d for d in wanted}.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]:
+            chars += doc.chars if not doc.pinned else 0
+            if chars > HELD.budget and chosen:
+                break
+            chosen.append(doc)
         key = ("prepare", golden.questions_path)
 
         def step() -> None:
-            while docs:
-                doc = docs.pop(0)
+            while chosen:
+                doc = chosen.pop(0)
                 if golden.corpus.docs.get(doc.doc_id) is doc:  # not replaced by an edit since
-                    prepare_document_hints(doc.text)
+                    try:
+                        prepare_document_hints(doc.text)
+                    except DocumentChanged as exc:  # changed behind our back: read it again
+                        self.session.corpus_changed(exc.path)
                     break
-            if docs:
+            if chosen:
                 self.later(key, HINTS_IDLE, step)
+
+        self.later(key, HINTS_IDLE, step)
 
         self.later(key, HINTS_IDLE, step)
 
