@@ -123,9 +123,22 @@ class CorpusDoc:
         HELD.discard(self)
         self.pinned = True
 
+    def passing_text(self) -> str:
+        """The canonical text, read back without holding it when it is not held now (a pass over
+        the whole corpus, which must not fill memory nor push out what a person works on)."""
+        text = self._text
+        return self._read_back()[1] if text is None else text
+
     def _reload(self) -> tuple[str, str]:
-        """The raw and canonical text read again from the file (held while recently used:
-        ``held.HELD``); ``DocumentChanged`` when the file is not what was read."""
+        """The raw and canonical text read again from the file, held while recently used
+        (``held.HELD``)."""
+        self._raw, self._text = raw, text = self._read_back()
+        HELD.hold(self)
+        return raw, text
+
+    def _read_back(self) -> tuple[str, str]:
+        """The raw and canonical text read from the file again; ``DocumentChanged`` when the file
+        is not what was read."""
         changed = f"corpus file {display(self.path)} changed while golden-lsp was reading it"
         try:
             data = read_regular(self.path)
@@ -138,8 +151,6 @@ class CorpusDoc:
         text = raw if self._same else canonicalize(raw)
         if self._data_sha is None and hashlib.sha256(text.encode("utf-8")).hexdigest() != self.sha256:
             raise DocumentChanged(changed, self.path)
-        self._raw, self._text = raw, text
-        HELD.hold(self)
         return raw, text
 
     @cached_property
