@@ -63,19 +63,24 @@ class CandidateIndex:
 
     def steps(self, corpus: Corpus) -> Iterator[None]:
         """Make the index of ``corpus`` one document per step (nothing when it is made already;
-        an index of another corpus under way is dropped)."""
+        an index of another corpus under way is dropped). Several may step one index: whichever
+        reads its last document makes it, and the others stop."""
         if self._built is not None and self._built[0] is corpus:
             return
         if self._making is None or self._making[0] is not corpus:
             self._making = corpus, [], Tokens(), list(reversed(corpus.docs))
-        _, found, tokens, left = self._making
-        while left:
-            doc_id = left[-1]
+        while True:
+            making = self._making
+            if making is None or making[0] is not corpus:  # made (or dropped) meanwhile
+                return
+            _, found, tokens, left = making
+            if not left:
+                break
+            doc_id = left.pop()
             text = corpus.docs[doc_id].passing_text()
             spans = blocks(text)
             tokens.add([text[lo:hi] for lo, hi in spans])
             found.extend((doc_id, lo, hi) for lo, hi in spans)
-            left.pop()
             yield
         self._built, self._making = (corpus, found, Bm25(tokens=tokens)), None
 

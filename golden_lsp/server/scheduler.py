@@ -33,7 +33,8 @@ from ..core.held import HELD
 from ..core.hints import PREPARED_TEXTS
 from ..core.hints import prepare_hints as prepare_document_hints
 from ..core.project import GoldenSet
-from . import progress
+from ..core.search import SearchUnavailable
+from . import candidates, progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report
 from .protocol import Encoded
@@ -138,6 +139,7 @@ class Scheduler:
             except ConfigError:  # published as the file's config-error
                 return None
             self._prepare_hints(golden, uri)
+            self._prepare_candidates(golden, uri)
             return f"{len(golden.corpus.docs)} documents, {golden.corpus.n_chunks} chunks"
 
         try:
@@ -181,6 +183,32 @@ class Scheduler:
                 self.later(key, HINTS_IDLE, step)
 
         self.later(key, HINTS_IDLE, step)
+
+        self.later(key, HINTS_IDLE, step)
+
+    def _prepare_candidates(self, golden: GoldenSet, uri: str) -> None:
+        """In idle time after a set's first analysis, when the questions file ``uri`` has a record
+        that candidate passages are offered on (a query, no locators yet), make their BM25 index
+        one document per turn of the event loop, so that the first "Find candidate passages" does
+        not wait for it; else it is made on the first request. A corpus edited meanwhile stops it."""
+        view = self.session.request_view(uri)
+        if view is None or not any(candidates.offered(rec.record) for rec in view.analysis.records):
+            return
+        corpus = golden.corpus
+        steps = candidates.prepare(corpus)
+        key = ("candidates", golden.questions_path)
+
+        def step() -> None:
+            if golden.corpus is not corpus:
+                return
+            try:
+                next(steps)
+            except (StopIteration, SearchUnavailable):  # made, or no BM25 here
+                return
+            except DocumentChanged as exc:  # changed behind our back: read it again
+                self.session.corpus_changed(exc.path)
+                return
+            self.later(key, HINTS_IDLE, step)
 
         self.later(key, HINTS_IDLE, step)
 
