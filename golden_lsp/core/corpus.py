@@ -178,13 +178,16 @@ class CorpusDoc:
 
     @property
     def n_chunks(self) -> int:
-        """How many chunks it has (counted in its compact form when its chunks are not made yet)."""
+        """How many chunks it has (counted in its compact form when its chunks are not made yet,
+        and that count kept: a corpus's count is asked for by every manifest and the open)."""
+        if "chunks" in self.__dict__:
+            return len(self.chunks)
+        n = self.__dict__.get("_n_rows")
+        if n is not None:
+            return n
         rows = self.__dict__.get("_chunk_rows")
-        if (
-            "chunks" not in self.__dict__
-            and rows is not None
-            and (n := diskcache.count_rows(rows)) is not None
-        ):
+        if rows is not None and (n := diskcache.count_rows(rows)) is not None:
+            self.__dict__["_n_rows"] = n
             return n
         return len(self.chunks)
 

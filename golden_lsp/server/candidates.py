@@ -31,7 +31,7 @@ def offered(record: QuestionRecord | None) -> bool:
     """Whether candidate passages are offered on ``record``: it has a query and no locators yet."""
     if record is None or not record.query or not record.query.strip():
         return False
-    return record.node.value.get("locators") == []
+    return record.value.get("locators") == []  # the decoded line: its position tree is not walked
 
 
 def prepare(corpus: Corpus) -> Iterator[None]:

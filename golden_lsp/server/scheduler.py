@@ -158,7 +158,8 @@ class Scheduler:
         text, and is let go with it, so preparing a document whose text is then let go again is
         work lost. The corpus's other documents are not read at all."""
         view = self.session.request_view(uri)
-        quoted = view.analysis.spans_by_doc if view is not None else {}
+        records = view.analysis.records if view is not None else []
+        quoted = {doc_id for rec in records for doc_id, _ in rec.result.deps}  # what each line read
         docs = golden.corpus.docs
         wanted = [d for d in docs.values() if d.pinned] + [docs[d] for d in quoted if d in docs]
         chars = 0
