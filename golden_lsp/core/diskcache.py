@@ -125,8 +125,16 @@ def _here() -> Path:
     return folder
 
 
+#: the folder of the packs by the variables ``cache_dir`` finds it from (every read asks for it)
+_pack_dirs: dict[tuple[str | None, ...], Path] = {}
+
+
 def _pack_dir() -> Path:
-    return cache_dir() / f"pack-v{FORMAT}"
+    env = tuple(map(os.environ.get, ("GOLDEN_LSP_CACHE_DIR", "XDG_CACHE_HOME", "HOME", "LOCALAPPDATA")))
+    folder = _pack_dirs.get(env)
+    if folder is None:
+        folder = _pack_dirs[env] = cache_dir() / f"pack-v{FORMAT}"
+    return folder
 
 
 def read_only(folder: Path | None = None) -> bool:
