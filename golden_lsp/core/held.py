@@ -38,9 +38,6 @@ class HeldTexts:
     def __len__(self) -> int:
         return len(self._held)
 
-    def __contains__(self, doc: object) -> bool:
-        return id(doc) in self._held
-
     def hold(self, doc: _Releasable) -> None:
         """``doc`` holds its text now (read back, or read afresh from disk): it is the most recent;
         the least recent ones beyond the budget are released."""
