@@ -9,11 +9,12 @@ Whether the block answers the question is still the author's call after reading 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..core.corpus import Corpus
 from ..core.resolve import enclosing_block
-from ..core.search import Bm25
+from ..core.search import Bm25, Tokens
 from .anchor import quote_at
 
 #: blocks ranked before the first ``k`` with a usable quote are kept, looking this deep at least
@@ -30,34 +31,63 @@ class Candidate:
     quote: str
 
 
-def blocks(corpus: Corpus) -> list[tuple[str, int, int]]:
-    """(doc_id, start, end) of every block a quote can expand to, headings left out."""
-    out = []
-    for doc_id, doc in corpus.docs.items():
-        text, seen, pos = doc.text, set(), 0
-        while pos < len(text):
-            end = text.find("\n", pos)
-            end = len(text) if end == -1 else end
-            line = text[pos:end]
-            if line.strip() and not line.lstrip().startswith("#"):
-                lo, hi, _ = enclosing_block(text, pos, pos + 1)
-                if (lo, hi) not in seen:
-                    seen.add((lo, hi))
-                    out.append((doc_id, lo, hi))
-            pos = end + 1
+def blocks(text: str) -> list[tuple[int, int]]:
+    """(start, end) of every block of ``text`` a quote can expand to, headings left out."""
+    out, seen, pos = [], set(), 0
+    while pos < len(text):
+        end = text.find("\n", pos)
+        end = len(text) if end == -1 else end
+        line = text[pos:end]
+        if line.strip() and not line.lstrip().startswith("#"):
+            lo, hi, _ = enclosing_block(text, pos, pos + 1)
+            if (lo, hi) not in seen:
+                seen.add((lo, hi))
+                out.append((lo, hi))
+        pos = end + 1
     return out
 
 
 class CandidateIndex:
-    """One BM25 index over a corpus's blocks, rebuilt only when the corpus object changes."""
+    """One BM25 index over a corpus's blocks, made again only when the corpus object changes.
+
+    It is made lazily — when first asked to rank, or ahead of that a document at a time
+    (``steps``: the language server's idle time) — reading one document's text at a time, without
+    holding it (``CorpusDoc.passing_text``): what it keeps of each block is where it is and its
+    token ids (``search.Tokens``), not its text; the quote offered with a block is read from its
+    document when the block is ranked."""
 
     def __init__(self) -> None:
         self._built: tuple[Corpus, list[tuple[str, int, int]], Bm25] | None = None
+        #: the corpus being indexed, its blocks so far, their tokens, and the documents left
+        self._making: tuple[Corpus, list[tuple[str, int, int]], Tokens, list[str]] | None = None
+
+    def steps(self, corpus: Corpus) -> Iterator[None]:
+        """Make the index of ``corpus`` one document per step (nothing when it is made already;
+        an index of another corpus under way is dropped). Several may step one index: whichever
+        reads its last document makes it, and the others stop."""
+        if self._built is not None and self._built[0] is corpus:
+            return
+        if self._making is None or self._making[0] is not corpus:
+            self._making = corpus, [], Tokens(), list(reversed(corpus.docs))
+        while True:
+            making = self._making
+            if making is None or making[0] is not corpus:  # made (or dropped) meanwhile
+                return
+            _, found, tokens, left = making
+            if not left:
+                break
+            doc_id = left.pop()
+            text = corpus.docs[doc_id].passing_text()
+            spans = blocks(text)
+            tokens.add([text[lo:hi] for lo, hi in spans])
+            found.extend((doc_id, lo, hi) for lo, hi in spans)
+            yield
+        self._built, self._making = (corpus, found, Bm25(tokens=tokens)), None
 
     def _index(self, corpus: Corpus) -> tuple[list[tuple[str, int, int]], Bm25]:
-        if self._built is None or self._built[0] is not corpus:
-            found = blocks(corpus)
-            self._built = corpus, found, Bm25([corpus.docs[d].text[s:e] for d, s, e in found])
+        for _ in self.steps(corpus):
+            pass
+        assert self._built is not None
         return self._built[1], self._built[2]
 
     def rank(self, corpus: Corpus, query: str, k: int = 5) -> list[Candidate]:

@@ -26,7 +26,7 @@ from operator import attrgetter, ne
 from pathlib import Path
 
 from . import docindex, gcpause, quoteindex, rules, setrules
-from .corpus import Corpus
+from .corpus import Corpus, DocumentChanged
 from .diagnostics import Diagnostic
 from .model import Analysis, LineResult, RecordLine, set_anchor
 from .questions import is_skipped, parse_record, split_lines
@@ -189,6 +189,8 @@ class Analyzer:
         try:
             with gcpause.paused():
                 analysis, analysed = self._analyze(path, text)
+        except DocumentChanged:  # from a line's analysis, before the file's cache changed: it stays
+            raise
         except BaseException:  # a cache left half-updated would corrupt every later analysis
             self._files.pop(path, None)
             raise
@@ -299,5 +301,7 @@ class Analyzer:
         try:
             record, diags = self._parsed.pop(line, None) or parse_record(line)
             return rules.line_result(self.corpus, self.hit_rule, record, diags, self._found, self.settings)
+        except DocumentChanged:  # not a bug: the file is read again (``GoldenSet.analyze``'s caller)
+            raise
         except Exception as exc:  # a bug must cost its line, never the findings of the whole file
             return rules.crashed_line(line, exc)

@@ -22,7 +22,9 @@ from pathlib import Path, PurePosixPath
 from . import cacherows, diskcache
 from .canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, editor_text, is_canonical
 from .chunker import DEFAULT_MAX_CHARS, Chunk, chunk_document, rechunk, sections
+from .config import ConfigError
 from .files import display, read_regular
+from .held import HELD
 from .textcache import forget_text
 
 _RAW_BREAKS = re.compile(rb"\r\n|\r|\n")
@@ -32,13 +34,25 @@ class CorpusConfigError(Exception):
     """The corpus cannot be read at all (missing folder, nothing matches the glob)."""
 
 
+class DocumentChanged(CorpusConfigError, ConfigError):
+    """A released document's file is no longer what was read (changed or gone behind our back):
+    a command stops with this reason; the language server reads the file again as a changed one
+    (``Corpus.with_file``) and goes on."""
+
+    def __init__(self, message: str, path: Path):
+        super().__init__(message)
+        self.path = path
+
+
 @dataclass
 class CorpusDoc:
     """One readable document: its raw text as the editor shows it and its canonical text.
 
-    A check from the command line lets go of each document's text once it has the document's
-    facts (``release``: the CLI holds one document at a time, not the corpus); asked for again,
-    the text is read back from disk and must hash to the same canonical text.
+    A lean corpus (a check, the language server) lets go of each document's text once it has the
+    document's facts (``release``: it holds one document at a time, not the corpus); asked for
+    again, the text is read back from disk, must hash to the same canonical text, and is held
+    while recently used (``held.HELD``). An editor buffer's document is ``pinned``: its text
+    cannot be read back, so it is never let go.
     """
 
     doc_id: str
@@ -53,6 +67,8 @@ class CorpusDoc:
     #: the version of this document that this one replaced in a corpus (``Corpus._replaced``),
     #: until this one's chunks are made from its chunks
     previous: CorpusDoc | None = field(default=None, repr=False, compare=False)
+    #: an editor buffer's text: never released
+    pinned: bool = field(default=False, repr=False, compare=False)
 
     @property
     def from_buffer(self) -> bool:
@@ -63,12 +79,18 @@ class CorpusDoc:
     @property
     def raw(self) -> str:
         raw = self._raw
-        return self._reload()[0] if raw is None else raw
+        if raw is None:
+            return self._reload()[0]
+        HELD.touch(self)
+        return raw
 
     @property
     def text(self) -> str:
         text = self._text
-        return self._reload()[1] if text is None else text
+        if text is None:
+            return self._reload()[1]
+        HELD.touch(self)
+        return text
 
     @cached_property
     def sha256(self) -> str:
@@ -88,7 +110,11 @@ class CorpusDoc:
         return hashlib.sha256(self.raw.encode("utf-8")).hexdigest()
 
     def release(self) -> None:
-        """Let go of the text (its digest, length and chunks stay); it is read again when asked for."""
+        """Let go of the text (its digest, length and chunks stay); it is read again when asked for
+        (not an editor buffer's: ``pinned``)."""
+        if self.pinned:
+            return
+        HELD.discard(self)
         for name in ("sha256", "chars", "raw_key"):
             getattr(self, name)
         self.__dict__.pop("positions", None)
@@ -96,23 +122,41 @@ class CorpusDoc:
             forget_text(self._text)
         self._raw = self._text = None
 
+    def pin(self) -> None:
+        """Hold the text for good: an editor has it open (as a buffer that is the file's text)."""
+        if self._text is None or self._raw is None:
+            self._reload()
+        HELD.discard(self)
+        self.pinned = True
+
+    def passing_text(self) -> str:
+        """The canonical text, read back without holding it when it is not held now (a pass over
+        the whole corpus, which must not fill memory nor push out what a person works on)."""
+        text = self._text
+        return self._read_back()[1] if text is None else text
+
     def _reload(self) -> tuple[str, str]:
-        """The raw and canonical text read again from the file (kept until ``release``)."""
+        """The raw and canonical text read again from the file, held while recently used
+        (``held.HELD``)."""
+        self._raw, self._text = raw, text = self._read_back()
+        HELD.hold(self)
+        return raw, text
+
+    def _read_back(self) -> tuple[str, str]:
+        """The raw and canonical text read from the file again; ``DocumentChanged`` when the file
+        is not what was read."""
+        changed = f"corpus file {display(self.path)} changed while golden-lsp was reading it"
         try:
             data = read_regular(self.path)
             if self._data_sha is not None and hashlib.sha256(data).hexdigest() != self._data_sha:
-                raise CorpusConfigError(
-                    f"corpus file {display(self.path)} changed while golden-lsp was reading it"
-                )
+                raise DocumentChanged(changed, self.path)
             raw = decode_strict(data)
         except (OSError, NotUtf8Error) as exc:
-            raise CorpusConfigError(f"cannot read corpus file {display(self.path)} again: {exc}") from None
+            message = f"cannot read corpus file {display(self.path)} again: {exc}"
+            raise DocumentChanged(message, self.path) from None
         text = raw if self._same else canonicalize(raw)
         if self._data_sha is None and hashlib.sha256(text.encode("utf-8")).hexdigest() != self.sha256:
-            raise CorpusConfigError(
-                f"corpus file {display(self.path)} changed while golden-lsp was reading it"
-            )
-        self._raw, self._text = raw, text
+            raise DocumentChanged(changed, self.path)
         return raw, text
 
     @cached_property
@@ -125,9 +169,10 @@ class CorpusDoc:
         rows = self.__dict__.pop("_chunk_rows", None)  # handed over compact (``compact``)
         if rows is not None and (chunks := cacherows.chunks_of(self.doc_id, rows, self.chars)) is not None:
             return chunks
-        if previous is not None:
+        old = previous._text if previous is not None else None
+        if previous is not None and old is not None:  # a released old version: chunked afresh
             self.sections, chunks = rechunk(
-                self.doc_id, previous.text, previous.sections, previous.chunks, self.text, self.max_chars
+                self.doc_id, old, previous.sections, previous.chunks, self.text, self.max_chars
             )
             return chunks
         cached = diskcache.load_chunks(self.doc_id, self.sha256, self.chars, self.max_chars)
@@ -140,13 +185,15 @@ class CorpusDoc:
     @property
     def n_chunks(self) -> int:
         """How many chunks it has (when its chunks are not made yet: as the warm cache knows its
-        file, or counted in their compact form)."""
+        file, or counted in their compact form, and that count kept: a corpus's count is asked
+        for by every manifest and the open)."""
         if "chunks" in self.__dict__:
             return len(self.chunks)
         if (n := self.__dict__.get("_n_chunks")) is not None:
             return n
         rows = self.__dict__.get("_chunk_rows")
         if rows is not None and (n := cacherows.count_rows(rows)) is not None:
+            self.__dict__["_n_chunks"] = n
             return n
         return len(self.chunks)
 
@@ -306,7 +353,10 @@ class Corpus:
         doc_id = self.doc_id_for(path)
         if doc_id is None:
             return self
-        return self._replaced(doc_id, read_document(self.root, doc_id, self.max_chars))
+        doc = read_document(self.root, doc_id, self.max_chars)
+        if isinstance(doc, CorpusDoc):
+            HELD.hold(doc)  # its text can be read back: let go of when no more recently used
+        return self._replaced(doc_id, doc)
 
     def with_document(self, path: Path, raw: str) -> Corpus:
         """A copy of this corpus where ``path`` has the text ``raw`` (an editor's unsaved buffer)."""
@@ -314,7 +364,7 @@ class Corpus:
         if doc_id is None:
             return self
         return self._replaced(
-            doc_id, CorpusDoc(doc_id, self.root / doc_id, raw, canonicalize(raw), self.max_chars)
+            doc_id, CorpusDoc(doc_id, self.root / doc_id, raw, canonicalize(raw), self.max_chars, pinned=True)
         )
 
     def _replaced(self, doc_id: str, doc: CorpusDoc | BrokenDoc | None) -> Corpus:

@@ -175,6 +175,7 @@ def load_indexed(
         ]
         sizes = [st.st_size if st is not None else 0 for st in stats]
         todo = [i for i in range(len(args)) if pooled[i] is None]
+        read_now = set(todo)
         n = auto_jobs(sum(sizes[i] for i in todo)) if jobs == AUTO else jobs
         if n > 1 and len(todo) > 1:
             # the largest first, so that none is left with a big one at the end
@@ -199,8 +200,12 @@ def load_indexed(
             doc, facts = cached or _read_and_index(*a)  # else one document at a time
             if isinstance(doc, CorpusDoc):
                 st = stats[i]
-                if st is not None and doc._data_sha is not None and "_n_chunks" not in doc.__dict__:
-                    # (a document that knows its number of chunks came from a trusted stat row)
+                if (
+                    st is not None
+                    and doc._data_sha is not None
+                    and (i in read_now or "_n_chunks" not in doc.__dict__)
+                ):
+                    # (one from the cache that knows its number of chunks had a trusted stat row)
                     diskcache.note_file(
                         root, doc.doc_id, st, doc._data_sha, what_file(doc), max_chars, doc.n_chunks
                     )

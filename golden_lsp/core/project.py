@@ -17,7 +17,15 @@ from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
 from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
-from .corpus import BrokenDoc, Corpus, CorpusConfigError, CorpusDoc, glob_would_match, load_corpus
+from .corpus import (
+    BrokenDoc,
+    Corpus,
+    CorpusConfigError,
+    CorpusDoc,
+    DocumentChanged,
+    glob_would_match,
+    load_corpus,
+)
 from .docindex import load_indexed
 from .facts import Found
 from .files import NotRegularFile, display, finish_interrupted, kind, read_regular, write_atomically
@@ -28,11 +36,12 @@ from .setrules import id_reused
 
 
 class GoldenSet:
-    def __init__(self, config: Config, lean: bool = False, jobs: int = 1):
-        """``lean``: hold one corpus document's text at a time (a command-line check or build):
-        the saved questions file is parsed first, and the corpus is read as one map over its
-        files (in ``jobs`` processes) that finds every quote's facts and lets go of each text; a
-        text asked for later is read again (``CorpusDoc.release``)."""
+    def __init__(self, config: Config, lean: bool = False, jobs: int = 1, first: list[str] | None = None):
+        """``lean``: hold one corpus document's text at a time (a command-line check or build, the
+        language server): the saved questions file is parsed first — or ``first``, the lines the
+        first analysis will read (an editor's buffer) — and the corpus is read as one map over
+        its files (in ``jobs`` processes) that finds every quote's facts and lets go of each text;
+        a text asked for later is read again (``CorpusDoc.release``)."""
         self.config = config
         #: the questions file a lean set read to parse first, for its first analysis
         self._read: str | None = None
@@ -40,13 +49,15 @@ class GoldenSet:
         found: Found = {}
         try:
             self.hit_rule = parse_hit_rule(config.hit_rule)
-            if lean:
+            if lean and first is None:
                 try:
                     text = self.read_questions()
                 except ConfigError:  # reported by the check itself, after anything wrong with the corpus
                     text = ""
                 self._read = text  # what the first analysis reads (the same saved file, read once)
-                lines = [line for line in split_lines(text) if not is_skipped(line)]
+                first = split_lines(text)
+            if lean:
+                lines = [line for line in first or () if not is_skipped(line)]
                 self.corpus, found = load_indexed(
                     config.corpus_path(),
                     config.glob,
@@ -103,7 +114,9 @@ class GoldenSet:
             self._read = None
         try:
             analysis = self.analyzer.analyze(path, text)
-        except CorpusConfigError as exc:  # a released document could not be read back the same
+        except DocumentChanged:  # a released document's file changed: the server reads it again
+            raise
+        except CorpusConfigError as exc:
             raise ConfigError(str(exc)) from None
         finally:
             diskcache.flush()  # what the analysis learnt goes to the warm cache (no-op: nothing)

@@ -442,10 +442,30 @@ def _exact_match(quote: str, text: str, block: _Block, floor: float) -> tuple[fl
     return (score, new) if score * 100 >= floor else None
 
 
-def texts_of(corpus: Corpus) -> dict[str, str]:
+class _Texts(Mapping[str, str]):
+    """doc ID → canonical text of a corpus's readable documents, each read when asked for (a
+    released one read back, held while recently used: ``held.HELD``), none kept here."""
+
+    def __init__(self, corpus: Corpus):
+        self.docs = corpus.docs
+
+    def __getitem__(self, doc_id: str) -> str:
+        return self.docs[doc_id].text
+
+    def __contains__(self, doc_id: object) -> bool:
+        return doc_id in self.docs  # without reading it
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.docs)
+
+    def __len__(self) -> int:
+        return len(self.docs)
+
+
+def texts_of(corpus: Corpus) -> Mapping[str, str]:
     """doc ID → canonical text of every readable document of a corpus: the ``new`` of a
-    ``Relocator`` (a released document's text is read again)."""
-    return {doc_id: doc.text for doc_id, doc in corpus.docs.items()}
+    ``Relocator``, read document by document (a lean corpus is not brought back into memory)."""
+    return _Texts(corpus)
 
 
 # --- a questions file ---------------------------------------------------------------------------

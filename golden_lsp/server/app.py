@@ -1,7 +1,8 @@
 """The language server's handlers: each LSP request and notification wired to a plain function.
 
 Every handler is a function of this module, registered on the one ``GoldenServer`` and guarded
-(an exception is logged to the client and the server carries on). A request's handler takes the
+(an exception is logged to the client and the server carries on; a corpus file found changed
+behind the server's back, ``DocumentChanged``, is read again and the handler run again). A request's handler takes the
 view it works on from the session (``session.py``: a ``View`` of a questions file, a
 ``CorpusView`` of a chapter) and hands it to a feature module (``hover``, ``navigation``,
 ``actions``, ``inlay``, ``labels``, ``anchor``, ``completion``, ``candidates``, ``proposals``,
@@ -27,6 +28,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..core.config import ConfigError
+from ..core.corpus import DocumentChanged
 from ..core.diagnostics import plural
 from ..core.project import CONFIG_NAMES
 from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, proposals, symbols
@@ -37,7 +39,7 @@ from .markup import Markup
 from .protocol import Encoded, serve_stdio
 from .reanchor import Reanchoring
 from .scheduler import Scheduler
-from .session import Session, path_of
+from .session import REREADS, Session, path_of
 from .workspace import document_path
 
 REPORT_COMMAND = "golden-lsp.report"
@@ -65,28 +67,49 @@ server = GoldenServer()
 
 
 def guarded(fn: Callable) -> Callable:
-    """Log any exception to the client and answer ``None``: the server never dies on input."""
+    """Log any exception to the client and answer ``None``: the server never dies on input. A
+    released document whose file changed behind the server's back (no watcher told it) is read
+    again as a changed file, and the handler runs again on the corpus with it: the server never
+    goes deaf on a stale text. (Handlers read corpus texts only in what they answer, after any
+    change they make to the session, so running one again repeats no change.)"""
     if asyncio.iscoroutinefunction(fn):
 
         @functools.wraps(fn)
         async def run_async(ls: GoldenServer, *args: Any) -> Any:
-            try:
-                return await fn(ls, *args)
-            except Exception:
-                ls.log_error(f"{fn.__name__} failed:\n{traceback.format_exc()}")
-                return None
+            for attempt in range(REREADS):
+                try:
+                    return await fn(ls, *args)
+                except Exception as exc:
+                    if not _read_again(ls, fn, exc, attempt):
+                        return None
+            return None
 
         return run_async
 
     @functools.wraps(fn)
     def run(ls: GoldenServer, *args: Any) -> Any:
-        try:
-            return fn(ls, *args)
-        except Exception:
-            ls.log_error(f"{fn.__name__} failed:\n{traceback.format_exc()}")
-            return None
+        for attempt in range(REREADS):
+            try:
+                return fn(ls, *args)
+            except Exception as exc:
+                if not _read_again(ls, fn, exc, attempt):
+                    return None
+        return None
 
     return run
+
+
+def _read_again(ls: GoldenServer, fn: Callable, exc: Exception, attempt: int) -> bool:
+    """Whether the handler is run again after ``exc``: a corpus file that changed behind the
+    server's back is read again first (up to ``REREADS`` of them); anything else is logged."""
+    if isinstance(exc, DocumentChanged) and attempt + 1 < REREADS:
+        try:
+            ls.session.corpus_changed(exc.path)
+            return True
+        except Exception:  # it cannot be read now: logged below
+            pass
+    ls.log_error(f"{fn.__name__} failed:\n{traceback.format_exc()}")
+    return False
 
 
 # --- the session's life: initialisation, settings, watched files ------------------------------

@@ -2,15 +2,21 @@
 
 Each action is "Anchor at <doc>:<line> — <first words>" and fills ``locators`` with a unique
 quote at the start of that block (``candidates.CandidateIndex``, BM25 over the corpus's blocks).
-It is a search aid: the author still reads the span before keeping the label.
+It is a search aid: the author still reads the span before keeping the label. The index is made
+on the first request, or ahead of it in idle time when a questions file opens with a record the
+action is offered on (``prepare``).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
 
 from lsprotocol import types
 
 from ..assist.anchor import add_locator_edits
 from ..assist.candidates import CandidateIndex
+from ..core.corpus import Corpus
+from ..core.questions import QuestionRecord
 from ..core.rules import short
 from ..core.search import SearchUnavailable
 from .anchor import line_edits
@@ -21,16 +27,27 @@ FIRST_WORDS = 8
 INDEX = CandidateIndex()
 
 
+def offered(record: QuestionRecord | None) -> bool:
+    """Whether candidate passages are offered on ``record``: it has a query and no locators yet."""
+    if record is None or not record.query or not record.query.strip():
+        return False
+    return record.value.get("locators") == []  # the decoded line: its position tree is not walked
+
+
+def prepare(corpus: Corpus) -> Iterator[None]:
+    """Make the index of ``corpus`` ahead of the first request, a document per step (idle time)."""
+    return INDEX.steps(corpus)
+
+
 def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:
     out: list[types.CodeAction] = []
     for rec in view.records_in(request):
         record = rec.record
-        if record is None or not record.query or not record.query.strip():
-            continue
-        if record.node.value.get("locators") != []:
+        query = record.query if record is not None and offered(record) else None
+        if record is None or not query:
             continue
         try:
-            ranked = INDEX.rank(view.golden.corpus, record.query, TOP)
+            ranked = INDEX.rank(view.golden.corpus, query, TOP)
         except SearchUnavailable:
             return out
         for c in ranked:

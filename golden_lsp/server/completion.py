@@ -57,7 +57,7 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
                 d,
                 json.dumps(d, ensure_ascii=False),
                 types.CompletionItemKind.File,
-                f"{doc.chars:,} chars · {len(doc.chunks)} chunks",
+                f"{doc.chars:,} chars · {doc.n_chunks} chunks",
             )
             for d, doc in view.golden.corpus.docs.items()
         ]

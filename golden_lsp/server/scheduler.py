@@ -28,10 +28,13 @@ from typing import Any
 from lsprotocol import types
 
 from ..core.config import ConfigError
+from ..core.corpus import CorpusDoc, DocumentChanged
+from ..core.held import HELD
 from ..core.hints import PREPARED_TEXTS
 from ..core.hints import prepare_hints as prepare_document_hints
 from ..core.project import GoldenSet
-from . import progress
+from ..core.search import SearchUnavailable
+from . import candidates, progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report
 from .protocol import Encoded
@@ -144,7 +147,8 @@ class Scheduler:
                 golden = self.session.sets.golden_set_for(path)
             except ConfigError:  # published as the file's config-error
                 return None
-            self._prepare_hints(golden)
+            self._prepare_hints(golden, uri)
+            self._prepare_candidates(golden, uri)
             return f"{len(golden.corpus.docs)} documents, {golden.corpus.n_chunks} chunks"
 
         try:
@@ -154,12 +158,27 @@ class Scheduler:
         except Exception:
             self.server.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
-    def _prepare_hints(self, golden: GoldenSet) -> None:
+    def _prepare_hints(self, golden: GoldenSet, uri: str) -> None:
         """In idle time after a set's first analysis, one document per turn of the event loop (a
         request waits for one document at most) and none until the author stopped typing
         (``IDLE_AFTER_EDIT``), build what a keystroke's not-found hint needs
-        (``hints.prepare_hints``): the largest documents first, as many as are kept."""
-        docs = sorted(golden.corpus.docs.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]
+        (``hints.prepare_hints``) for the documents a keystroke can break a quote in: the open
+        chapters and those the questions file ``uri`` quotes, the largest first, as many as are
+        kept — and no more than the read-back texts held (``held.HELD``): a hint is prepared from a
+        text, and is let go with it, so preparing a document whose text is then let go again is
+        work lost. The corpus's other documents are not read at all."""
+        view = self.session.request_view(uri)
+        records = view.analysis.records if view is not None else []
+        quoted = {doc_id for rec in records for doc_id, _ in rec.result.deps}  # what each line read
+        docs = golden.corpus.docs
+        wanted = [d for d in docs.values() if d.pinned] + [docs[d] for d in quoted if d in docs]
+        chars = 0
+        chosen: list[CorpusDoc] = []
+        for doc in sorted({id(d): d for d in wanted}.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]:
+            chars += doc.chars if not doc.pinned else 0
+            if chars > HELD.budget and chosen:
+                break
+            chosen.append(doc)
         key = ("prepare", golden.questions_path)
 
         def step() -> None:
@@ -167,15 +186,42 @@ class Scheduler:
             if wait > 0:
                 self.later(key, wait, step)
                 return
-            while docs:
-                doc = docs.pop(0)
+            while chosen:
+                doc = chosen.pop(0)
                 if golden.corpus.docs.get(doc.doc_id) is doc:  # not replaced by an edit since
-                    prepare_document_hints(doc.text)
+                    try:
+                        prepare_document_hints(doc.text)
+                    except DocumentChanged as exc:  # changed behind our back: read it again
+                        self.session.corpus_changed(exc.path)
                     break
-            if docs:
+            if chosen:
                 self.later(key, HINTS_IDLE, step)
 
         self.later(key, HINTS_IDLE, step)
+
+    def _prepare_candidates(self, golden: GoldenSet, uri: str) -> None:
+        """In idle time after a set's first analysis, when the questions file ``uri`` has a record
+        that candidate passages are offered on (a query, no locators yet), make their BM25 index
+        one document per turn of the event loop, so that the first "Find candidate passages" does
+        not wait for it; else it is made on the first request. A corpus edited meanwhile stops it."""
+        view = self.session.request_view(uri)
+        if view is None or not any(candidates.offered(rec.record) for rec in view.analysis.records):
+            return
+        corpus = golden.corpus
+        steps = candidates.prepare(corpus)
+        key = ("candidates", golden.questions_path)
+
+        def step() -> None:
+            if golden.corpus is not corpus:
+                return
+            try:
+                next(steps)
+            except (StopIteration, SearchUnavailable):  # made, or no BM25 here
+                return
+            except DocumentChanged as exc:  # changed behind our back: read it again
+                self.session.corpus_changed(exc.path)
+                return
+            self.later(key, HINTS_IDLE, step)
 
     # --- publishing -----------------------------------------------------------------------
 

@@ -25,6 +25,8 @@ from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
 from ..core.config import ConfigError
+from ..core.corpus import DocumentChanged
+from ..core.model import Analysis
 from ..core.project import CONFIG_NAMES, GoldenSet
 from .client import ClientSupport
 from .positions import Buffer
@@ -36,6 +38,11 @@ def path_of(uri: str) -> Path | None:
     """The path of a document named by ``uri``; None when it can be no file of a golden set."""
     fs = to_fs_path(uri)
     return document_path(fs) if fs else None
+
+
+#: how many corpus files found changed behind the server's back one analysis or request reads
+#: again before it gives up (each is read again once, and then holds its new text)
+REREADS = 8
 
 
 class _Analysed(NamedTuple):
@@ -125,9 +132,9 @@ class Session:
         cached = self._views.get(uri)
         if cached is not None and cached.key == key:
             return cached.view
-        golden = self.sets.golden_set_for(path)
-        view = View(uri, path, buf, golden, golden.check(buf.lines, path))
-        self._views[uri] = _Analysed(key, view)
+        golden = self.sets.golden_set_for(path, buf.lines)
+        view = View(uri, path, buf, golden, self._check(golden, buf.lines, path))
+        self._views[uri] = _Analysed((buf.version, self.generation), view)
         if view.analysis.spans_changed:
             self._labels_changed.add(uri)
         return view
@@ -152,10 +159,21 @@ class Session:
                 path,
                 Buffer(text, None, self.encoding),
                 golden,
-                golden.check(text, path),
+                self._check(golden, text, path),
             )
+            key = (self.generation, st.st_mtime_ns, st.st_size)
             cached = self._saved_views[path] = _Analysed(key, view)
         return cached.view
+
+    def _check(self, golden: GoldenSet, text: str | list[str], path: Path) -> Analysis:
+        """``golden.check``, each corpus file found changed behind the server's back (no watcher
+        told it: ``DocumentChanged``) read again as a changed file first (``corpus_changed``)."""
+        for _ in range(REREADS):
+            try:
+                return golden.check(text, path)
+            except DocumentChanged as exc:
+                self.corpus_changed(exc.path)
+        return golden.check(text, path)
 
     def questions_view(self, uri: str) -> View | None:
         """The view of a questions file, open or saved; None when it cannot be analysed."""

@@ -53,6 +53,8 @@ class View:
         )
 
     def corpus_range(self, doc: CorpusDoc, start: int, end: int) -> types.Range:
+        if start == end == 0:  # a whole document's place (doc-unlabelled): its text is not read back
+            return types.Range(types.Position(0, 0), types.Position(0, 0))
         (l0, c0), (l1, c1) = doc.positions.raw_position(start), doc.positions.raw_position(end)
         return to_client_range(doc.positions.raw_line, Range(l0, c0, l1, c1), self.buffer.encoding)
 

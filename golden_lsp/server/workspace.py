@@ -2,8 +2,12 @@
 
 Questions files in one workspace may belong to different golden sets (each uses the config found
 from its own folder), so sets are keyed by their config and built once; a corpus file the author
-edits replaces just that document in every set that contains it. Nothing here speaks LSP: the
-protocol layer hands in paths and texts and reads back ``GoldenSet``s.
+edits replaces just that document in every set that contains it. A set is loaded lean — the
+corpus read as the command line's map over its files (``docindex.load_indexed``: the warm cache
+first, worker processes for the rest), each text let go once its quotes' facts are known — so
+the server holds the texts of open buffers and of the few documents recently asked for
+(``held.HELD``), not the corpus. Nothing here speaks LSP: the protocol layer hands in paths and
+texts and reads back ``GoldenSet``s.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.config import Config, ConfigError, config_for
+from ..core.corpus import DocumentChanged
+from ..core.docindex import AUTO
 from ..core.project import GoldenSet
 
 QUESTIONS_NAME = "questions.jsonl"
@@ -85,12 +91,14 @@ class GoldenSets:
         except ConfigError:
             return True
 
-    def golden_set_for(self, path: Path) -> GoldenSet:
-        """The golden set a questions file belongs to; raises ConfigError with the reason."""
+    def golden_set_for(self, path: Path, first: list[str] | None = None) -> GoldenSet:
+        """The golden set a questions file belongs to; raises ConfigError with the reason.
+        ``first``: the lines of ``path`` the set's first analysis reads (an open buffer), whose
+        quotes a set loaded now looks for as it reads the corpus."""
         config = self.config_for(path)
         key, golden = self._loaded(config)
         if golden is None:
-            golden = GoldenSet(config)
+            golden = GoldenSet(config, lean=True, jobs=AUTO, first=first)
             for doc_path, text in self.corpus_buffers.items():
                 golden.set_corpus(golden.corpus.with_document(doc_path, text))
             self._sets[key] = golden
@@ -121,7 +129,13 @@ class GoldenSets:
 
         def change(corpus):
             doc = corpus.docs.get(corpus.doc_id_for(path) or "")
-            return corpus if doc is not None and doc.raw == text else corpus.with_document(path, text)
+            try:
+                if doc is not None and doc.raw == text:
+                    doc.pin()  # open: its text is held while it is
+                    return corpus
+            except DocumentChanged:  # the file changed behind our back: the buffer wins anyway
+                pass
+            return corpus.with_document(path, text)
 
         return self._update(path, change)
 
