@@ -149,6 +149,9 @@ class Analyzer:
             self._files.clear()
         # the facts of a quote are its document's: they stay where the document object did
         changed = changed_docs(self.corpus, corpus)
+        if changed and self._primed is not None:  # a cold start's facts, not taken in yet
+            found, parsed = self._primed
+            self._primed = {key: f for key, f in found.items() if key[0] not in changed}, parsed
         if changed and self._found:
             if self._found_by_doc is None:  # made once, then kept with ``_found``
                 self._found_by_doc = {}
