@@ -153,15 +153,15 @@ def test_a_corpus_knows_what_its_edits_replaced(tmp_path):
 
 
 def test_one_entry_is_read_without_parsing_its_pack(tmp_path, monkeypatch):
-    folder = cache_root() / f"pack-v{diskcache.FORMAT}"
+    folder = diskcache._pack_dir(diskcache.cache_dir())  # this code's generation
     folder.mkdir(parents=True)
-    keys = [f"ab{i:062x}" for i in range(40)]
+    keys = [f"fab{i:061x}" for i in range(40)]  # facts' keys, all in one pack
     found = {}
     for i, key in enumerate(keys):
         k, body = key.encode(), json.dumps({"entry": i}).encode()
         found[k] = (diskcache._digest(k, body), body)
     found[keys[7].encode()] = (b"0" * 64, found[keys[7].encode()][1])  # a damaged entry
-    write_pack(folder / "ab.pack", found)
+    write_pack(folder / f"{diskcache._name(keys[0])}.pack", found)
     parsed = []
     real = diskcache.parse_pack
     monkeypatch.setattr(diskcache, "parse_pack", lambda data: parsed.append(1) or real(data))
@@ -169,7 +169,7 @@ def test_one_entry_is_read_without_parsing_its_pack(tmp_path, monkeypatch):
     assert diskcache._read(keys[30]) == {"entry": 30}
     assert diskcache._read(keys[0]) == {"entry": 0}  # the first entry: no line end before it
     assert diskcache._read(keys[7]) is None  # its digest is checked as before
-    assert diskcache._read("ab" + "f" * 62) is None  # absent
+    assert diskcache._read("fab" + "f" * 61) is None  # absent
     assert parsed == []
     diskcache._write(keys[39], {"entry": "new"})
     assert diskcache._read(keys[39]) == {"entry": "new"}  # what was written, before the flush
