@@ -50,9 +50,8 @@ def blocks(text: str) -> list[tuple[int, int]]:
 class CandidateIndex:
     """One BM25 index over a corpus's blocks, made again only when the corpus object changes.
 
-    It is made lazily — when first asked to rank, or ahead of that a document at a time
-    (``steps``: the language server's idle time) — reading one document's text at a time, without
-    holding it (``CorpusDoc.passing_text``): what it keeps of each block is where it is and its
+    It is made lazily, when first asked to rank (``steps``: a document per step), reading one
+    document's text at a time, without holding it (``CorpusDoc.passing_text``): what it keeps of each block is where it is and its
     token ids (``search.Tokens``), not its text; the quote offered with a block is read from its
     document when the block is ranked."""
 

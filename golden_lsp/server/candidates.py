@@ -3,19 +3,16 @@
 Each action is "Anchor at <doc>:<line> — <first words>" and fills ``locators`` with a unique
 quote at the start of that block (``candidates.CandidateIndex``, BM25 over the corpus's blocks).
 It is a search aid: the author still reads the span before keeping the label. The index is made
-on the first request, or ahead of it in idle time when a questions file opens with a record the
-action is offered on (``prepare``).
+on the first request (never in idle time: bm25s and numpy alone are ~100 MB a server that is never
+asked would hold), a document at a time, holding no text.
 """
 
 from __future__ import annotations
-
-from collections.abc import Iterator
 
 from lsprotocol import types
 
 from ..assist.anchor import add_locator_edits
 from ..assist.candidates import CandidateIndex
-from ..core.corpus import Corpus
 from ..core.questions import QuestionRecord
 from ..core.rules import short
 from ..core.search import SearchUnavailable
@@ -32,11 +29,6 @@ def offered(record: QuestionRecord | None) -> bool:
     if record is None or not record.query or not record.query.strip():
         return False
     return record.value.get("locators") == []  # the decoded line: its position tree is not walked
-
-
-def prepare(corpus: Corpus) -> Iterator[None]:
-    """Make the index of ``corpus`` ahead of the first request, a document per step (idle time)."""
-    return INDEX.steps(corpus)
 
 
 def code_actions(view: View, request: types.Range) -> list[types.CodeAction]:

@@ -33,8 +33,7 @@ from ..core.held import HELD
 from ..core.hints import PREPARED_TEXTS
 from ..core.hints import prepare_hints as prepare_document_hints
 from ..core.project import GoldenSet
-from ..core.search import SearchUnavailable
-from . import candidates, progress
+from . import progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report
 from .protocol import Encoded
@@ -148,7 +147,6 @@ class Scheduler:
             except ConfigError:  # published as the file's config-error
                 return None
             self._prepare_hints(golden, uri)
-            self._prepare_candidates(golden, uri)
             return f"{len(golden.corpus.docs)} documents, {golden.corpus.n_chunks} chunks"
 
         try:
@@ -191,37 +189,13 @@ class Scheduler:
                 if golden.corpus.docs.get(doc.doc_id) is doc:  # not replaced by an edit since
                     try:
                         prepare_document_hints(doc.text)
-                    except DocumentChanged as exc:  # changed behind our back: read it again
-                        self.session.corpus_changed(exc.path)
+                    except DocumentChanged:  # changing under us (perhaps half written): left
+                        pass  # to the watcher's event, or to the next request that reads it
                     break
             if chosen:
                 self.later(key, HINTS_IDLE, step)
 
         self.later(key, HINTS_IDLE, step)
-
-    def _prepare_candidates(self, golden: GoldenSet, uri: str) -> None:
-        """In idle time after a set's first analysis, when the questions file ``uri`` has a record
-        that candidate passages are offered on (a query, no locators yet), make their BM25 index
-        one document per turn of the event loop, so that the first "Find candidate passages" does
-        not wait for it; else it is made on the first request. A corpus edited meanwhile stops it."""
-        view = self.session.request_view(uri)
-        if view is None or not any(candidates.offered(rec.record) for rec in view.analysis.records):
-            return
-        corpus = golden.corpus
-        steps = candidates.prepare(corpus)
-        key = ("candidates", golden.questions_path)
-
-        def step() -> None:
-            if golden.corpus is not corpus:
-                return
-            try:
-                next(steps)
-            except (StopIteration, SearchUnavailable):  # made, or no BM25 here
-                return
-            except DocumentChanged as exc:  # changed behind our back: read it again
-                self.session.corpus_changed(exc.path)
-                return
-            self.later(key, HINTS_IDLE, step)
 
     # --- publishing -----------------------------------------------------------------------
 
