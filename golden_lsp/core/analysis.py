@@ -16,7 +16,6 @@ result is always the cold analysis's.
 
 from __future__ import annotations
 
-import gc
 import heapq
 from bisect import bisect_left
 from collections import Counter
@@ -32,8 +31,6 @@ from .model import Analysis, LineResult, RecordLine, set_anchor
 from .questions import is_skipped, parse_record, split_lines
 from .scoring import HitRule
 
-#: an analysis that analysed this many lines afresh freezes what it made (``gc.freeze``)
-FREEZE_AFTER = 1000
 _LINE = attrgetter("line")
 #: the occurrences of a quote found ahead of time: those a finding lists, and one more
 LIMIT = rules.MAX_LISTED_OCCURRENCES + 1
@@ -190,15 +187,13 @@ class Analyzer:
         # are frozen out of every later full collection (which in the server would otherwise
         # stall a keystroke ~0.5 s).
         try:
-            with gcpause.paused():
-                analysis, analysed = self._analyze(path, text)
+            with gcpause.paused() as pause:
+                analysis, pause.made = self._analyze(path, text)
         except DocumentChanged:  # from a line's analysis, before the file's cache changed: it stays
             raise
         except BaseException:  # a cache left half-updated would corrupt every later analysis
             self._files.pop(path, None)
             raise
-        if analysed >= FREEZE_AFTER:
-            gc.freeze()
         return analysis
 
     def _analyze(self, path: Path, text: str | list[str]) -> tuple[Analysis, int]:

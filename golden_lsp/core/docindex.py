@@ -215,8 +215,10 @@ def load_indexed(
                 found.update(((doc.doc_id, q), f) for q, f in facts.items())
             yield doc
 
-    with gcpause.paused():  # every object the load makes lives on (``gcpause``)
-        return load_corpus(root, glob, max_chars, read=read), found
+    with gcpause.paused() as pause:  # every object the load makes lives on (``gcpause``)
+        corpus = load_corpus(root, glob, max_chars, read=read)
+        pause.made = len(corpus.docs)
+    return corpus, found
 
 
 def _stat(path: Path) -> os.stat_result | None:
