@@ -122,6 +122,14 @@ async def client(lsp_client: LanguageClient, golden_dir: Path):
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(config=SERVER)
+async def pull_client(lsp_client: LanguageClient, golden_dir: Path):
+    """A client that pulls diagnostics (``textDocument/diagnostic``), its initialize result kept."""
+    lsp_client.init_result = await lsp_client.initialize_session(init_params(golden_dir, pull=True))
+    yield lsp_client
+    await lsp_client.shutdown_session()
+
+
 def open_doc(client: LanguageClient, path: Path, text: str | None = None, version: int = 1) -> str:
     uri = uri_of(path)
     text = path.read_text(encoding="utf-8") if text is None else text

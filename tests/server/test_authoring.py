@@ -8,8 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from conftest import SERVER, change_doc, init_params, open_doc, published, uri_of
+from conftest import change_doc, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import CHAPTER, apply_edits, quote_columns, record_lines, set_quote, utf16
@@ -490,13 +489,6 @@ async def test_id_reused_in_the_editor_and_workspace_symbols(client: LanguageCli
 
 
 # --- pull diagnostics -------------------------------------------------------------------------
-
-
-@pytest_lsp.fixture(config=SERVER)
-async def pull_client(lsp_client: LanguageClient, golden_dir: Path):
-    lsp_client.init_result = await lsp_client.initialize_session(init_params(golden_dir, pull=True))
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 async def test_pull_diagnostics_and_refresh_after_a_corpus_change(

@@ -7,8 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest_lsp
-from conftest import SERVER, analysed, change_doc, init_params, open_doc
+from conftest import analysed, change_doc, open_doc
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import set_quote
@@ -30,13 +29,6 @@ def ambiguous(text: str) -> str:
     at = next(i for i, line in enumerate(rows) if line.startswith("{"))
     rows[at] = set_quote(rows[at], "hut")
     return "\n".join(rows)
-
-
-@pytest_lsp.fixture(config=SERVER)
-async def pull_client(lsp_client: LanguageClient, golden_dir: Path):
-    await lsp_client.initialize_session(init_params(golden_dir, pull=True))
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 async def test_a_pull_after_an_edit_that_changes_no_finding_is_unchanged(

@@ -16,8 +16,7 @@ import json
 from pathlib import Path
 
 import pytest
-import pytest_lsp
-from conftest import SERVER, change_doc, init_params, open_doc, published, uri_of
+from conftest import change_doc, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_authoring import records
@@ -101,13 +100,6 @@ async def test_a_questions_file_not_open_is_read_again_when_saved(client: Langua
     q.write_text(q.read_text(encoding="utf-8").replace('"ex001"', '"ex001-renamed"', 1), encoding="utf-8")
     names = await labelled_by()
     assert "ex001-renamed" in names and "ex001" not in names
-
-
-@pytest_lsp.fixture(config=SERVER)
-async def pull_client(lsp_client: LanguageClient, golden_dir: Path):
-    await lsp_client.initialize_session(init_params(golden_dir, pull=True))
-    yield lsp_client
-    await lsp_client.shutdown_session()
 
 
 async def test_a_pull_after_reopening_at_the_same_version_is_answered_in_full(
