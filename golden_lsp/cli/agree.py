@@ -1,5 +1,6 @@
-"""``golden-lsp agree A B``: two annotators' questions files over one corpus and config, compared
-(``golden_lsp.practice.agreement``)."""
+"""``golden-lsp agree A B [C ...]``: two or more annotators' questions files over one corpus and
+config, compared (``golden_lsp.practice.agreement`` for a pair, ``practice.reliability`` for any
+number), the headline figures kept beside the set (``practice.agreementfile``)."""
 
 from __future__ import annotations
 
@@ -21,40 +22,67 @@ from ..practice.agreement import (
     agreement,
     spans_of,
 )
-from .common import add_set_options, golden_set
+from ..practice.agreementfile import agreement_path, stored
+from ..practice.reliability import annotator_names, reliability
+from .common import add_set_options, golden_set, write_files
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
-        "agree", help="inter-annotator agreement of two questions files: Cohen's kappa, span F1"
+        "agree",
+        help="inter-annotator agreement of two or more questions files: Krippendorff's alpha, "
+        "Cohen's kappa, span F1",
     )
-    p.add_argument("a", type=Path, help="annotator A's questions file (its config is used for both)")
-    p.add_argument("b", type=Path, help="annotator B's questions file, over the same corpus")
+    p.add_argument(
+        "files",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="two or more annotators' questions files over the same corpus (the first one's config is used)",
+    )
+    p.add_argument(
+        "--names", metavar="NAME,...", help="the annotators' names, one per file (default: the file names)"
+    )
+    p.add_argument(
+        "--no-save",
+        action="store_true",
+        help="do not keep the figures as agreement.json beside the set (eval and the report print them)",
+    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_set_options(p)
     p.set_defaults(run=_agree)
 
 
 def _agree(args: argparse.Namespace) -> int:
-    for path in (args.a, args.b):
+    if len(args.files) < 2:
+        raise ConfigError("agree compares two or more questions files")
+    for path in args.files:
         if not path.is_file():
             raise ConfigError(f"not a questions file: {path}")
-    golden = golden_set(args, args.a)
-    a, b = golden.analyze(path=args.a), golden.analyze(path=args.b)
-    result = agreement(a, b, golden.corpus)
-    for analysis in (a, b):
+    names = annotator_names(args.files, args.names)
+    golden = golden_set(args, args.files[0])
+    analyses = [golden.analyze(path=path) for path in args.files]
+    result = reliability(analyses, names, golden.corpus)
+    if len(analyses) == 2:
+        result = {**result, **agreement(*analyses, golden.corpus)}  # a pair keeps its rows and keys
+    for analysis in analyses:
         errors = analysis.counts()["errors"]
         if errors:
             sys.stderr.write(
                 f"golden-lsp: {display(analysis.path)} has {plural(errors, 'error')}: its unresolved "
                 "locators label nothing here (see golden-lsp check)\n"
             )
+    if not args.no_save:
+        where = agreement_path(golden.config)
+        golden.refuse_outputs({"agreement": where}, dict.fromkeys(args.files, "annotator's file"))
+        write_files({where: stored(result, args.files, str(golden.hit_rule))}, "agree")
     if args.format == "json":
         sys.stdout.write(
             json.dumps({**result, "hit_rule": str(golden.hit_rule)}, ensure_ascii=False, indent=2) + "\n"
         )
         return 0
-    sys.stdout.write(_text(result, a, b, golden))
+    text = _text(result, *analyses, golden) if len(analyses) == 2 else _many(result, golden)
+    sys.stdout.write(text + _alpha_text(result))
     return 0
 
 
@@ -113,4 +141,58 @@ def _text(result: dict, a, b, golden) -> str:
     bounds = [r["id"] for r in result["records"] if not r["agree"] and not r["disagree"]]
     if bounds:
         out.append(f"span boundaries differ (same chunks, span F1 ≥ {SPAN_DISAGREE}): {', '.join(bounds)}")
+    return "\n".join(out) + "\n"
+
+
+def _alpha_text(result: dict) -> str:
+    """The lines every run prints: alpha over all records labelled twice or more, each pair's kappa."""
+    ci = result["alpha_ci95"]
+    interval = f", 95% CI [{ci[0]:.3f}, {ci[1]:.3f}]" if ci else ""
+    out = [
+        f"all annotators: Krippendorff's alpha {_fmt(result['alpha'])} ({result['alpha_band']}){interval} "
+        f"over {plural(result['n_records'], 'record')} labelled by two or more "
+        f"({', '.join(result['annotators'])}; nominal, chunk decisions)"
+    ]
+    if result["fleiss_kappa"] is not None or len(result["annotators"]) > 2:
+        out.append(
+            f"  Fleiss' kappa {_fmt(result['fleiss_kappa'])} ({result['fleiss_band']}) over the "
+            f"{plural(result['n_records_all'], 'record')} every annotator labelled"
+        )
+    if len(result["pairwise"]) > 1:
+        out.extend(
+            f"  {p['a']} – {p['b']}: Cohen's kappa {_fmt(p['kappa'])} ({p['band']}), span F1 "
+            f"{_fmt(p['span_f1'])} over {plural(p['n_records'], 'record')}"
+            for p in result["pairwise"]
+        )
+    return "\n".join(out) + "\n"
+
+
+def _many(result: dict, golden) -> str:
+    """The text of three or more files (two get ``_text``, then the same alpha lines)."""
+    n, f1 = result["n_records"], result["span_f1"]
+    out = [
+        f"spans: mean character-level F1 {_fmt(f1)} over {plural(n, 'record')} labelled by two or more "
+        f"(pairwise, per record); items: every (record, chunk) pair, a chunk relevant when it bears a "
+        f"span under hit rule {golden.hit_rule}; bands: > {GOOD} good, {ACCEPTABLE}–{GOOD} acceptable, "
+        f"< {ACCEPTABLE} poor"
+    ]
+    out.extend(f"warning: {w}" for w in result["warnings"])
+    for name, ids in result["single"].items():
+        if ids:
+            out.append(f"only {name} ({len(ids)}): {', '.join(ids)}")
+    for name, ids in result["machine_labelled"].items():
+        if ids:
+            out.append(
+                f"machine labels: {len(ids)} records of {name} were labelled or proposed by an LLM judge"
+            )
+    rows = [r for r in result["records"] if r["disagree"]]
+    out.append(
+        f"disagreements: {len(rows)} of {plural(n, 'record')} (other chunks, span F1 < {SPAN_DISAGREE} or "
+        "other answerability, between any two)" + (":" if rows else "")
+    )
+    out.extend(
+        f"  {r['id']}  {', '.join(r['annotators'])}  span F1 {_fmt(r['span_f1'])}"
+        + (" (same chunks)" if r["chunks_agree"] else "")
+        for r in rows
+    )
     return "\n".join(out) + "\n"

@@ -110,7 +110,7 @@ def span_f1(a: list[Span], b: list[Span]) -> float:
     return 2 * common / total
 
 
-def _by_id(analysis: Analysis) -> dict[str, RecordLine]:
+def by_id(analysis: Analysis) -> dict[str, RecordLine]:
     out: dict[str, RecordLine] = {}
     for r in analysis.records:
         if r.record is not None and r.record.id is not None:
@@ -122,21 +122,21 @@ def spans_of(rec: RecordLine) -> list[Span]:
     return [res.span for res in rec.result.resolved if res.span is not None]
 
 
-def _unanswerable(rec: RecordLine) -> bool:
+def unanswerable(rec: RecordLine) -> bool:
     return rec.record is not None and rec.record.unanswerable
 
 
-def _judged(rec: RecordLine) -> bool:
+def judged(rec: RecordLine) -> bool:
     return rec.record is not None and rec.record.judge_proposed
 
 
-def _bearing(rec: RecordLine) -> set[tuple[str, int]]:
+def bearing(rec: RecordLine) -> set[tuple[str, int]]:
     return {(c.doc_id, c.start) for res in rec.result.resolved for c in res.chunks}
 
 
 def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[str, Any]:
     """The agreement of two annotators; the keys are the JSON contract of ``golden-lsp agree``."""
-    in_a, in_b = _by_id(a), _by_id(b)
+    in_a, in_b = by_id(a), by_id(b)
     n_chunks = corpus.n_chunks
     rows: list[dict[str, Any]] = []
     tables: list[Counts] = []
@@ -144,12 +144,12 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         rb = in_b.get(rid)
         if rb is None:
             continue
-        ca, cb = _bearing(ra), _bearing(rb)
+        ca, cb = bearing(ra), bearing(rb)
         both = len(ca & cb)
         table = Counts(both, len(ca) - both, len(cb) - both, n_chunks - len(ca | cb))
         tables.append(table)
         sa, sb = spans_of(ra), spans_of(rb)
-        same_answerability = _unanswerable(ra) == _unanswerable(rb)
+        same_answerability = unanswerable(ra) == unanswerable(rb)
         f1 = span_f1(sa, sb)
         rows.append(
             {
@@ -185,7 +185,7 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         "only_in_b": [rid for rid in in_b if rid not in in_a],
         # records compared whose labels an LLM judge made or proposed: machine labels, not a person's
         "judge_proposed": {
-            side: [rid for rid in in_a if rid in in_b and _judged(recs[rid])]
+            side: [rid for rid in in_a if rid in in_b and judged(recs[rid])]
             for side, recs in (("a", in_a), ("b", in_b))
         },
     }
