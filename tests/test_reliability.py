@@ -86,7 +86,9 @@ def test_fleiss_kappa_hand_computed():
     assert fleiss_kappa([Unit(2, 4, ()), Unit(3, 4, (1,))]) is None  # not the same raters per item
 
 
-PARAS = [f"Paragraph {i} is about topic number {i} and nothing else at all, said at length." for i in range(6)]
+PARAS = [
+    f"Paragraph {i} is about topic number {i} and nothing else at all, said at length." for i in range(6)
+]
 CORPUS = {"d.md": "# Topics\n\n" + "\n\n".join(PARAS) + "\n"}
 
 

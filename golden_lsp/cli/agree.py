@@ -64,7 +64,7 @@ def _agree(args: argparse.Namespace) -> int:
     analyses = [golden.analyze(path=path) for path in args.files]
     result = reliability(analyses, names, golden.corpus)
     if len(analyses) == 2:
-        result = {**result, **agreement(*analyses, golden.corpus)}  # a pair keeps its rows and keys
+        result = {**result, **agreement(analyses[0], analyses[1], golden.corpus)}  # a pair keeps its keys
     for analysis in analyses:
         errors = analysis.counts()["errors"]
         if errors:
@@ -81,7 +81,8 @@ def _agree(args: argparse.Namespace) -> int:
             json.dumps({**result, "hit_rule": str(golden.hit_rule)}, ensure_ascii=False, indent=2) + "\n"
         )
         return 0
-    text = _text(result, *analyses, golden) if len(analyses) == 2 else _many(result, golden)
+    pair = len(analyses) == 2
+    text = _text(result, analyses[0], analyses[1], golden) if pair else _many(result, golden)
     sys.stdout.write(text + _alpha_text(result))
     return 0
 

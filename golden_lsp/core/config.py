@@ -10,6 +10,7 @@ to the config file; any key can be overridden (CLI flags, editor settings).
 from __future__ import annotations
 
 import difflib
+import re
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -39,6 +40,7 @@ KEYS = PATH_KEYS + (
     "required_query_types",
     "severity",
     "judge",
+    "pii_region",
 )
 #: the keys of ``[judge]`` (the LLM judge, ``golden-lsp judge``); the two paths resolve like the others
 JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals")
@@ -71,6 +73,8 @@ class Config:
     #: codes a run lists one finding per item however many there are (the codes ``--select``
     #: names: doc-unlabelled is otherwise one finding above ``setrules.MAX_UNLABELLED_LISTED``)
     in_full: tuple[str, ...] = ()
+    #: the country (ISO 3166 code) whose nationally written phone numbers ``query-pii`` finds too
+    pii_region: str | None = None
     #: ``[judge]``: provider, model, command (strings), prompt and proposals (resolved paths)
     judge: dict[str, Any] = field(default_factory=dict)
     #: the config file these values came from, if any
@@ -131,6 +135,12 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
             out[key] = _severity_table(value, where)
         elif key == "judge":
             out[key] = _judge_table(value, base, where)
+        elif key == "pii_region":
+            if not isinstance(value, str) or not re.fullmatch(r"[A-Z]{2}", value):
+                raise ConfigError(
+                    f"{where}: 'pii_region' must be a two-letter country code such as \"US\", not {value!r}"
+                )
+            out[key] = value
         elif key == "max_chars":
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"{where}: 'max_chars' must be a positive integer, not {value!r}")

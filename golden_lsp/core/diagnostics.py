@@ -102,6 +102,11 @@ FINDINGS: dict[str, Finding] = _table(
     Finding("multiple-primary", E, "More than one locator of a record is marked primary."),
     Finding("multi-hop-single-span", W, "A multi-hop query type with a single span."),
     Finding("split-leak", W, "The same query, or overlapping spans, in both the dev and the test split."),
+    Finding(
+        "query-pii",
+        W,
+        "The query or expected answer holds personal data: an e-mail address, a phone, card or account number, an IP address.",
+    ),
     Finding("import-not-found", W, "An imported reference context does not occur in the corpus."),
     Finding("import-ambiguous", W, "An imported reference context occurs more than once in the corpus."),
 )

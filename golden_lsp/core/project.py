@@ -71,7 +71,10 @@ class GoldenSet:
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
         settings = SetRules(
-            config.query_types, config.required_query_types, "doc-unlabelled" in config.in_full
+            config.query_types,
+            config.required_query_types,
+            "doc-unlabelled" in config.in_full,
+            config.pii_region,
         )
         self.analyzer = Analyzer(self.corpus, self.hit_rule, settings)
         self.analyzer.lean = lean

@@ -21,6 +21,9 @@ from .corpus import Corpus, CorpusDoc
 from .diagnostics import Diagnostic, Range, Related, Severity, plural
 from .facts import Found, QuoteFacts, quote_facts
 from .model import LineResult, ResolvedLocator
+from .pii import NAMES as PII_NAMES
+from .pii import find as find_pii
+from .pii import redact
 from .questions import DEFAULT_QUERY_TYPES, Locator, QuestionRecord
 from .resolve import EXACT, Span
 from .scoring import HitRule, bearing_chunks, union_coverage
@@ -41,6 +44,8 @@ class SetRules:
     query_types: tuple[str, ...] = DEFAULT_QUERY_TYPES
     required_query_types: tuple[str, ...] = ()
     unlabelled_in_full: bool = False
+    #: the country whose national phone numbers ``query-pii`` also finds (config ``pii_region``)
+    pii_region: str | None = None
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
@@ -81,6 +86,7 @@ def line_result(
         resolved.append(resolve_locator(corpus, hit_rule, locator, diags, found))
     record_shape(record, resolved, diags)
     record_practice(record, resolved, diags, settings)
+    record_pii(record, diags, settings.pii_region)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
     return LineResult(record, resolved, diags, ok, tuple(sorted(deps.items())))
 
@@ -374,6 +380,58 @@ def record_practice(
                     *record.field_range("query_type"),
                 )
             )
+
+
+#: the fields of a record whose text ``query-pii`` reads
+PII_FIELDS = ("query", "expected_answer")
+
+
+def record_pii(record: QuestionRecord, diags: list[Diagnostic], region: str | None) -> None:
+    """``query-pii`` at each identifier in the query and the expected answer. The message names the
+    kind and never the value (a CI log must not copy what the finding is about); the data carries
+    the whole field redacted, for the quick fix."""
+    for name in PII_FIELDS:
+        text = getattr(record, name)
+        if not text:
+            continue
+        found = find_pii(text, region)
+        if not found:
+            continue
+        start, end = record.field_range(name)
+        columns = string_columns(record.text[start:end])
+        redacted = redact(text, found)
+        for f in found:
+            diags.append(
+                Diagnostic.at_columns(
+                    "query-pii",
+                    f"the {name.replace('_', ' ')} holds {PII_NAMES[f.kind]}: replace it with "
+                    f"{f.placeholder} (text drawn from traffic carries personal data)",
+                    start + columns[f.start],
+                    start + columns[f.end],
+                    field=name,
+                    kind=f.kind,
+                    redacted=redacted,
+                )
+            )
+
+
+def string_columns(token: str) -> list[int]:
+    """For a JSON string token (quotes included), the column in the token of each character of its
+    decoded value, and one past the last: where an escape stands for a character, its backslash."""
+    out = []
+    i, end = 1, len(token) - 1
+    while i < end:
+        out.append(i)
+        if token[i] != "\\":
+            i += 1
+        elif token[i + 1] != "u":
+            i += 2
+        elif 0xD800 <= int(token[i + 2 : i + 6], 16) < 0xDC00 and token[i + 6 : i + 8] == "\\u":
+            i += 12  # a surrogate pair decodes to one character
+        else:
+            i += 6
+    out.append(end)
+    return out
 
 
 def folded(query: str) -> str:

@@ -1,5 +1,6 @@
 """Code actions: lengthen an ambiguous quote, take the corpus text for a near miss or a typo, name
-the doc meant, re-anchor a label the corpus change broke (``reanchor.py``), rebuild.
+the doc meant, re-anchor a label the corpus change broke (``reanchor.py``), redact personal data,
+take an annotator's labels when adjudicating (``adjudicate.py``), rebuild.
 
 Every edit replaces exactly one JSON string token — the quote, or the doc — with a correctly
 escaped JSON string, so a fix can never touch another field or another line. The quotes come from
@@ -60,6 +61,8 @@ def code_actions(
             out.extend(_closest_action(view, d, line))
         elif d.code == "unknown-doc" and d.data.get("suggestions"):
             out.extend(_doc_actions(view, d, line))
+        elif d.code == "query-pii":
+            out.extend(_redact_action(view, d, line, out))
         elif d.code in EDITOR_HINTS:
             out.append(
                 types.CodeAction(
@@ -186,4 +189,25 @@ def _doc_actions(view: View, d, line: int) -> list[types.CodeAction]:
             edit=_string_edit(view, line, resolved.locator.doc_node, doc_id),
         )
         for doc_id in suggestions
+    ]
+
+
+def _redact_action(view: View, d, line: int, offered: list[types.CodeAction]) -> list[types.CodeAction]:
+    """ "Redact the query" for personal data: the field's string replaced by its text with every
+    identifier a typed placeholder (one action per field, however many identifiers it holds)."""
+    rec = view.analysis.record_at(line)
+    field = d.data.get("field")
+    if rec is None or rec.record is None or field not in rec.record.value:
+        return []
+    title = f"Redact the {field.replace('_', ' ')}: {short(d.data['redacted'])!r}"
+    if any(a.title == title for a in offered):
+        return []
+    return [
+        types.CodeAction(
+            title=title,
+            kind=types.CodeActionKind.QuickFix,
+            is_preferred=True,
+            diagnostics=[to_lsp(view, d)],
+            edit=_string_edit(view, line, rec.record.node.members[field][1], d.data["redacted"]),
+        )
     ]
