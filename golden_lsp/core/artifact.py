@@ -27,6 +27,7 @@ from .diagnostics import WHOLE_SET, Diagnostic, Range, plural
 from .files import display, kind, read_regular
 from .model import Analysis, LineResult, ResolvedLocator
 from .questions import QuestionRecord
+from .recordmeta import metadata
 from .scoring import HitRule
 
 
@@ -81,8 +82,8 @@ def artifact_text(analysis: Analysis) -> str | None:
 
 
 def practice_keys(record: QuestionRecord) -> dict[str, Any]:
-    """The optional practice fields a record uses, as extra artifact keys (absent when unused, so
-    a set without them builds the reference builder's bytes)."""
+    """The optional practice fields and metadata a record uses, as extra artifact keys (absent when
+    unused, so a set without them builds the reference builder's bytes)."""
     out: dict[str, Any] = {
         k: v
         for k in ("query_type", "split", "annotator", "judged_by")
@@ -90,6 +91,7 @@ def practice_keys(record: QuestionRecord) -> dict[str, Any]:
     }
     if record.unanswerable:
         out["unanswerable"] = True
+    out.update(metadata(record.value))
     return out
 
 

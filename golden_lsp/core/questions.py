@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any, cast
 
 from .diagnostics import Diagnostic
+from .recordmeta import METADATA_FIELDS, metadata_errors
 
 if TYPE_CHECKING:  # typed in the stub of the C module; json.decoder has the same function
     from _json import scanstring
@@ -60,6 +61,7 @@ RECORD_FIELDS = (
     "split",
     "annotator",
     "judged_by",
+    *METADATA_FIELDS,
 )
 REQUIRED_FIELDS = ("id", "query", "expected_answer", "locators")
 LOCATOR_FIELDS = ("doc", "quote", "exact", "primary")
@@ -397,6 +399,8 @@ def _parse_fields(
         else:
             wrong("tags", "'tags' must be a list of strings")
     _parse_practice_fields(rec, members, wrong)
+    for name, message in metadata_errors(members):
+        wrong(name, message)
     if "locators" in members:
         if not isinstance(members["locators"], list):
             wrong("locators", '\'locators\' must be a list of {"doc", "quote"} objects')

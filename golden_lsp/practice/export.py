@@ -27,6 +27,7 @@ from ..core.jsontext import dumps
 from ..core.model import Analysis
 from ..core.project import GoldenSet
 from ..core.questions import QuestionRecord
+from ..core.recordmeta import metadata
 from ..core.resolve import Span
 from ..evaluate.chunkings import qrels_text
 
@@ -52,6 +53,12 @@ class Sample:
     @property
     def unanswerable(self) -> bool:
         return self.record.unanswerable
+
+    @property
+    def metadata(self) -> dict:
+        """The record's metadata fields (``recordmeta``): exported by every format that can hold
+        them, only on the records that use them."""
+        return metadata(self.record.value)
 
 
 def samples(analysis: Analysis, corpus: Corpus, split: str | None = None) -> list[Sample]:
@@ -134,6 +141,7 @@ def export_dataset(golden: GoldenSet, items: list[Sample]) -> Export:
                 "expected_answer": s.record.expected_answer,
                 "query_type": s.record.query_type,
                 "is_unanswerable": s.unanswerable,
+                **s.metadata,
             }
             for s in items
         ],
@@ -148,6 +156,7 @@ def export_ragas(golden: GoldenSet, items: list[Sample]) -> Export:
             "reference": s.record.expected_answer,
             "reference_contexts": list(s.contexts),
             "reference_context_ids": list(s.chunk_ids),
+            **({"metadata": s.metadata} if s.metadata else {}),
         }
         for s in items
     ]
@@ -170,6 +179,7 @@ def export_deepeval(golden: GoldenSet, items: list[Sample]) -> Export:
                 "chunk_ids": list(s.chunk_ids),
                 "primary_chunk_id": s.primary_chunk_id,
                 "spans": _spans(s),
+                **s.metadata,
             },
         }
         for s in items
@@ -216,7 +226,10 @@ def export_beir(golden: GoldenSet, items: list[Sample], split: str | None = None
     return Export(
         {
             "corpus.jsonl": _jsonl(corpus_rows),
-            "queries.jsonl": _jsonl({"_id": s.id, "text": s.record.query} for s in kept),
+            "queries.jsonl": _jsonl(
+                {"_id": s.id, "text": s.record.query, **({"metadata": s.metadata} if s.metadata else {})}
+                for s in kept
+            ),
             f"qrels/{split or 'test'}.tsv": qrels,
         },
         len(kept),
@@ -235,7 +248,9 @@ def _csv_row(fields: list[str]) -> str:
 
 def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
     kept, left_out = _answerable(items)
-    rows = [_csv_row(["question", "references", "corpus_id"])]
+    # a metadata column (each row's as a JSON object) only when a record has metadata
+    with_meta = any(s.metadata for s in kept)
+    rows = [_csv_row(["question", "references", "corpus_id", *(["metadata"] if with_meta else [])])]
     split_rows = 0
     for s in kept:
         by_doc: dict[str, list[dict]] = {}
@@ -244,7 +259,10 @@ def export_chroma(golden: GoldenSet, items: list[Sample]) -> Export:
                 {"content": text, "start_index": span.start, "end_index": span.end}
             )
         split_rows += len(by_doc) > 1
-        rows += [_csv_row([s.record.query or "", dumps(refs), doc_id]) for doc_id, refs in by_doc.items()]
+        meta = [dumps(s.metadata)] if with_meta else []
+        rows += [
+            _csv_row([s.record.query or "", dumps(refs), doc_id, *meta]) for doc_id, refs in by_doc.items()
+        ]
     notes = (
         [f"{plural(split_rows, 'record')} with spans in several documents: one row per document"]
         if split_rows

@@ -10,11 +10,14 @@ Each is written through a ``markup.Markup``: Markdown, or plain text for a clien
 
 from __future__ import annotations
 
+import json
+
 from lsprotocol import types
 
 from ..core.diagnostics import Range, plural
 from ..core.model import RecordLine, ResolvedLocator
 from ..core.questions import QuestionRecord
+from ..core.recordmeta import metadata
 from . import reanchor
 from .markup import Markup
 from .reanchor import Reanchoring
@@ -80,8 +83,37 @@ def _record_text(r: QuestionRecord, rec: RecordLine, mu: Markup) -> str:
         f"{resolved} of {plural(len(spans), 'locator')} resolved · {plural(len(chunk_ids), 'answer-bearing chunk')}"
         + (": " + ", ".join(mu.code(c[:12]) for c in chunk_ids) if chunk_ids else ""),
         "in the artifact" if rec.result.buildable else "not buildable yet (see the findings on this line)",
+        _metadata_text(r, mu),
     ]
     return "\n\n".join(x for x in out if x)
+
+
+#: the most characters of one metadata value, and the most metadata lines, a hover shows
+METADATA_VALUE_CHARS = 200
+METADATA_LINES = 20
+
+
+def _shown(value: object) -> str:
+    """A metadata key or value on one line: JSON-escaped (no raw break or control character), cut."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = json.dumps(text, ensure_ascii=False)[1:-1]
+    return text if len(text) <= METADATA_VALUE_CHARS else text[:METADATA_VALUE_CHARS] + "…"
+
+
+def _metadata_text(r: QuestionRecord, mu: Markup) -> str:
+    """The record's metadata (``recordmeta``), one ``name: value`` line each, ``meta.KEY`` for
+    each pair of ``meta``, shown as it is (a fenced block) and bounded."""
+    rows = []
+    for name, value in metadata(r.value).items():
+        if name == "meta":
+            rows += [f"meta.{_shown(k)}: {_shown(v)}" for k, v in value.items()]
+        else:
+            rows.append(f"{name}: {_shown(value)}")
+    if not rows:
+        return ""
+    if len(rows) > METADATA_LINES:
+        rows[METADATA_LINES:] = [f"… {len(rows) - METADATA_LINES} more"]
+    return f"{mu.strong('metadata')}\n\n{mu.block(chr(10).join(rows))}"
 
 
 def practice_summary(r: QuestionRecord) -> list[str]:

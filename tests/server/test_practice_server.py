@@ -134,3 +134,38 @@ async def test_completion_offers_the_practice_values(client: LanguageClient, gol
     assert [(i.label, i.text_edit.new_text) for i in items] == [("true", "true"), ("false", "false")]
     items = await complete(client, golden_dir, '{"id": "ex999", "locators": [{"doc": "a.md", "primary": ')
     assert [i.label for i in items] == ["true", "false"]
+
+
+async def test_hover_on_the_id_shows_the_records_metadata_escaped_and_bounded(
+    client: LanguageClient, golden_dir: Path
+):
+    q = golden_dir / "questions.jsonl"
+    lines = q.read_text(encoding="utf-8").split("\n")
+    n = next(i for i, x in enumerate(lines) if x.startswith('{"id": "ex021"'))
+    meta = {f"k{i}": i for i in range(30)}
+    lines[n] = edited(
+        lines[n],
+        tenant="acme",
+        request_id="req-1",
+        notes="two\nlines ``` fence",
+        meta={"region": "eu", **meta},
+    )
+    lines[n] = edited(lines[n], source="x" * 500, sampled_at="2026-03-01")
+    uri = open_doc(client, q, "\n".join(lines))
+    pub = await published(client, uri)
+    assert not [d for d in pub.diagnostics if d.range.start.line == n and d.code == "unknown-field"]
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(n, lines[n].index('"ex021"') + 2))
+    )
+    text = hover.contents.value
+    assert "**metadata**" in text
+    for line in (
+        "tenant: acme",
+        "request_id: req-1",
+        "notes: two\\nlines ``` fence",
+        "sampled_at: 2026-03-01",
+    ):
+        assert f"\n{line}\n" in text
+    assert f"source: {'x' * 200}…\n" in text  # cut at 200 characters
+    assert "meta.region: eu\n" in text and "… 16 more" in text  # 20 lines at most
+    assert "````text" in text  # a fence longer than any backticks in the values
