@@ -165,6 +165,12 @@ def read_input(path: Path, what: str) -> str:
         raise ConfigError(f"{what} {display(path)} is {exc}") from None
 
 
+def printable(text: str) -> str:
+    """Untrusted text (a log's field, a file name) fit for a terminal: each character that is not
+    printable (an escape sequence's ESC, a line break) written as its Python escape."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def tell(lines: Iterable[str]) -> None:
     """Say each line on stderr, as golden-lsp says things there."""
     sys.stderr.writelines(f"golden-lsp: {line}\n" for line in lines)

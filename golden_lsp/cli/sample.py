@@ -1,25 +1,57 @@
-"""``golden-lsp sample LOG --n N --strategy random|stratified|hard-cases``: skeleton records drawn
-from a query log (``golden_lsp.practice.sampling``), on stdout or into a new file."""
+"""``golden-lsp sample LOG [LOG ...] --n N``: skeleton records drawn from query logs
+(``golden_lsp.practice.sampling``; strata in ``practice.strata``), on stdout or into a new file."""
 
 from __future__ import annotations
 
 import argparse
 import sys
+from datetime import date
 from pathlib import Path
 
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.files import display
 from ..core.jsontext import dumps
+from ..core.recordmeta import is_iso_date
 from ..practice import sampling
-from .common import add_set_options, golden_set, read_input, write_files
+from ..practice.strata import DEFAULT_TAIL_FACTOR
+from .common import add_set_options, golden_set, printable, read_input, tell, write_files
 
 
 def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("sample", help="draw new questions from a query log into skeleton records")
-    p.add_argument("log", type=Path, help="one query per line, or JSONL with 'query' (and 'rephrased')")
+    p = sub.add_parser("sample", help="draw new questions from query logs into skeleton records")
+    p.add_argument(
+        "logs",
+        type=Path,
+        nargs="+",
+        metavar="LOG",
+        help="one query per line, or JSONL with 'query' (and 'rephrased', 'request_id', any fields)",
+    )
     p.add_argument("--n", type=int, required=True, help="how many queries to draw")
-    p.add_argument("--strategy", choices=sampling.STRATEGIES, default="random")
+    p.add_argument(
+        "--strategy",
+        choices=sampling.STRATEGIES,
+        help="random (the default), stratified (by length, or by --by), hard-cases (rephrased)",
+    )
+    p.add_argument(
+        "--by",
+        action="append",
+        metavar="FIELD,...",
+        help="stratify by these log fields, or length, frequency (head/torso/tail) or topic (clusters "
+        "of the query text when the log has no topic field); repeatable",
+    )
+    p.add_argument(
+        "--tail-factor",
+        type=float,
+        default=DEFAULT_TAIL_FACTOR,
+        help=f"with --by frequency: the tail's weight multiplied by this (default {DEFAULT_TAIL_FACTOR:g})",
+    )
+    p.add_argument("--topics", type=int, default=8, help="topic clusters for --by topic (default 8)")
+    p.add_argument("--keep", metavar="FIELD,...", help="log fields copied into each record's meta")
+    p.add_argument(
+        "--redact", action="store_true", help="replace personal data in the queries with <EMAIL>, <PHONE>…"
+    )
+    p.add_argument("--sampled-at", help="the records' sampled_at (ISO 8601 date; default today)")
     p.add_argument("--seed", type=int, help="the same seed draws the same sample")
     p.add_argument("--out", type=Path, help="write the records here (never an input) instead of stdout")
     p.add_argument(
@@ -32,13 +64,32 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=_sample)
 
 
-def _sample(args: argparse.Namespace) -> int:
+def _fields(values: list[str] | None) -> list[str]:
+    return [f.strip() for v in values or () for f in v.split(",") if f.strip()]
+
+
+def _checked(args: argparse.Namespace) -> list[str]:
+    """The strata named (``--by``), once the flags are known to fit together."""
     if args.n < 1:
         raise ConfigError("--n must be a positive number")
+    strata = _fields(args.by)
+    if strata and args.strategy == "hard-cases":
+        raise ConfigError("--by stratifies the sample; hard-cases draws among the rephrased queries only")
+    if args.tail_factor <= 0 or args.topics < 1:
+        raise ConfigError("--tail-factor must be positive and --topics at least 1")
+    if args.sampled_at is not None and not is_iso_date(args.sampled_at):
+        raise ConfigError(
+            f"--sampled-at must be an ISO 8601 date such as 2026-03-01, not {args.sampled_at!r}"
+        )
+    return strata
+
+
+def _sample(args: argparse.Namespace) -> int:
+    strata = _checked(args)
     golden = golden_set(args, None)
-    log_text = read_input(args.log, "query log")
+    texts = [read_input(log, "query log") for log in args.logs]
     if args.out is not None:
-        golden.refuse_outputs({"output": args.out}, {args.log: "query log"})
+        golden.refuse_outputs({"output": args.out}, dict.fromkeys(args.logs, "query log"))
     analysis = golden.analyze()
     records = [r.record for r in analysis.records if r.record is not None]
     committed = golden.committed_queries()  # deleted questions keep their ids and queries
@@ -46,11 +97,23 @@ def _sample(args: argparse.Namespace) -> int:
     queries = [r.query for r in records if r.query is not None] + [
         q for q in committed.values() if isinstance(q, str)
     ]
-    pool = sampling.candidates(sampling.read_log(log_text, display(args.log)), queries)
-    picked, notes = sampling.draw(pool, args.n, args.strategy, args.seed)
-    for note in notes:
-        sys.stderr.write(f"golden-lsp: {note}\n")
-    out = sampling.skeletons(picked, existing_ids)
+    logged = [
+        q
+        for i, (log, text) in enumerate(zip(args.logs, texts))
+        for q in sampling.read_log(text, display(log), i)
+    ]
+    if args.redact:
+        logged, n_redacted = sampling.redacted(logged, golden.config.pii_region)
+        tell([f"redacted {plural(n_redacted, 'identifier')} (personal data) in the logs"])
+    pool = sampling.candidates(logged, queries)
+    strategy = args.strategy or ("stratified" if strata else "random")
+    drawn = sampling.draw(pool, args.n, strategy, args.seed, strata, args.tail_factor, args.topics)
+    tell(drawn.notes)
+    if strata:
+        tell(_summary(drawn, strata, args.tail_factor))
+    out = sampling.skeletons(
+        drawn, existing_ids, args.sampled_at or date.today().isoformat(), _fields([args.keep or ""])
+    )
     text = dumps(out, indent=2) + "\n" if args.format == "json" else "".join(dumps(r) + "\n" for r in out)
     if args.out is None:
         sys.stdout.write(text)
@@ -58,3 +121,15 @@ def _sample(args: argparse.Namespace) -> int:
         write_files({args.out: text}, "sample")
         sys.stderr.write(f"golden-lsp: wrote {plural(len(out), 'record')} to {display(args.out)}\n")
     return 0
+
+
+def _summary(drawn: sampling.Draw, strata: list[str], tail_factor: float) -> list[str]:
+    tail = f", the tail's ×{tail_factor:g}" if "frequency" in strata else ""
+    out = [f"strata by {', '.join(strata)} (shares of the sample follow the log lines{tail}):"]
+    width = max((len(printable(a.name)) for a in drawn.strata), default=0)
+    out.extend(
+        f"  {printable(a.name):<{width}}  log: {plural(a.lines, 'line')}, {a.distinct} distinct · sample: "
+        f"{a.drawn} ({a.wanted} wanted)"
+        for a in drawn.strata
+    )
+    return out
