@@ -28,6 +28,8 @@ COMMANDS = {
     "stats": "stats",
     "agree": "agree",
     "sample": "sample",
+    "assign": "assign",
+    "adjudicate": "adjudicate",
     "export": "export",
     "import": "importer",
     "eval": "evaluate",

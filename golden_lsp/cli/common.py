@@ -171,6 +171,15 @@ def printable(text: str) -> str:
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
+def appended(before: str, lines: list[str]) -> list[str]:
+    """What a questions file holds once ``lines`` (each ending in ``\n``) are added to its text
+    ``before``: its own line ends kept (CRLF stays CRLF), a last line without its end given one."""
+    newline = "\r\n" if "\r\n" in before else "\n"
+    glue = newline if before and not before.endswith(("\n", "\r")) else ""
+    lines = lines if newline == "\n" else [line.replace("\n", newline) for line in lines]
+    return [before + glue, *lines] if before else lines
+
+
 def tell(lines: Iterable[str]) -> None:
     """Say each line on stderr, as golden-lsp says things there."""
     sys.stderr.writelines(f"golden-lsp: {line}\n" for line in lines)

@@ -18,7 +18,7 @@ from ..core.files import display
 from ..core.project import GoldenSet
 from ..core.rules import folded, with_severities
 from ..practice.importer import READERS, Existing, import_samples
-from .common import add_set_options, golden_set, read_input, write_files
+from .common import add_set_options, appended, golden_set, read_input, write_files
 from .formats import format_text
 
 
@@ -85,10 +85,7 @@ def _run(args: argparse.Namespace) -> int:
     elif args.append and not written:
         where = f"{display(args.out)} (nothing to append: left as it was)"
     else:
-        newline = "\r\n" if "\r\n" in before else "\n"
-        glue = newline if before and not before.endswith(("\n", "\r")) else ""
-        lines = result.lines if newline == "\n" else [line.replace("\n", newline) for line in result.lines]
-        write_files({args.out: [before + glue, *lines] if before else lines}, "import")
+        write_files({args.out: appended(before, result.lines)}, "import")
         where = display(args.out) + (" (appended)" if before else "")
     skipped = f", {len(result.skipped)} skipped (query already there)" if args.append else ""
     sys.stderr.write(

@@ -113,7 +113,7 @@ def is_tail(name: str) -> bool:
     return "frequency=tail" in name.split(SEPARATOR)
 
 
-def _largest_remainder(total: int, weights: list[float]) -> list[int]:
+def largest_remainder(total: int, weights: list[float]) -> list[int]:
     """``total`` split in proportion to ``weights``, in whole numbers (ties to the first)."""
     whole = sum(weights)
     if whole <= 0 or total <= 0:
@@ -135,14 +135,14 @@ def allocate(pool: list[LoggedQuery], names: list[str], n: int, tail_factor: flo
         distinct[name] += 1
     order = sorted(lines, key=lambda s: (-lines[s], s))
     weights = [lines[s] * (tail_factor if is_tail(s) else 1.0) for s in order]
-    wanted = _largest_remainder(n, weights)
+    wanted = largest_remainder(n, weights)
     drawn = [min(w, distinct[s]) for w, s in zip(wanted, order)]
     while True:
         left = n - sum(drawn)
         room = [i for i, s in enumerate(order) if drawn[i] < distinct[s]]
         if left <= 0 or not room:
             break
-        extra = _largest_remainder(left, [weights[i] for i in room])
+        extra = largest_remainder(left, [weights[i] for i in room])
         if not any(extra):
             extra[0] = left  # weights of zero: the first stratum with room takes the rest
         for i, more in zip(room, extra):

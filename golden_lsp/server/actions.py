@@ -20,6 +20,7 @@ from ..core.diagnostics import BROKEN_LABEL, Range
 from ..core.quotepick import lengthen, quote_around
 from ..core.rules import MAX_LISTED_OCCURRENCES, short
 from . import reanchor
+from .adjudicate import take_actions
 from .convert import EDITOR_HINTS, to_lsp
 from .reanchor import Reanchoring
 from .view import View
@@ -72,6 +73,7 @@ def code_actions(
                     command=types.Command("Build the golden set", BUILD_COMMAND, arguments=[view.uri]),
                 )
             )
+    out.extend(take_actions(view, first, last))
     return out
 
 
