@@ -27,6 +27,7 @@ from ..evaluate.evalspec import (
     RUN_FORMATS,
 )
 from ..evaluate.runs import read_run
+from ..practice.agreementfile import for_evaluation
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
@@ -190,12 +191,13 @@ def _eval(args: argparse.Namespace) -> int:
         [(m, k, baseline.at(m, k), gate_failed(baseline, m, k)) for m, k in gates] if baseline else []
     )
     floor_results = [(m, k, f, ev.value(m, k) < f) for m, k, f in floors]
+    labels = for_evaluation(golden.config)  # the set's agreement, beside every metric
     if args.format == "json":
-        sys.stdout.write(
-            dumps(_as_json(ev, comparisons, notes, gate_results, floor_results, run_id), indent=2) + "\n"
-        )
+        result = _as_json(ev, comparisons, notes, gate_results, floor_results, run_id)
+        sys.stdout.write(dumps({**result, **labels}, indent=2) + "\n")
     else:
         sys.stdout.write(_as_text(ev, comparisons, notes, gate_results, floor_results, run_id))
+        sys.stdout.write(labels["agreement_line"] + "\n")
     failed = any(n.severity == "error" for n in notes) or any(r[-1] for r in gate_results + floor_results)
     return 1 if failed else 0
 

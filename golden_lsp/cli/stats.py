@@ -23,7 +23,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _stats(args: argparse.Namespace) -> int:
     golden = golden_set(args, args.path)
     analysis = golden.check()
-    figures = stats.set_stats(analysis, golden.corpus)
+    figures = stats.with_owner(stats.set_stats(analysis, golden.corpus), golden.config.owner)
     if args.format == "json":
         sys.stdout.write(json.dumps(figures, ensure_ascii=False, indent=2) + "\n")
     else:

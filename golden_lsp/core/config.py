@@ -41,6 +41,8 @@ KEYS = PATH_KEYS + (
     "severity",
     "judge",
     "pii_region",
+    "owner",
+    "retention_days",
 )
 #: the keys of ``[judge]`` (the LLM judge, ``golden-lsp judge``); the two paths resolve like the others
 JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals")
@@ -75,6 +77,10 @@ class Config:
     in_full: tuple[str, ...] = ()
     #: the country (ISO 3166 code) whose nationally written phone numbers ``query-pii`` finds too
     pii_region: str | None = None
+    #: who answers for the set (a person or a team; ``stats`` and the report show it)
+    owner: str | None = None
+    #: days a record drawn from traffic (with ``sampled_at``) may be kept: ``retention-expired`` after
+    retention_days: int | None = None
     #: ``[judge]``: provider, model, command (strings), prompt and proposals (resolved paths)
     judge: dict[str, Any] = field(default_factory=dict)
     #: the config file these values came from, if any
@@ -141,9 +147,13 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
                     f"{where}: 'pii_region' must be a two-letter country code such as \"US\", not {value!r}"
                 )
             out[key] = value
-        elif key == "max_chars":
+        elif key in ("max_chars", "retention_days"):
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"{where}: 'max_chars' must be a positive integer, not {value!r}")
+                raise ConfigError(f"{where}: {key!r} must be a positive integer, not {value!r}")
+            out[key] = value
+        elif key == "owner":
+            if not isinstance(value, str) or not value.strip():
+                raise ConfigError(f"{where}: 'owner' must be a non-empty string (a person or a team)")
             out[key] = value
         else:
             try:

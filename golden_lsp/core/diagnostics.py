@@ -107,6 +107,11 @@ FINDINGS: dict[str, Finding] = _table(
         W,
         "The query or expected answer holds personal data: an e-mail address, a phone, card or account number, an IP address.",
     ),
+    Finding(
+        "retention-expired",
+        W,
+        "A record drawn from traffic (sampled_at) is older than the set's retention_days.",
+    ),
     Finding("import-not-found", W, "An imported reference context does not occur in the corpus."),
     Finding("import-ambiguous", W, "An imported reference context occurs more than once in the corpus."),
 )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import shlex
+from datetime import date
 from pathlib import Path
 
 from . import diskcache
@@ -75,6 +76,8 @@ class GoldenSet:
             config.required_query_types,
             "doc-unlabelled" in config.in_full,
             config.pii_region,
+            config.retention_days,
+            date.today() if config.retention_days is not None else None,
         )
         self.analyzer = Analyzer(self.corpus, self.hit_rule, settings)
         self.analyzer.lean = lean

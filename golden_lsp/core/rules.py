@@ -14,6 +14,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import date
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -25,6 +26,7 @@ from .pii import NAMES as PII_NAMES
 from .pii import find as find_pii
 from .pii import redact
 from .questions import DEFAULT_QUERY_TYPES, Locator, QuestionRecord
+from .recordmeta import is_iso_date
 from .resolve import EXACT, Span
 from .scoring import HitRule, bearing_chunks, union_coverage
 
@@ -46,6 +48,10 @@ class SetRules:
     unlabelled_in_full: bool = False
     #: the country whose national phone numbers ``query-pii`` also finds (config ``pii_region``)
     pii_region: str | None = None
+    #: ``retention-expired``: the days a record with ``sampled_at`` may be kept, and the date it is
+    #: judged on (the day the set was loaded)
+    retention_days: int | None = None
+    today: date | None = None
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:
@@ -87,6 +93,7 @@ def line_result(
     record_shape(record, resolved, diags)
     record_practice(record, resolved, diags, settings)
     record_pii(record, diags, settings.pii_region)
+    record_retention(record, diags, settings)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
     return LineResult(record, resolved, diags, ok, tuple(sorted(deps.items())))
 
@@ -380,6 +387,26 @@ def record_practice(
                     *record.field_range("query_type"),
                 )
             )
+
+
+def record_retention(record: QuestionRecord, diags: list[Diagnostic], settings: SetRules) -> None:
+    """``retention-expired`` at ``sampled_at`` when the record was drawn from traffic longer ago
+    than the set keeps such records (its date part, against the day the set was loaded)."""
+    if settings.retention_days is None or settings.today is None:
+        return
+    sampled = record.value.get("sampled_at")
+    if not isinstance(sampled, str) or not is_iso_date(sampled):
+        return
+    age = (settings.today - date.fromisoformat(sampled[:10])).days
+    if age > settings.retention_days:
+        diags.append(
+            Diagnostic.at_columns(
+                "retention-expired",
+                f"sampled {age} days ago ({sampled[:10]}), past the set's retention_days = "
+                f"{settings.retention_days}: delete the record, or replace its query with a fresh sample",
+                *record.field_range("sampled_at"),
+            )
+        )
 
 
 #: the fields of a record whose text ``query-pii`` reads

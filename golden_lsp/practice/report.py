@@ -32,6 +32,7 @@ from ..core.config import ConfigError
 from ..core.corpus import Corpus
 from ..core.files import display, private_folder, read_regular, write_outputs
 from ..core.model import Analysis
+from . import agreementfile
 
 #: how many unlabelled sections the "where the set is blind" list shows
 BLIND_SECTIONS = 12
@@ -360,6 +361,8 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         charts=charts(figures, spans, evaluation),
         evaluation=evaluation,
         judge=judge_audit(golden.config.audit_path(), golden.corpus),
+        owner=golden.config.owner,
+        agreement=agreementfile.line(agreementfile.load(golden.config)),
         script=script,
         script_hash=script_hash,
     )

@@ -127,8 +127,13 @@ def _rows(stats: dict[str, Any], hit_rule: HitRule) -> list[tuple[str, list[tupl
     ]
 
 
+def with_owner(stats: dict[str, Any], owner: str | None) -> dict[str, Any]:
+    """The figures with the set's ``owner`` (the config's), when it names one."""
+    return {**stats, "owner": owner} if owner else stats
+
+
 def format_text(stats: dict[str, Any], hit_rule: HitRule, shape: dict[str, int]) -> str:
-    out = []
+    out = [f"owner: {stats['owner']}"] if "owner" in stats else []
     for title, rows in _rows(stats, hit_rule) + [("shape findings", list(shape.items()))]:
         out.append(f"{title}:" if rows else f"{title}: none")
         width = max((len(label) for label, _ in rows), default=0)
@@ -137,7 +142,7 @@ def format_text(stats: dict[str, Any], hit_rule: HitRule, shape: dict[str, int])
 
 
 def format_markdown(stats: dict[str, Any], hit_rule: HitRule, shape: dict[str, int]) -> str:
-    out = []
+    out = [f"**Owner:** {_cell(stats['owner'])}\n"] if "owner" in stats else []
     for title, rows in _rows(stats, hit_rule) + [
         ("shape findings", [(f"`{c}`", n) for c, n in shape.items()])
     ]:
