@@ -40,6 +40,7 @@ NO_EXAMPLE_LINE = {
     "corpus-error",
     "config-error",
     "query-type-missing",
+    "retention-expired",  # needs the config's retention_days (tests/test_governance.py)
 }
 
 

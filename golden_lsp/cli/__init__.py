@@ -32,6 +32,7 @@ COMMANDS = {
     "adjudicate": "adjudicate",
     "export": "export",
     "import": "importer",
+    "incidents": "incidents",
     "eval": "evaluate",
     "qrels": "qrels",
     "retrieve": "retrieve",
