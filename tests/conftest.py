@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -9,6 +10,8 @@ import pytest
 from core_support import CONFORMANCE, cli_env, make_project, run_cli
 
 from golden_lsp.core import textcache
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 @pytest.fixture(autouse=True)
@@ -22,6 +25,14 @@ def _empty_text_caches() -> None:
     """Every test starts with nothing cached in memory from a text (``textcache.reset``), so none
     sees what another computed."""
     textcache.reset()
+
+
+@pytest.fixture
+def examples(tmp_path: Path) -> Path:
+    """A private copy of the bundled example set."""
+    dest = tmp_path / "examples"
+    shutil.copytree(EXAMPLES, dest)
+    return dest
 
 
 @pytest.fixture

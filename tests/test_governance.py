@@ -6,21 +6,10 @@ beside eval's metrics and in the report."""
 from __future__ import annotations
 
 import json
-import shutil
 from datetime import date, timedelta
-from pathlib import Path
 
 import pytest
 from core_support import loc, make_project, qline
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-@pytest.fixture
-def examples(tmp_path: Path) -> Path:
-    dest = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, dest)
-    return dest
 
 
 def sampled(rid: str, days_ago: int, time: str = "") -> str:

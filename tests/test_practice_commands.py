@@ -6,22 +6,12 @@ from __future__ import annotations
 import json
 import random
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from core_support import loc, make_project, qline
 
 from golden_lsp.practice.agreement import Counts, cohen_kappa
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-@pytest.fixture
-def examples(tmp_path: Path) -> Path:
-    dest = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, dest)
-    return dest
 
 
 def example_records(root: Path) -> list[dict]:

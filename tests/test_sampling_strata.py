@@ -6,22 +6,12 @@ sampled_at, count, stratum, fields named), and redaction before counting."""
 from __future__ import annotations
 
 import json
-import shutil
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from golden_lsp.practice.strata import frequency_bands
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-
-
-@pytest.fixture
-def examples(tmp_path: Path) -> Path:
-    dest = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, dest)
-    return dest
 
 
 def write_log(path: Path, rows: list[dict]) -> Path:

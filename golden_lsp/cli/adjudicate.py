@@ -18,8 +18,9 @@ from ..core.project import GoldenSet
 from ..practice.adjudication import HEADER, merge, open_record
 from ..practice.agreement import by_id
 from ..practice.assignment import read_records
-from ..practice.reliability import annotator_names, reliability
-from .common import add_set_options, appended, golden_set, read_input, write_files
+from ..practice.reliability import reliability
+from .agree import add_annotator_files, annotator_files
+from .common import add_set_options, appended, read_input, write_files
 
 #: exit status of a merge that found disagreements left undecided (nothing written)
 UNRESOLVED = 1
@@ -30,9 +31,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "adjudicate",
         help="write the annotators' disagreements to resolve, or --merge their files with the resolutions",
     )
-    p.add_argument(
-        "files", type=Path, nargs="+", metavar="FILE", help="two or more annotators' questions files"
-    )
+    add_annotator_files(p)
     p.add_argument(
         "--out", type=Path, required=True, help="the adjudication file, or with --merge the merged set"
     )
@@ -42,22 +41,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --merge: add the merged records to the end of the questions file --out names",
     )
-    p.add_argument(
-        "--names", metavar="NAME,...", help="the annotators' names, one per file (default: the file names)"
-    )
     p.add_argument("--format", choices=("text", "json"), default="text")
     add_set_options(p)
     p.set_defaults(run=_adjudicate)
 
 
 def _adjudicate(args: argparse.Namespace) -> int:
-    if len(args.files) < 2:
-        raise ConfigError("adjudicate compares two or more annotators' questions files")
-    for path in args.files:
-        if not path.is_file():
-            raise ConfigError(f"not a questions file: {path}")
-    names = annotator_names(args.files, args.names)
-    golden = golden_set(args, args.files[0])
+    names, golden = annotator_files(args, "adjudicate")
     inputs = dict.fromkeys(args.files, "annotator's file")
     if args.merge is not None:
         inputs[args.merge] = "adjudication file"

@@ -12,6 +12,7 @@ from pathlib import Path
 from ..core.config import ConfigError
 from ..core.diagnostics import plural
 from ..core.files import display
+from ..core.project import GoldenSet
 from ..core.rules import short
 from ..practice.agreement import (
     ACCEPTABLE,
@@ -33,16 +34,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="inter-annotator agreement of two or more questions files: Krippendorff's alpha, "
         "Cohen's kappa, span F1",
     )
-    p.add_argument(
-        "files",
-        type=Path,
-        nargs="+",
-        metavar="FILE",
-        help="two or more annotators' questions files over the same corpus (the first one's config is used)",
-    )
-    p.add_argument(
-        "--names", metavar="NAME,...", help="the annotators' names, one per file (default: the file names)"
-    )
+    add_annotator_files(p)
     p.add_argument(
         "--no-save",
         action="store_true",
@@ -54,13 +46,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _agree(args: argparse.Namespace) -> int:
-    if len(args.files) < 2:
-        raise ConfigError("agree compares two or more questions files")
-    for path in args.files:
-        if not path.is_file():
-            raise ConfigError(f"not a questions file: {path}")
-    names = annotator_names(args.files, args.names)
-    golden = golden_set(args, args.files[0])
+    names, golden = annotator_files(args, "agree")
     analyses = [golden.analyze(path=path) for path in args.files]
     result = reliability(analyses, names, golden.corpus)
     if len(analyses) == 2:
@@ -143,6 +129,30 @@ def _text(result: dict, a, b, golden) -> str:
     if bounds:
         out.append(f"span boundaries differ (same chunks, span F1 ≥ {SPAN_DISAGREE}): {', '.join(bounds)}")
     return "\n".join(out) + "\n"
+
+
+def add_annotator_files(p: argparse.ArgumentParser) -> None:
+    """The annotators' files and their names, as ``agree`` and ``adjudicate`` take them."""
+    p.add_argument(
+        "files",
+        type=Path,
+        nargs="+",
+        metavar="FILE",
+        help="two or more annotators' questions files over the same corpus (the first one's config is used)",
+    )
+    p.add_argument(
+        "--names", metavar="NAME,...", help="the annotators' names, one per file (default: the file names)"
+    )
+
+
+def annotator_files(args: argparse.Namespace, command: str) -> tuple[list[str], GoldenSet]:
+    """The annotators' names and the set their files are read in (the first file's config)."""
+    if len(args.files) < 2:
+        raise ConfigError(f"{command} compares two or more annotators' questions files")
+    for path in args.files:
+        if not path.is_file():
+            raise ConfigError(f"not a questions file: {path}")
+    return annotator_names(args.files, args.names), golden_set(args, args.files[0])
 
 
 def _alpha_text(result: dict) -> str:

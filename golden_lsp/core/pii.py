@@ -19,6 +19,7 @@ a number of their kind. Their false alarms on real question sets are measured in
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import re
 from dataclasses import dataclass
@@ -98,13 +99,18 @@ def _emails(text: str, region: str | None) -> list[tuple[int, int]]:
     return [m.span() for m in _EMAIL.finditer(text)]
 
 
-def _ibans(text: str, region: str | None) -> list[tuple[int, int]]:
-    spans = [m.span() for m in _IBAN.finditer(text)]
+def _valid(text: str, pattern: re.Pattern[str], checker: str) -> list[tuple[int, int]]:
+    """The matches of ``pattern`` that ``checker`` (a python-stdnum module, imported only when there
+    is a match) holds valid."""
+    spans = [m.span() for m in pattern.finditer(text)]
     if not spans:
         return []
-    from stdnum import iban
+    module = importlib.import_module(checker)
+    return [(a, b) for a, b in spans if module.is_valid(text[a:b])]
 
-    return [(a, b) for a, b in spans if iban.is_valid(text[a:b])]
+
+def _ibans(text: str, region: str | None) -> list[tuple[int, int]]:
+    return _valid(text, _IBAN, "stdnum.iban")
 
 
 def _cards(text: str, region: str | None) -> list[tuple[int, int]]:
@@ -121,12 +127,7 @@ def _cards(text: str, region: str | None) -> list[tuple[int, int]]:
 
 
 def _ssns(text: str, region: str | None) -> list[tuple[int, int]]:
-    spans = [m.span() for m in _SSN.finditer(text)]
-    if not spans:
-        return []
-    from stdnum.us import ssn
-
-    return [(a, b) for a, b in spans if ssn.is_valid(text[a:b])]
+    return _valid(text, _SSN, "stdnum.us.ssn")
 
 
 def _ips(text: str, region: str | None) -> list[tuple[int, int]]:

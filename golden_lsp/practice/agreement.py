@@ -165,13 +165,7 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
         )
     total = sum(tables, Counts())
     kappa = cohen_kappa(total)
-    mean_f1 = sum(r["span_f1"] for r in rows) / len(rows) if rows else None
-    warnings = []
-    if mean_f1 is not None and mean_f1 < SPAN_WARN:
-        warnings.append(
-            f"mean span F1 {mean_f1:.3f} is below {SPAN_WARN}: the annotators label other passages "
-            "than each other, whatever the chunk kappa says"
-        )
+    mean_f1, warnings = mean_span_f1(rows, "chunk kappa")
     return {
         "kappa": kappa,
         "band": band(kappa),
@@ -189,6 +183,18 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
             for side, recs in (("a", in_a), ("b", in_b))
         },
     }
+
+
+def mean_span_f1(rows: list[dict[str, Any]], measure: str) -> tuple[float | None, list[str]]:
+    """The mean of the rows' span F1, and the warning when it is low whatever ``measure`` says."""
+    mean_f1 = sum(r["span_f1"] for r in rows) / len(rows) if rows else None
+    warnings = []
+    if mean_f1 is not None and mean_f1 < SPAN_WARN:
+        warnings.append(
+            f"mean span F1 {mean_f1:.3f} is below {SPAN_WARN}: the annotators label other passages "
+            f"than each other, whatever the {measure} says"
+        )
+    return mean_f1, warnings
 
 
 def bootstrap_interval(tables: list[Counts], seed: int = 0) -> list[float] | None:

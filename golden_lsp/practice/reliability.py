@@ -30,13 +30,13 @@ from ..core.model import Analysis, RecordLine
 from .agreement import (
     BOOTSTRAP_RESAMPLES,
     SPAN_DISAGREE,
-    SPAN_WARN,
     Counts,
     band,
     bearing,
     by_id,
     cohen_kappa,
     judged,
+    mean_span_f1,
     span_f1,
     spans_of,
     unanswerable,
@@ -171,13 +171,7 @@ def reliability(analyses: list[Analysis], names: list[str], corpus: Corpus, seed
         )
     alpha = krippendorff_alpha(units)
     fleiss = fleiss_kappa(full) if len(files) > 2 else None
-    mean_f1 = sum(r["span_f1"] for r in rows) / len(rows) if rows else None
-    warnings = []
-    if mean_f1 is not None and mean_f1 < SPAN_WARN:
-        warnings.append(
-            f"mean span F1 {mean_f1:.3f} is below {SPAN_WARN}: the annotators label other passages "
-            "than each other, whatever the chunk agreement says"
-        )
+    mean_f1, warnings = mean_span_f1(rows, "chunk agreement")
     return {
         "annotators": names,
         "alpha": alpha,
