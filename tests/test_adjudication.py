@@ -62,7 +62,7 @@ def test_assign_draws_a_stratified_overlap_and_deals_out_the_rest(tmp_path, cli,
         {"stratum": "B", "n_records": 6, "n_overlap": 3},
         {"stratum": "C", "n_records": 4, "n_overlap": 2},
     ]
-    files = {name: read(tmp_path / "out" / f"{name}.jsonl") for name in names.split(",")}
+    files = {name: read(tmp_path / "out" / f"{name}.questions.jsonl") for name in names.split(",")}
     assert sorted(len(f) for f in files.values()) == sorted(per_annotator)
     seen = Counter(r["id"] for f in files.values() for r in f)
     assert {rid for rid, n in seen.items() if n == len(files)} == overlap
@@ -106,7 +106,7 @@ def test_disagree_resolve_merge_build_with_provenance(project, cli):
     )
     assert proc.returncode == 0, proc.stderr
     labels = {r["id"]: r for r in originals}
-    alice, bob = read(project / "alice.jsonl"), read(project / "bob.jsonl")
+    alice, bob = read(project / "alice.questions.jsonl"), read(project / "bob.questions.jsonl")
     overlap = [r["id"] for r in alice if r.get("meta", {}).get("overlap")]
     assert len(overlap) == 3
     for recs in (alice, bob):
@@ -118,9 +118,9 @@ def test_disagree_resolve_merge_build_with_provenance(project, cli):
         originals[-1]["locators"] if other != originals[-1]["id"] else originals[0]["locators"]
     )
     b[gone]["locators"], b[gone]["unanswerable"] = [], True
-    write(project / "alice.jsonl", alice)
-    write(project / "bob.jsonl", bob)
-    files = [project / "alice.jsonl", project / "bob.jsonl"]
+    write(project / "alice.questions.jsonl", alice)
+    write(project / "bob.questions.jsonl", bob)
+    files = [project / "alice.questions.jsonl", project / "bob.questions.jsonl"]
 
     agreed = cli(["agree", "--format", "json", *files], cwd=project)
     assert agreed.returncode == 0, agreed.stderr

@@ -39,7 +39,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--seed", type=int, help="the same seed draws the same overlap and hands out the same records"
     )
     p.add_argument(
-        "--out-dir", type=Path, required=True, help="one NAME.jsonl per annotator is written here (new files)"
+        "--out-dir",
+        type=Path,
+        required=True,
+        help="one NAME.questions.jsonl per annotator is written here (new files)",
     )
     p.add_argument("--format", choices=("text", "json"), default="text")
     p.set_defaults(run=_assign)
@@ -57,7 +60,7 @@ def _assign(args: argparse.Namespace) -> int:
     if not records:
         raise ConfigError(f"no records in {display(args.file)}")
     done = assign(records, names, args.overlap, args.seed, args.by)
-    outputs = {args.out_dir / f"{name}.jsonl": recs for name, recs in done.files.items()}
+    outputs = {args.out_dir / f"{name}.questions.jsonl": recs for name, recs in done.files.items()}
     taken = [display(p) for p in outputs if p.exists() or p.resolve() == args.file.resolve()]
     if taken:
         raise ConfigError(f"refusing to write over {', '.join(taken)}: an annotator's file is never replaced")
