@@ -20,7 +20,7 @@ from ..practice.agreement import by_id
 from ..practice.assignment import read_records
 from ..practice.reliability import reliability
 from .agree import add_annotator_files, annotator_files
-from .common import add_set_options, appended, read_input, write_files
+from .common import add_set_options, appended, printable, read_input, write_files
 
 #: exit status of a merge that found disagreements left undecided (nothing written)
 UNRESOLVED = 1
@@ -91,8 +91,10 @@ def _adjudicate(args: argparse.Namespace) -> int:
             + "; ".join(
                 part
                 for part in (
-                    merged.unresolved and f"no locators and not unanswerable: {', '.join(merged.unresolved)}",
-                    merged.missing and f"not in {display(args.merge)}: {', '.join(merged.missing)}",
+                    merged.unresolved
+                    and f"no locators and not unanswerable: {printable(', '.join(merged.unresolved))}",
+                    merged.missing
+                    and f"not in {display(args.merge)}: {printable(', '.join(merged.missing))}",
                 )
                 if part
             )
@@ -119,7 +121,7 @@ def _write_open(args: argparse.Namespace, files, disagreeing: list[str]) -> int:
     else:
         sys.stdout.write(
             f"{plural(len(disagreeing), 'disagreement')} to resolve in {display(args.out)}"
-            + (f": {', '.join(disagreeing)}" if disagreeing else "")
+            + (f": {printable(', '.join(disagreeing))}" if disagreeing else "")
             + "\n"
         )
     return 0
@@ -136,5 +138,7 @@ def _write_merged(golden: GoldenSet, out: Path, lines: list[str], append: bool) 
             taken |= set(golden.committed_queries())
         clash = [rid for line in lines if (rid := json.loads(line)["id"]) in taken]
         if clash:
-            raise ConfigError(f"{display(out)} already holds the ids {', '.join(clash)}: nothing appended")
+            raise ConfigError(
+                f"{display(out)} already holds the ids {printable(', '.join(clash))}: nothing appended"
+            )
     write_files({out: appended(before, lines)}, "adjudicate")
