@@ -29,10 +29,21 @@ import json
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-if TYPE_CHECKING:
-    from .sampling import LoggedQuery
+
+class LoggedQuery(Protocol):
+    """What a stratum is made of: a distinct query of the logs (``sampling.LoggedQuery``)."""
+
+    @property
+    def query(self) -> str: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def words(self) -> int: ...
+
 
 LENGTHS = ((5, "≤ 5 words"), (15, "6–15 words"), (None, "> 15 words"))
 #: the cumulative traffic shares that end the head and the torso
@@ -91,7 +102,7 @@ def _value(value: Any) -> str:
     return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
-def stratum_names(pool: list[LoggedQuery], fields: list[str], topics: int, seed: int | None) -> list[str]:
+def stratum_names(pool: Sequence[LoggedQuery], fields: list[str], topics: int, seed: int | None) -> list[str]:
     """Each query's stratum: ``field=value`` for every field named, joined."""
     columns: list[list[str]] = []
     for name in fields:
@@ -126,7 +137,7 @@ def largest_remainder(total: int, weights: list[float]) -> list[int]:
     return out
 
 
-def allocate(pool: list[LoggedQuery], names: list[str], n: int, tail_factor: float) -> list[Allocation]:
+def allocate(pool: Sequence[LoggedQuery], names: list[str], n: int, tail_factor: float) -> list[Allocation]:
     """Each stratum's share of ``n`` (largest first by traffic), as the module says."""
     lines: Counter[str] = Counter()
     distinct: Counter[str] = Counter()
