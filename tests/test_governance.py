@@ -145,9 +145,14 @@ def test_eval_and_the_report_print_the_stored_agreement_beside_the_metrics(examp
     )
     assert "is not an agreement file" in cli(run, cwd=examples).stdout
     cli(["agree", q, q], cwd=examples)
+    config = examples / "golden-lsp.toml"
+    config.write_text(
+        config.read_text(encoding="utf-8") + 'owner = "search <quality> team"\n', encoding="utf-8"
+    )
     page = examples / "report.html"
     proc = cli(["report", "--retriever", "bm25", "--out", page], cwd=examples)
     if proc.returncode == 2 and "extra" in proc.stderr:
         pytest.skip(proc.stderr)
     html = page.read_text(encoding="utf-8")
     assert 'id="agreement">labels: Krippendorff&#39;s alpha 1.000 (good)' in html
+    assert 'owner <span id="owner">search &lt;quality&gt; team</span>' in html

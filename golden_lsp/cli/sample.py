@@ -106,14 +106,16 @@ def _sample(args: argparse.Namespace) -> int:
         logged, n_redacted = sampling.redacted(logged, golden.config.pii_region)
         tell([f"redacted {plural(n_redacted, 'identifier')} (personal data) in the logs"])
     pool = sampling.candidates(logged, queries)
-    strategy = args.strategy or ("stratified" if strata else "random")
-    drawn = sampling.draw(pool, args.n, strategy, args.seed, strata, args.tail_factor, args.topics)
+    if strata:
+        drawn = sampling.draw_by(pool, args.n, strata, args.seed, args.tail_factor, args.topics)
+    else:
+        drawn = sampling.Draw(*sampling.draw(pool, args.n, args.strategy or "random", args.seed))
     tell(drawn.notes)
     if strata:
         tell(_summary(drawn, strata, args.tail_factor))
-    out = sampling.skeletons(
-        drawn, existing_ids, args.sampled_at or date.today().isoformat(), _fields([args.keep or ""])
-    )
+    sampled_at = args.sampled_at or date.today().isoformat()
+    skeletons = sampling.skeletons(drawn.picked, existing_ids)
+    out = sampling.with_provenance(skeletons, drawn, sampled_at, _fields([args.keep or ""]))
     text = dumps(out, indent=2) + "\n" if args.format == "json" else "".join(dumps(r) + "\n" for r in out)
     if args.out is None:
         sys.stdout.write(text)

@@ -129,38 +129,39 @@ def stratum(q: LoggedQuery) -> int:
 
 @dataclass(frozen=True)
 class Draw:
+    """A stratified draw: the queries, what to tell the user, each query's stratum, and the
+    strata with their sizes in the logs and in the sample."""
+
     picked: list[LoggedQuery]
     notes: list[str]
-    #: each picked query's stratum (``strata`` given), and the strata: sizes in the logs and sample
     names: dict[tuple[int, int], str] = field(default_factory=dict)
     strata: list[Allocation] = field(default_factory=list)
 
 
-def draw(
-    pool: list[LoggedQuery],
-    n: int,
-    strategy: str,
-    seed: int | None,
-    strata: list[str] | None = None,
-    tail_factor: float = 1.0,
-    topics: int = 8,
+def draw_by(
+    pool: list[LoggedQuery], n: int, strata: list[str], seed: int | None, tail_factor: float, topics: int = 8
 ) -> Draw:
-    """N queries by ``strategy`` (in log order) and the shortfalls to tell the user; with ``strata``
-    (log fields, or ``length``, ``frequency``, ``topic``), stratified by them."""
+    """N queries (in log order) stratified by ``strata`` (log fields, or ``length``, ``frequency``,
+    ``topic``: ``practice.strata``)."""
+    rng = random.Random(seed)
+    names = stratum_names(pool, strata, topics, seed)
+    plan = allocate(pool, names, n, tail_factor if "frequency" in strata else 1.0)
+    picked = []
+    for a in plan:
+        group = [q for q, name in zip(pool, names) if name == a.name]
+        picked.extend(rng.sample(group, a.drawn))
+    notes = [f"only {len(picked)} distinct new queries for the {n} wanted"] if len(picked) < n else []
+    by_query = {q.order: name for q, name in zip(pool, names)}
+    picked.sort(key=lambda q: q.order)
+    return Draw(picked, notes, {q.order: by_query[q.order] for q in picked}, plan)
+
+
+def draw(
+    pool: list[LoggedQuery], n: int, strategy: str, seed: int | None
+) -> tuple[list[LoggedQuery], list[str]]:
+    """N queries by ``strategy`` (in log order) and the shortfalls to tell the user."""
     rng = random.Random(seed)
     notes: list[str] = []
-    if strata:
-        names = stratum_names(pool, strata, topics, seed)
-        plan = allocate(pool, names, n, tail_factor if "frequency" in strata else 1.0)
-        picked = []
-        for a in plan:
-            group = [q for q, name in zip(pool, names) if name == a.name]
-            picked.extend(rng.sample(group, a.drawn))
-        if len(picked) < n:
-            notes.append(f"only {len(picked)} distinct new queries for the {n} wanted")
-        by_query = {q.order: name for q, name in zip(pool, names)}
-        picked.sort(key=lambda q: q.order)
-        return Draw(picked, notes, {q.order: by_query[q.order] for q in picked}, plan)
     if strategy == "random":
         picked = rng.sample(pool, min(n, len(pool)))
     elif strategy == "hard-cases":
@@ -180,25 +181,27 @@ def draw(
     if len(picked) < n and strategy != "stratified":
         what = "distinct new queries" if strategy == "random" else "hard cases (rephrased: true)"
         notes.append(f"only {len(picked)} {what} for the {n} wanted")
-    return Draw(sorted(picked, key=lambda q: q.order), notes)
+    return sorted(picked, key=lambda q: q.order), notes
 
 
-def skeletons(
-    drawn: Draw, used_ids: Iterable[str], sampled_at: str, keep: Iterable[str] = ()
-) -> list[dict[str, Any]]:
+def skeletons(picked: list[LoggedQuery], used_ids: Iterable[str]) -> list[dict[str, Any]]:
     """Records to author: a fresh id continuing the set's numbering (never one of ``used_ids``: the
-    set's and the committed artifact's), the query, an empty expected answer and no locators yet,
-    and where the query came from: its log (``source``), the ``request_id`` of its first occurrence,
-    ``sampled_at``, and in ``meta`` its count in the logs, its stratum and the log fields in ``keep``."""
+    set's and the committed artifact's), the query, an empty expected answer and no locators yet."""
+    return [
+        {"id": rid, "query": q.query, "expected_answer": "", "locators": []}
+        for q, rid in zip(picked, free_ids(used_ids))
+    ]
+
+
+def with_provenance(
+    records: list[dict[str, Any]], drawn: Draw, sampled_at: str, keep: Iterable[str] = ()
+) -> list[dict[str, Any]]:
+    """The skeletons of ``drawn.picked`` with where each query came from: its log (``source``), the
+    ``request_id`` of its first occurrence, ``sampled_at``, and in ``meta`` its count in the logs,
+    its stratum and the log fields in ``keep``."""
     out = []
-    for q, rid in zip(drawn.picked, free_ids(used_ids)):
-        rec: dict[str, Any] = {
-            "id": rid,
-            "query": q.query,
-            "expected_answer": "",
-            "locators": [],
-            "source": q.source,
-        }
+    for rec, q in zip(records, drawn.picked):
+        rec = {**rec, "source": q.source}
         request_id = q.fields.get("request_id")
         if isinstance(request_id, (str, int)) and not isinstance(request_id, bool):
             rec["request_id"] = str(request_id)
