@@ -31,10 +31,11 @@ from pathlib import Path
 from unittest import mock
 
 from golden_lsp.core import rules
-from golden_lsp.core.analysis import Analyzer
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.questions import is_skipped, parse_record
-from golden_lsp.core.scoring import parse_hit_rule
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine.analysis import Analyzer
+from golden_lsp.core.labels.jsonline import is_skipped
+from golden_lsp.core.labels.questions import parse_record
+from golden_lsp.core.labels.scoring import parse_hit_rule
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT.parent / "shared" / "conformance" / "ai-rag-lab"
@@ -72,7 +73,7 @@ def _time(corpus, lines: list[str], repeat: int, with_pii: bool) -> float:
 
 def _fresh(text: str) -> float:
     code = (
-        "import time; from golden_lsp.core.pii import find; t = time.perf_counter(); "
+        "import time; from golden_lsp.core.check.pii import find; t = time.perf_counter(); "
         f"find({text!r}); print(time.perf_counter() - t)"
     )
     return float(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from core_support import CONFORMANCE, cli_env, make_project, run_cli
 
-from golden_lsp.core import textcache
+from golden_lsp.core.engine import textcache
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

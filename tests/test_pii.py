@@ -12,8 +12,8 @@ import sys
 import pytest
 from core_support import loc, make_project, qline
 
-from golden_lsp.core.pii import find, redact
-from golden_lsp.core.rules import string_columns
+from golden_lsp.core.check.pii import find, redact
+from golden_lsp.core.check.rules import string_columns
 
 #: (text, the identifiers in it as (kind, text)) — what a user may type into a RAG system
 POSITIVES = [
@@ -126,7 +126,7 @@ def test_pii_region_in_the_config(tmp_path, cli):
 
 def test_no_library_is_imported_for_text_without_a_candidate():
     code = (
-        "import sys; from golden_lsp.core.pii import find;"
+        "import sys; from golden_lsp.core.check.pii import find;"
         "find('What changed in version 1.2 in 2019: the hut @ the pass?', 'US');"
         "print(sorted(m for m in ('phonenumbers', 'stdnum') if m in sys.modules))"
     )
@@ -137,7 +137,7 @@ def test_no_library_is_imported_for_text_without_a_candidate():
 @pytest.mark.parametrize("text", ["card 4111 1111 1111 1111", "call +44 20 7946 0958"])
 def test_a_candidate_loads_the_library_that_checks_it(text):
     code = (
-        f"import sys; from golden_lsp.core.pii import find; find({text!r});"
+        f"import sys; from golden_lsp.core.check.pii import find; find({text!r});"
         "print(sorted(m for m in ('phonenumbers', 'stdnum') if m in sys.modules))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

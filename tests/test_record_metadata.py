@@ -14,8 +14,8 @@ import pytest
 from core_support import run_cli
 from interchange_support import artifact, example_set
 
-from golden_lsp.core.questions import parse_record
-from golden_lsp.core.recordmeta import flat_metadata, is_iso_date
+from golden_lsp.core.labels.questions import parse_record
+from golden_lsp.core.labels.recordmeta import flat_metadata, is_iso_date
 
 META = {
     "tenant": "acme",

@@ -9,12 +9,12 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.canon import editor_text
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.jsontext import dumps
-from ..core.project import GoldenSet
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.io.files import display
+from ..core.io.jsontext import dumps
+from ..core.text.canon import editor_text
 from ..practice.adjudication import HEADER, merge, open_record
 from ..practice.agreement import by_id
 from ..practice.assignment import read_records

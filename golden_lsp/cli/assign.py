@@ -8,10 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.jsontext import dumps
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
+from ..core.io.jsontext import dumps
 from ..practice.assignment import DEFAULT_BY, DEFAULT_OVERLAP, assign, read_records
 from .common import printable, read_input, write_files
 

@@ -9,15 +9,15 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from ..core.canon import editor_text
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.jsontext import dumps
-from ..core.pii import find as find_pii
-from ..core.pii import redact
-from ..core.recordmeta import is_iso_date
-from ..core.rules import folded
+from ..core.check.pii import find as find_pii
+from ..core.check.pii import redact
+from ..core.check.rules import folded
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
+from ..core.io.jsontext import dumps
+from ..core.labels.recordmeta import is_iso_date
+from ..core.text.canon import editor_text
 from ..evaluate.runs import run_text
 from ..practice.incidents import Incident, intake, read_export
 from .common import add_set_options, appended, golden_set, read_input, tell, write_files

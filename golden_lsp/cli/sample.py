@@ -8,11 +8,11 @@ import sys
 from datetime import date
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.jsontext import dumps
-from ..core.recordmeta import is_iso_date
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
+from ..core.io.jsontext import dumps
+from ..core.labels.recordmeta import is_iso_date
 from ..practice import sampling
 from ..practice.strata import DEFAULT_TAIL_FACTOR
 from .common import add_set_options, golden_set, printable, read_input, tell, write_files

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.model import RecordLine
+from ..core.check.model import RecordLine
 
 ADJUDICATED = "adjudicated"
 #: the labels of a record an annotator's version carries (what a person chooses between)

@@ -16,8 +16,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from ..core.config import Config
-from ..core.files import display, read_regular
+from ..core.goldenset.config import Config
+from ..core.io.files import display, read_regular
 
 AGREEMENT_NAME = "agreement.json"
 FORMAT = "golden-lsp agreement v1"

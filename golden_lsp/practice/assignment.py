@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.questions import is_skipped, split_lines
+from ..core.goldenset.config import ConfigError
+from ..core.labels.jsonline import is_skipped, split_lines
 from .strata import NONE, largest_remainder
 
 DEFAULT_OVERLAP = 0.2

@@ -18,10 +18,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.ids import free_ids
-from ..core.questions import split_lines
-from ..core.rules import folded
+from ..core.check.rules import folded
+from ..core.goldenset.config import ConfigError
+from ..core.labels.ids import free_ids
+from ..core.labels.jsonline import split_lines
 
 TAG = "incident"
 

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.files import display
-from ..core.model import Analysis, RecordLine
+from ..core.check.model import Analysis, RecordLine
+from ..core.corpus.index import Corpus
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
 from .agreement import (
     BOOTSTRAP_RESAMPLES,
     SPAN_DISAGREE,

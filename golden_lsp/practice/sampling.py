@@ -22,12 +22,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.ids import free_ids
-from ..core.pii import find as find_pii
-from ..core.pii import redact
-from ..core.questions import split_lines
-from ..core.rules import folded
+from ..core.check.pii import find as find_pii
+from ..core.check.pii import redact
+from ..core.check.rules import folded
+from ..core.goldenset.config import ConfigError
+from ..core.labels.ids import free_ids
+from ..core.labels.jsonline import split_lines
 from .strata import LENGTHS, Allocation, allocate, stratum_names
 
 STRATEGIES = ("random", "stratified", "hard-cases")

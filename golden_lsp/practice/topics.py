@@ -23,7 +23,7 @@ import re
 from collections import Counter
 from typing import TYPE_CHECKING
 
-from ..core.quotepick import STOP_WORDS
+from ..core.labels.quotepick import STOP_WORDS
 
 if TYPE_CHECKING:
     import numpy as np

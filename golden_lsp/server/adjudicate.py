@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..core.diagnostics import Range
-from ..core.jsontext import dumps
-from ..core.rules import short
+from ..core.check.rules import short
+from ..core.findings.diagnostics import Range
+from ..core.io.jsontext import dumps
 from ..practice.adjudication import take
 from .convert import to_lsp
 from .view import View

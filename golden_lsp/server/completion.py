@@ -15,9 +15,9 @@ import json
 from lsprotocol import types
 
 from ..assist.continuations import MAX_COUNT, continuations
-from ..core.diagnostics import Range
-from ..core.ids import next_free_id
-from ..core.questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS, SPLITS
+from ..core.findings.diagnostics import Range
+from ..core.labels.ids import next_free_id
+from ..core.labels.questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS, SPLITS
 from .view import View
 
 TRIGGERS = ['"', ":", " "]

@@ -14,10 +14,10 @@ import json
 
 from lsprotocol import types
 
-from ..core.diagnostics import Range, plural
-from ..core.model import RecordLine, ResolvedLocator
-from ..core.questions import QuestionRecord
-from ..core.recordmeta import metadata
+from ..core.check.model import RecordLine, ResolvedLocator
+from ..core.findings.diagnostics import Range, plural
+from ..core.labels.questions import QuestionRecord
+from ..core.labels.recordmeta import metadata
 from . import reanchor
 from .markup import Markup
 from .reanchor import Reanchoring
