@@ -4,10 +4,11 @@ take an annotator's labels when adjudicating (``adjudicate.py``), rebuild.
 
 Every edit replaces exactly one JSON string token — the quote, or the doc — with a correctly
 escaped JSON string, so a fix can never touch another field or another line. The quotes come from
-the picker (``quotepick``): ``lengthen``, the shortest extension on the line that is unique and
-still points at the occurrence the author picked; ``quote_around``, the closest passage to a
-typo'd quote as a quote (whole words, unique, on its line) — offered, never preferred, since the
-closest passage is a guess. A doc the corpus does not hold gets one fix per close doc ID.
+the one picker (``quotepick``), so they meet the quote policy: ``lengthen``, the best quote on the
+line that holds the occurrence the author picked; for a quote not found, the finding's own
+``replacements`` (the corpus text as it is, or the closest passage's best quote — offered, never
+preferred, since the closest passage is a guess), the very ones ``check --format json`` gives as
+``fix``. A doc the corpus does not hold gets one fix per close doc ID.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from lsprotocol import types
 
 from ..core.check.rules import MAX_LISTED_OCCURRENCES, short
 from ..core.findings.diagnostics import BROKEN_LABEL, Range
-from ..core.labels.quotepick import lengthen, quote_around
+from ..core.labels.quotepick import lengthen
 from . import reanchor
 from .adjudicate import take_actions
 from .convert import EDITOR_HINTS, to_lsp
@@ -58,8 +59,6 @@ def code_actions(
             out.extend(_lengthen_actions(view, d, line))
         elif d.code == "quote-not-found" and "replacement" in d.data:
             out.extend(_replacement_action(view, d, line))
-        elif d.code == "quote-not-found" and d.data.get("hint") == "closest":
-            out.extend(_closest_action(view, d, line))
         elif d.code == "unknown-doc" and d.data.get("suggestions"):
             out.extend(_doc_actions(view, d, line))
         elif d.code == "query-pii":
@@ -121,57 +120,25 @@ def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
 
 
 def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
-    """ "Use the corpus text" for a near miss. Across a line break the whole text would be a quote
-    spanning lines (quote-multiline), so each line's unique part is offered instead, the longest
-    preferred: the author chooses which half labels the answer."""
+    """The fixes of a quote not found as it is, each a quote the picker chose (the finding's
+    ``replacements``, as ``check --format json`` gives them): "Use the corpus text" for a near
+    miss (across a line break, one per line — the whole text would span lines, quote-multiline —
+    the author choosing which half labels the answer), "Use the closest passage" for a typo."""
     resolved = _locator_at(view, line, d.range.column)
     if resolved is None:
         return []
     node = resolved.locator.quote_node
     lsp_diag = to_lsp(view, d)
-    if d.data.get("hint") == "line break":
-        return [
-            types.CodeAction(
-                title=f"Use the corpus text on one line at {where}: {short(text)!r}",
-                kind=types.CodeActionKind.QuickFix,
-                is_preferred=i == 0,
-                diagnostics=[lsp_diag],
-                edit=_string_edit(view, line, node, text),
-            )
-            for i, (text, where) in enumerate(d.data["replacements"])
-        ]
-    where = d.related[0].range if d.related else None
-    at = f" at {where.line + 1}:{where.column + 1}" if where else ""
+    how = {"line break": "Use the corpus text on one line", "closest": "Use the closest passage"}
     return [
         types.CodeAction(
-            title=f"Use the corpus text{at}",
+            title=f"{how.get(d.data.get('hint', ''), 'Use the corpus text')} at {where}: {short(text)!r}",
             kind=types.CodeActionKind.QuickFix,
-            is_preferred=True,
+            is_preferred=i == 0 and d.data.get("hint") != "closest",
             diagnostics=[lsp_diag],
-            edit=_string_edit(view, line, node, d.data["replacement"]),
+            edit=_string_edit(view, line, node, text),
         )
-    ]
-
-
-def _closest_action(view: View, d, line: int) -> list[types.CodeAction]:
-    """ "Use the closest passage" for a quote not found as it is (a typo): the passage as a quote."""
-    resolved = _locator_at(view, line, d.range.column)
-    doc = view.golden.corpus.docs.get(d.data.get("doc_id", ""))
-    where = d.related[0] if d.related else None
-    if resolved is None or doc is None or where is None or where.offsets is None:
-        return []
-    found = quote_around(doc.text, *where.offsets)
-    if found is None:
-        return []
-    quote = doc.text[found[0] : found[1]]
-    row, col = doc.positions.raw_position(found[0])
-    return [
-        types.CodeAction(
-            title=f"Use the closest passage at {row + 1}:{col + 1}: {short(quote)!r}",
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[to_lsp(view, d)],
-            edit=_string_edit(view, line, resolved.locator.quote_node, quote),
-        )
+        for i, (text, where) in enumerate(d.data["replacements"])
     ]
 
 

@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from test_authoring import code_actions, pos_of
 from test_server import apply_edits, quote_columns, utf16
 
-from golden_lsp.core.labels.quotepick import meaningful
+from golden_lsp.core.labels.quotepolicy import meaningful
 from golden_lsp.core.labels.resolve import occurrences
 
 DOC = "05-first-contact.md"

@@ -66,8 +66,14 @@ def _related(doc, position, start: int, end: int, message: str) -> Related:
 
 
 def short(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut at a word's end when it is longer than ``limit`` (never inside a
+    word that a shorter cut keeps whole)."""
     text = text.replace("\n", "⏎")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rstrip().rfind(" ")
+    return (cut[:space].rstrip() if space > limit // 2 else cut) + "…"
 
 
 # --- one line ---------------------------------------------------------------------------------
@@ -243,23 +249,24 @@ def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, cols: tuple[int, in
             f"quote not found in {doc_id}; {HINT_WHY[hint.kind]} at {where.line}:{where.column}: "
             f"{short(hint.corpus_text)!r}"
         )
-        # a fix never writes a quote spanning lines: for a line break, the parts on one line
-        choices = list(facts.part_texts) if hint.kind == "line break" else [hint.corpus_text]
-        parts = [
-            (part, "{0.line}:{0.column}".format(_related(doc, facts.position, a, b, "").range.one_based()))
-            for part, (a, b) in zip(facts.part_texts, hint.parts)
-        ]
-        if choices:
-            data["replacement"] = choices[0]
-            data["replacements"] = [list(p) for p in parts]
-        if hint.kind == "line break":
-            message += (
-                ": a quote stays on one line, so quote "
-                + " or ".join(f"{short(part, 40)!r} (at {at})" for part, at in parts)
-                + " instead"
-                if parts
-                else ": a quote stays on one line, so quote words of one of its lines"
-            )
+    # a fix writes a quote the picker chose (never one spanning lines: for a line break, one per line)
+    fixes = [
+        (fix, "{0.line}:{0.column}".format(_related(doc, facts.position, a, b, "").range.one_based()))
+        for fix, (a, b) in zip(facts.fix_texts, facts.fixes)
+    ]
+    if fixes:
+        data["replacement"] = fixes[0][0]
+        data["replacements"] = [list(f) for f in fixes]
+    if hint.kind == "line break":
+        message += (
+            ": a quote stays on one line, so quote "
+            + " or ".join(f"{short(fix, 40)!r} (at {at})" for fix, at in fixes)
+            + " instead"
+            if fixes
+            else ": a quote stays on one line, so quote words of one of its lines"
+        )
+    elif hint.kind == "closest" and fixes:
+        message += f"; to label it, quote {short(fixes[0][0])!r}"
     return Diagnostic.at_columns("quote-not-found", message, *cols, (loc,), **data)
 
 
