@@ -19,6 +19,7 @@ from lsprotocol import types
 
 from ..core.check.rules import MAX_LISTED_OCCURRENCES, short
 from ..core.findings.diagnostics import BROKEN_LABEL, Range
+from ..core.goldenset.renames import renamed
 from ..core.labels.quotepick import lengthen
 from . import reanchor
 from .adjudicate import take_actions
@@ -59,7 +60,7 @@ def code_actions(
             out.extend(_lengthen_actions(view, d, line))
         elif d.code == "quote-not-found" and "replacement" in d.data:
             out.extend(_replacement_action(view, d, line))
-        elif d.code == "unknown-doc" and d.data.get("suggestions"):
+        elif d.code == "unknown-doc":
             out.extend(_doc_actions(view, d, line))
         elif d.code == "query-pii":
             out.extend(_redact_action(view, d, line, out))
@@ -143,21 +144,26 @@ def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
 
 
 def _doc_actions(view: View, d, line: int) -> list[types.CodeAction]:
-    """ "Change doc to <id>" for each doc ID close to one the corpus does not hold."""
+    """ "Change doc to <id>" for a doc the corpus does not hold: first, preferred, the document
+    every quote labelled with it occurs once in (renamed without history: ``renames.renamed``,
+    which reads the corpus, so only when asked for), then each doc ID close to it."""
     resolved = _locator_at(view, line, d.range.column, field="doc")
     if resolved is None:
         return []
-    suggestions = d.data["suggestions"]
+    unknown = d.data.get("doc_id", resolved.locator.doc)
+    target = renamed(view.golden.corpus, view.analysis, only=unknown).get(unknown)
+    choices = [c for c in [target, *d.data.get("suggestions", [])] if c is not None]
     lsp_diag = to_lsp(view, d)
     return [
         types.CodeAction(
-            title=f"Change doc to {doc_id!r}",
+            title=f"Change doc to {doc_id!r}"
+            + (" (every quote of it is there: renamed?)" if doc_id == target else ""),
             kind=types.CodeActionKind.QuickFix,
-            is_preferred=len(suggestions) == 1,
+            is_preferred=doc_id == target or (target is None and len(choices) == 1),
             diagnostics=[lsp_diag],
             edit=_string_edit(view, line, resolved.locator.doc_node, doc_id),
         )
-        for doc_id in suggestions
+        for doc_id in dict.fromkeys(choices)
     ]
 
 

@@ -385,7 +385,7 @@ async def test_completion_continues_a_half_typed_quote_unique_first(client: Lang
     assert first.label.startswith(typed) and len(occurrences(raw, first.label)) == 1
     assert "1 match" in first.detail
     # the edit replaces exactly the typed string token with a closed JSON string
-    assert first.text_edit.new_text == json.dumps(first.label)
+    assert json.loads(first.text_edit.new_text) == first.label
     assert first.text_edit.range.start.character == utf16(half) - len(typed) - 1
     for item in items:
         n = len(occurrences(raw, item.label, 11))

@@ -284,6 +284,7 @@ def unknown_doc(corpus: Corpus, doc_id: str, cols: tuple[int, int]) -> Diagnosti
             f"unknown doc {doc_id!r}: the file is in the corpus folder, but the corpus glob "
             f"{corpus.glob!r} leaves it out (set 'glob' in the config{wider})",
             *cols,
+            doc_id=doc_id,
         )
     from rapidfuzz import fuzz, process, utils  # imported only when a doc is unknown
 
@@ -310,6 +311,7 @@ def unknown_doc(corpus: Corpus, doc_id: str, cols: tuple[int, int]) -> Diagnosti
         f"unknown doc {doc_id!r} ({known})",
         *cols,
         suggestions=close,
+        doc_id=doc_id,
     )
 
 
