@@ -37,6 +37,9 @@ MIN_RECORDS = 50
 MAX_DOC_SHARE = 0.6
 #: occurrences of an ambiguous quote listed as related locations and counted (beyond: "more than 20")
 MAX_LISTED_OCCURRENCES = 20
+#: the most answer-bearing chunks a record's spans have before ``many-chunks`` (the golden-dataset
+#: guide: "a query can have 1–10 relevant chunks (typical: 1–3)")
+MAX_BEARING_CHUNKS = 10
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ def line_result(
     record_practice(record, resolved, diags, settings)
     record_pii(record, diags, settings.pii_region)
     record_retention(record, diags, settings)
+    many_chunks(record, resolved, diags)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
     return LineResult(record, resolved, diags, ok, tuple(sorted(deps.items())))
 
@@ -351,6 +355,23 @@ def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags:
                 "answer-too-thin",
                 f"expected_answer is under {MIN_ANSWER_CHARS} characters: too thin to grade against",
                 *record.field_range("expected_answer"),
+            )
+        )
+
+
+def many_chunks(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
+    """many-chunks: the record's spans bear more than ``MAX_BEARING_CHUNKS`` chunks under the set's
+    chunking and hit rule (each chunk counted once, however many spans it bears)."""
+    n = len({c.chunk_id for r in resolved for c in r.chunks})
+    if n > MAX_BEARING_CHUNKS and "locators" in record.value:
+        diags.append(
+            Diagnostic.at_columns(
+                "many-chunks",
+                f"the record's spans bear {n} chunks under this chunking and hit rule (a record has 1 to "
+                f"{MAX_BEARING_CHUNKS}, typically 1 to 3): a span grown too far, or a question too broad "
+                "to grade — narrow the spans or split the question",
+                *record.field_range("locators"),
+                chunks=n,
             )
         )
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from .hints import Hint, not_found_hint
+from .hints import Hint, not_found_hint, prepare_hints
 from .quotepick import passage_quote, quote_around
-from .quotepolicy import acceptable
+from .quotepolicy import acceptable, prepare_quotes
 from .resolve import enclosing_block, occurrences
 
 #: every ``hints.Hint.kind``
@@ -98,6 +98,14 @@ def quote_facts(
         fix_texts=tuple(text[a:b] for a, b in fixes),
         positions={o: raw_position(o) for o in offsets},
     )
+
+
+def prepare(text: str) -> None:
+    """Build now what the facts of a quote not found in ``text`` need — its hint's case index, its
+    fix's word index — so the first keystroke that breaks a quote there does not pay for them: the
+    language server calls this in idle time, a document at a time."""
+    prepare_hints(text)
+    prepare_quotes(text)
 
 
 def fixes_for(text: str, quote: str, hint: Hint) -> tuple[tuple[int, int], ...]:

@@ -35,6 +35,7 @@ from .quotepolicy import (
     problems,
     rank,
     word_bag,
+    word_count,
 )
 from .resolve import count_at_most, occurrences
 
@@ -86,7 +87,7 @@ def _words(text: str, lo: int, hi: int, around: int) -> list[tuple[int, int]]:
 @per_text(16)
 def _count(text: str, word: str) -> int:
     """How many times ``word`` occurs in the document, up to ``COMMON`` (remembered per text)."""
-    return count_at_most(text, word, COMMON)
+    return word_count(text, word, COMMON)
 
 
 @dataclass(frozen=True)

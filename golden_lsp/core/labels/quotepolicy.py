@@ -27,8 +27,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 
+from ..text.memo import per_text
 from .resolve import count_at_most, occurrences
 
 #: the fewest words (or characters) a quote has, unless its whole passage is shorter
@@ -49,94 +51,42 @@ _STOP_WORDS = """a about above after again against all also am an and any are as
 STOP_WORDS = frozenset(_STOP_WORDS.split())
 #: the function words no phrase ends on: articles, determiners, prepositions, conjunctions, the
 #: relative words ("shut down" or "look it up" may end on an adverb; "via the" is cut off)
-DANGLING = frozenset(
-    [
-        "a",
-        "an",
-        "the",
-        "this",
-        "that",
-        "these",
-        "those",
-        "my",
-        "our",
-        "your",
-        "his",
-        "her",
-        "its",
-        "their",
-        "some",
-        "any",
-        "each",
-        "every",
-        "no",
-        "about",
-        "above",
-        "after",
-        "against",
-        "at",
-        "before",
-        "below",
-        "between",
-        "by",
-        "during",
-        "for",
-        "from",
-        "in",
-        "into",
-        "of",
-        "on",
-        "onto",
-        "over",
-        "per",
-        "than",
-        "through",
-        "to",
-        "toward",
-        "towards",
-        "under",
-        "until",
-        "upon",
-        "via",
-        "with",
-        "within",
-        "without",
-        "and",
-        "but",
-        "or",
-        "nor",
-        "so",
-        "yet",
-        "because",
-        "if",
-        "while",
-        "whereas",
-        "although",
-        "though",
-        "which",
-        "who",
-        "whom",
-        "whose",
-        "what",
-        "where",
-        "when",
-        "why",
-        "how",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "am",
-        "as",
-    ]
-)
+_DANGLING = """a an the this that these those my our your his her its their some any each every no about above
+    after against at before below between by during for from in into of on onto over per than
+    through to toward towards under until upon via with within without and but or nor so yet because
+    if while whereas although though which who whom whose what where when why how is are was were be
+    been being am as"""
+DANGLING = frozenset(_DANGLING.split())
 WORD = re.compile(r"[^\W_]+")
 #: a run of emphasis markers at a word's edge: opening (before a word) or closing (after one)
 _OPENING = re.compile(r"(?<![^\W_])([*_~]+)(?=[^\W_])")
 _CLOSING = re.compile(r"(?<=[^\W_])([*_~]+)(?![^\W_])")
+
+
+#: a document this long counts its words once, into an index (``prepare_quotes``), instead of
+#: being searched for each word a quote holds (a 10 MB document: a few ms a rare word)
+LARGE = 256_000
+
+
+def word_count(text: str, word: str, cap: int) -> int:
+    """How many times ``word`` occurs in ``text``, up to ``cap``: as a substring, or, in a
+    ``LARGE`` document, as a word of its index."""
+    if len(text) >= LARGE:
+        return min(_word_index(text)[word], cap)
+    return count_at_most(text, word, cap)
+
+
+@per_text(8)
+def _word_index(text: str) -> Counter[str]:
+    """Each word of a large document and how many times it occurs (remembered per text)."""
+    return Counter(WORD.findall(text))
+
+
+def prepare_quotes(text: str) -> None:
+    """Build now what picking a quote in ``text`` needs (a large document's word index), so the
+    first keystroke that breaks a quote there — whose fix is a picked quote — does not pay for it."""
+    if len(text) >= LARGE:
+        _word_index(text)
 
 
 def is_word_char(c: str) -> bool:
@@ -188,7 +138,7 @@ def near_twin(text: str, a: int, b: int) -> int | None:
     quote = text[a:b]
     d = margin(quote)
     anchors = sorted(
-        ((count_at_most(text, m.group(), 64), m.start(), m.group()) for m in WORD.finditer(quote)),
+        ((word_count(text, m.group(), 64), m.start(), m.group()) for m in WORD.finditer(quote)),
         key=lambda t: (t[0], -len(t[2])),
     )
     for count, offset, word in anchors[: 2 * d + 1]:
