@@ -15,7 +15,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from editor_support import REPO, editor_deps, isolated_env, run, unavailable, venv_bin
+from editor_support import (
+    REPO,
+    completed_as_wanted,
+    completion_cases,
+    editor_deps,
+    isolated_env,
+    run,
+    subfolder_copy,
+    unavailable,
+    venv_bin,
+)
 
 HERE = Path(__file__).resolve().parent
 README = REPO / "editors" / "README.md"
@@ -42,15 +52,19 @@ def find_emacs(output_dir: Path) -> str:
     return emacs
 
 
+def emacs_package(emacs_client: str) -> None:
+    """Skip (or fail) when the Debian package of an Emacs package is not installed."""
+    if not list(Path("/usr/share/emacs/site-lisp/elpa").glob(f"{emacs_client}-*")):
+        unavailable(
+            f"the Debian package elpa-{emacs_client} is not installed (scripts/editor-deps.sh installs it)"
+        )
+
+
 @pytest.mark.parametrize("variant", ["eglot", "eglot-plain", "lsp-mode"])
 def test_emacs_readme_snippets_diagnostic_and_hover(variant, tmp_path, ambiguous_copy, output_dir):
     emacs = find_emacs(output_dir)
     client = variant.removesuffix("-plain")
-    package = {"eglot": "eglot", "lsp-mode": "lsp-mode"}[client]
-    if not list(Path("/usr/share/emacs/site-lisp/elpa").glob(f"{package}-*")):
-        unavailable(
-            f"the Debian package elpa-{package} is not installed (scripts/editor-deps.sh installs it)"
-        )
+    emacs_package(client)
     if not (venv_bin() / "golden-lsp").exists():
         pytest.fail(
             "the golden-lsp command is not installed next to this Python (pip install -e .)", pytrace=False
@@ -100,3 +114,55 @@ def test_emacs_readme_snippets_diagnostic_and_hover(variant, tmp_path, ambiguous
         quote = json.loads(res["lengthened-line"])["locators"][0]["quote"]
         corpus = (ambiguous_copy["folder"] / "corpus" / ambiguous_copy["doc"]).read_text(encoding="utf-8")
         assert ambiguous_copy["word"] in quote and "\n" not in quote and corpus.count(quote) == 1, ctx
+
+
+@pytest.mark.parametrize(
+    "client, ui",
+    [
+        ("eglot", "capf"),  # Emacs's own completion-at-point (C-M-i): the sole candidates
+        ("eglot", "company"),
+        ("lsp-mode", "company"),  # lsp-mode applies an edit from company (editors/README.md)
+    ],
+)
+def test_emacs_completion_leaves_the_record_wanted(client, ui, tmp_path, output_dir):
+    """A record typed with the README's snippets: a doc in a subfolder inside a string the editor
+    closed and a quote after words typed (sole candidates), and through company a multi-word quote
+    from the menu at the end of a quote and in its middle; each line is the record wanted."""
+    emacs = find_emacs(output_dir)
+    emacs_package(client)
+    if ui == "company":
+        emacs_package("company")
+    folder = subfolder_copy(tmp_path)
+    questions = folder / "questions.jsonl"
+    cases = completion_cases(folder, multi_word=ui == "company")
+    snippet = tmp_path / "golden-lsp.el"
+    snippet.write_text("\n".join(readme_elisp(m) for m in SNIPPETS[client]), encoding="utf-8")
+    out = output_dir / "result.json"
+    env = isolated_env(
+        tmp_path / "state",
+        {
+            "GOLDEN_CLIENT": client,
+            "GOLDEN_SNIPPET": str(snippet),
+            "GOLDEN_QUESTIONS": str(questions),
+            "GOLDEN_COMPLETE_LINE": str(len(questions.read_text(encoding="utf-8").split("\n")) - 1),
+            "GOLDEN_COMPLETE_CASES": json.dumps(cases),
+            "GOLDEN_COMPLETE_UI": ui,
+            "GOLDEN_OUT": str(out),
+            "GOLDEN_TIMEOUT": "30",
+        },
+    )
+    proc = run(
+        [emacs, "--batch", "-Q", "-l", HERE / "emacs_completion_test.el"],
+        timeout=180,
+        env=env,
+        cwd=folder,
+        out=output_dir / "emacs-output.txt",
+    )
+    assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
+    res = json.loads(out.read_text(encoding="utf-8"))
+    ctx = f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    assert res.get("ok") is True and proc.returncode == 0, ctx
+    assert len(res["rounds"]) == len(cases), ctx
+    for case, r in zip(cases, res["rounds"], strict=True):
+        wrong = completed_as_wanted(case, r["line_after"], r.get("chosen"))
+        assert wrong is None, f"{case['line']}: {wrong}\n{ctx}"

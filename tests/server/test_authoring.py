@@ -384,9 +384,11 @@ async def test_completion_continues_a_half_typed_quote_unique_first(client: Lang
     first = items[0]
     assert first.label.startswith(typed) and len(occurrences(raw, first.label)) == 1
     assert "1 match" in first.detail
-    # the edit replaces exactly the typed string token with a closed JSON string
-    assert first.text_edit.new_text == json.dumps(first.label)
-    assert first.text_edit.range.start.character == utf16(half) - len(typed) - 1
+    # the edit replaces exactly what is typed inside the string, and closes it (nothing follows)
+    assert first.text_edit.new_text == json.dumps(first.label)[1:]
+    assert first.text_edit.range.start.character == utf16(half) - len(typed)
+    assert first.text_edit.range.end.character == utf16(half)
+    assert first.filter_text == json.dumps(first.label)[1:-1]
     for item in items:
         n = len(occurrences(raw, item.label, 11))
         assert item.label.startswith(typed)
@@ -420,7 +422,7 @@ async def test_completion_of_doc_hop_id_and_keys(client: LanguageClient, golden_
     items = await complete(client, golden_dir, '{"id": "ex999", "')
     labels = [i.label for i in items]
     assert "query" in labels and "locators" in labels and "id" not in labels
-    assert items[labels.index("query")].text_edit.new_text == '"query": '
+    assert items[labels.index("query")].text_edit.new_text == 'query": '
     items = await complete(client, golden_dir, '{"id": "ex900", "locators": [{"doc": "a.md", "')
     assert [i.label for i in items] == [k for k in LOCATOR_FIELDS if k != "doc"]
     items = await complete(client, golden_dir, '{"id": "ex900", "split": "')

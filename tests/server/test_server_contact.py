@@ -1,0 +1,107 @@
+"""First contact, round four (issue 30), over real JSON-RPC: completion items that replace exactly
+what is typed inside a string, so that every client leaves the same line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import change_doc, open_doc, uri_of
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+from test_server import utf16
+
+SUBDOC = "user-guide/deploying-your-docs.md"
+SUBCHAPTER = (
+    "# Deploying your docs\n\nYou can deploy your documentation to any static host 🎉 once the site "
+    'is built.\n\nThe build writes every page into the "site" folder for the host to serve.\n'
+)
+
+
+@pytest.fixture
+def subfolder_set(golden_dir: Path) -> Path:
+    """The example set with a chapter in a subfolder (the glob reads subfolders)."""
+    (golden_dir / "corpus" / "user-guide").mkdir()
+    (golden_dir / "corpus" / SUBDOC).write_text(SUBCHAPTER, encoding="utf-8")
+    config = golden_dir / "golden-lsp.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('glob = "*.md"', 'glob = "**/*.md"'))
+    return golden_dir
+
+
+async def complete_at(client: LanguageClient, golden_dir: Path, line: str) -> tuple[str, list]:
+    """Completion at the ``|`` of ``line``, typed as the last line of the questions file; the line
+    without the marker and the items."""
+    q = golden_dir / "questions.jsonl"
+    at = line.index("|")
+    typed = line.replace("|", "", 1)
+    text = q.read_text(encoding="utf-8").rstrip("\n") + "\n" + typed
+    client.doc_version = getattr(client, "doc_version", 0) + 1
+    uri = uri_of(q)
+    if client.doc_version == 1:
+        open_doc(client, q, text)
+    else:
+        change_doc(client, uri, client.doc_version, text)
+    n = len(text.split("\n")) - 1
+    got = await client.text_document_completion_async(
+        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(typed[:at])))
+    )
+    return typed, (got.items if got else [])
+
+
+def applied(line: str, item: types.CompletionItem) -> str:
+    """The line with the item's edit applied (UTF-16 columns)."""
+    edit = item.text_edit
+    units = line.encode("utf-16-le")
+    s, e = edit.range.start.character * 2, edit.range.end.character * 2
+    return (units[:s] + edit.new_text.encode("utf-16-le") + units[e:]).decode("utf-16-le")
+
+
+def typed_in_range(line: str, item: types.CompletionItem) -> str:
+    units = line.encode("utf-16-le")
+    r = item.text_edit.range
+    return units[r.start.character * 2 : r.end.character * 2].decode("utf-16-le")
+
+
+HEAD = '{"id": "ex900", "query": "q", "expected_answer": "An answer long enough to grade.", "locators": [{"doc": '
+
+
+async def test_completion_replaces_what_is_typed_inside_a_closed_string(
+    client: LanguageClient, subfolder_set: Path
+):
+    # a doc in a subfolder, the string closed by the editor: only the docs that match are offered
+    line, items = await complete_at(client, subfolder_set, HEAD + '"user-guide/dep|"}]}')
+    assert [i.label for i in items] == [SUBDOC]
+    [item] = items
+    assert typed_in_range(line, item) == "user-guide/dep" and item.filter_text == SUBDOC
+    after = applied(line, item)
+    assert json.loads(after)["locators"][0]["doc"] == SUBDOC
+    # what a client that inserts the filterText over the typed text leaves is the same line
+    assert line.replace("user-guide/dep", item.filter_text, 1) == after
+    # a quote after an emoji, with a JSON escape typed: UTF-16 columns, escaped text in and out
+    line, items = await complete_at(
+        client, subfolder_set, HEAD + f'"{SUBDOC}", "quote": "The build writes every page into the \\"si|"}}]}}'
+    )
+    assert items and all(i.label.startswith('The build writes every page into the "si') for i in items)
+    item = items[0]
+    assert typed_in_range(line, item) == 'The build writes every page into the \\"si'
+    assert item.filter_text == json.dumps(item.label, ensure_ascii=False)[1:-1]
+    assert json.loads(applied(line, item))["locators"][0]["quote"] == item.label
+    line, items = await complete_at(client, subfolder_set, HEAD + f'"{SUBDOC}", "quote": "any static host 🎉 on|"}}]}}')
+    assert items and typed_in_range(line, items[0]) == "any static host 🎉 on"
+    assert json.loads(applied(line, items[0]))["locators"][0]["quote"] == items[0].label
+
+
+async def test_completion_in_an_unclosed_string_closes_it(client: LanguageClient, subfolder_set: Path):
+    line, items = await complete_at(client, subfolder_set, HEAD + '"user-guide/|')
+    assert [i.label for i in items] == [SUBDOC]
+    assert typed_in_range(line, items[0]) == "user-guide/" and items[0].text_edit.new_text == SUBDOC + '"'
+    # keys: inside a closed key string only the name; outside a string the whole key and a colon
+    line, items = await complete_at(client, subfolder_set, '{"id": "ex901", "qu|"')
+    assert [i.label for i in items] == ["query", "query_type"]
+    assert items[0].text_edit.new_text == "query" and typed_in_range(line, items[0]) == "qu"
+    line, items = await complete_at(client, subfolder_set, '{"id": "ex901", qu|')
+    assert items[0].text_edit.new_text == '"query": ' and typed_in_range(line, items[0]) == "qu"
+    # nothing is offered that does not match what is typed
+    _line, items = await complete_at(client, subfolder_set, HEAD + '"zzz|')
+    assert items == []
