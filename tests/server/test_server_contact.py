@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import change_doc, open_doc, uri_of
+from conftest import change_doc, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import utf16
@@ -105,3 +105,51 @@ async def test_completion_in_an_unclosed_string_closes_it(client: LanguageClient
     # nothing is offered that does not match what is typed
     _line, items = await complete_at(client, subfolder_set, HEAD + '"zzz|')
     assert items == []
+
+
+# --- a chapter renamed on disk while open ---------------------------------------------------------
+
+
+def watched(client: LanguageClient, *changes: tuple[Path, types.FileChangeType]) -> None:
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams([types.FileEvent(uri_of(p), kind) for p, kind in changes])
+    )
+
+
+def codes_on(pub, line: int) -> set[str]:
+    return {str(d.code) for d in pub.diagnostics if d.range.start.line == line}
+
+
+@pytest.mark.parametrize("told", [True, False])
+async def test_an_open_chapter_renamed_on_disk_is_no_document(client: LanguageClient, golden_dir: Path, told):
+    """The editor keeps the buffer of a chapter renamed on disk under its old name: it is no corpus
+    document any more (``check`` sees no file there), told by a watcher (``told``) or found on the
+    buffer's next edit; its lenses go, and its edits count for nothing."""
+    q = golden_dir / "questions.jsonl"
+    lines = q.read_text(encoding="utf-8").split("\n")
+    line = next(i for i, s in enumerate(lines) if s.startswith("{") and json.loads(s)["locators"])
+    doc = json.loads(lines[line])["locators"][0]["doc"]
+    old = golden_dir / "corpus" / doc
+    text = old.read_text(encoding="utf-8")
+    quri, curi = open_doc(client, q), open_doc(client, old)
+    pub = await published(client, quri)
+    assert "unknown-doc" not in codes_on(pub, line)
+    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(curi)))
+    assert lenses
+    new = old.with_name("renamed-" + old.name)
+    old.rename(new)
+    if told:
+        watched(client, (old, types.FileChangeType.Deleted), (new, types.FileChangeType.Created))
+    else:  # no watcher: the buffer's next edit finds its file gone
+        change_doc(client, curi, 2, text + "\nAn edit of the orphaned buffer.\n")
+    pub = await published(client, quri, lambda p: "unknown-doc" in codes_on(p, line))
+    # an edit of the orphaned buffer (its old quote still there) does not bring the document back
+    change_doc(client, curi, 3, text)
+    assert not await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(curi))
+    )
+    counts = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("golden-lsp.check", [quri])
+    )
+    assert counts["errors"] >= 1
+    assert "unknown-doc" in codes_on([p for p in client.published if p.uri == quri][-1], line)
