@@ -27,6 +27,22 @@ from lsprotocol import types
 APPLY_EDIT_COMMAND = "golden-lsp.applyEdit"
 #: the initialization option a client sets to get the ``golden-lsp/status`` notification
 STATUS_OPTION = "statusNotification"
+#: clients (by ``clientInfo.name``) that count a position's character in code points, both ways,
+#: while offering no position encoding (whose default is UTF-16): lsp-mode 8.0 (``"emacs"``) moves
+#: ``forward-char`` by a position's character and sends ``point - line-beginning-position``
+CODE_POINT_CLIENTS = frozenset({"emacs"})
+
+
+def counted_encoding(params: types.InitializeParams) -> str | None:
+    """The position encoding a client counts in without offering it (UTF-32 for lsp-mode), to be
+    offered on its behalf; None for a client that offers encodings or counts UTF-16 as it should.
+    Without it, lsp-mode shows a finding after a character outside the BMP (an emoji) one
+    character late, and its edits after one land a character early in the server's text."""
+    general = params.capabilities.general
+    if general is not None and general.position_encodings:
+        return None
+    info = params.client_info
+    return types.PositionEncodingKind.Utf32 if info is not None and info.name in CODE_POINT_CLIENTS else None
 
 
 @dataclass(frozen=True)

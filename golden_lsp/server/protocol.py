@@ -34,12 +34,14 @@ import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
 
+import attrs
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcParseError
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
+from .client import counted_encoding
 from .outgoing import Key, QueuedWriter
 
 PARSE_ERROR = -32700
@@ -279,6 +281,15 @@ def _user_handler_only(method: str) -> Callable:
 class BufferedProtocol(StrictProtocol):
     """pygls' protocol minus its document store: golden-lsp keeps documents in its own buffers
     (``positions.Buffer``), so pygls would only hold and re-split a second copy per keystroke."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        """pygls' initialize, with the encoding a client counts in without offering it offered for
+        it (``client.counted_encoding``), so the negotiated encoding is the one it uses."""
+        if (counted := counted_encoding(params)) is not None:
+            general = params.capabilities.general or types.GeneralClientCapabilities()
+            params.capabilities.general = attrs.evolve(general, position_encodings=[counted])
+        return (yield from super().lsp_initialize(params))
 
     lsp_text_document__did_open = _user_handler_only(types.TEXT_DOCUMENT_DID_OPEN)
     lsp_text_document__did_change = _user_handler_only(types.TEXT_DOCUMENT_DID_CHANGE)

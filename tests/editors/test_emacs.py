@@ -22,6 +22,8 @@ from editor_support import (
     editor_deps,
     isolated_env,
     run,
+    SUBDOC,
+    TYPED_RECORD,
     subfolder_copy,
     unavailable,
     venv_bin,
@@ -166,3 +168,50 @@ def test_emacs_completion_leaves_the_record_wanted(client, ui, tmp_path, output_
     for case, r in zip(cases, res["rounds"], strict=True):
         wrong = completed_as_wanted(case, r["line_after"], r.get("chosen"))
         assert wrong is None, f"{case['line']}: {wrong}\n{ctx}"
+
+
+@pytest.mark.parametrize("client", ["eglot", "lsp-mode"])
+def test_emacs_positions_after_a_character_outside_the_bmp(client, tmp_path, output_dir):
+    """A record whose query holds an emoji (two UTF-16 units, one character in Emacs): the
+    quote-not-found diagnostic starts exactly at the quote, and an edit after the emoji (a
+    deleted character, sent as an incremental change) lands where Emacs made it — through eglot
+    (which counts UTF-16) and lsp-mode (which counts characters and offers no encoding: the server
+    counts code points for it)."""
+    emacs = find_emacs(output_dir)
+    emacs_package(client)
+    folder = subfolder_copy(tmp_path)
+    questions = folder / "questions.jsonl"
+    record = json.loads(TYPED_RECORD + json.dumps(SUBDOC) + "}]}")
+    record["query"] = "Where 🎉 does the build put the pages?"
+    record["locators"][0]["quote"] = "Xdeploy your documentation to any static host"
+    text = questions.read_text(encoding="utf-8").rstrip("\n")
+    questions.write_text(text + "\n" + json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
+    line = len(text.split("\n")) + 1
+    snippet = tmp_path / "golden-lsp.el"
+    snippet.write_text("\n".join(readme_elisp(m) for m in SNIPPETS[client]), encoding="utf-8")
+    out = output_dir / "result.json"
+    env = isolated_env(
+        tmp_path / "state",
+        {
+            "GOLDEN_CLIENT": client,
+            "GOLDEN_SNIPPET": str(snippet),
+            "GOLDEN_QUESTIONS": str(questions),
+            "GOLDEN_EMOJI_LINE": str(line),
+            "GOLDEN_OUT": str(out),
+            "GOLDEN_TIMEOUT": "30",
+        },
+    )
+    proc = run(
+        [emacs, "--batch", "-Q", "-l", HERE / "emacs_positions_test.el"],
+        timeout=180,
+        env=env,
+        cwd=folder,
+        out=output_dir / "emacs-output.txt",
+    )
+    assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
+    res = json.loads(out.read_text(encoding="utf-8"))
+    ctx = f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    assert res.get("ok") is True and proc.returncode == 0, ctx
+    assert res["diagnostic-column"] == res["quote-column"], ctx
+    assert res["diagnostic-text"] == json.dumps(record["locators"][0]["quote"]), ctx
+    assert res.get("cleared") is True, ctx

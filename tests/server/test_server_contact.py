@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import change_doc, open_doc, published, uri_of
+from conftest import SERVER, change_doc, init_params, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import utf16
@@ -153,3 +153,42 @@ async def test_an_open_chapter_renamed_on_disk_is_no_document(client: LanguageCl
     )
     assert counts["errors"] >= 1
     assert "unknown-doc" in codes_on([p for p in client.published if p.uri == quri][-1], line)
+
+
+# --- the encoding a client counts in --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, offered, negotiated",
+    [
+        ("emacs", None, "utf-32"),  # lsp-mode 8.0: counts code points, offers nothing
+        ("emacs", ["utf-16"], "utf-16"),  # a client that offers is taken at its word
+        ("Eglot", None, "utf-16"),  # eglot counts UTF-16, the default
+    ],
+)
+async def test_a_client_that_counts_code_points_without_saying_so_gets_them(
+    name: str, offered, negotiated: str, golden_dir: Path
+):
+    lsp_client = SERVER.client_factory()
+    await lsp_client.start_io(*SERVER.server_command)
+    try:
+        params = init_params(golden_dir, offered)
+        params.client_info = types.ClientInfo(name=name, version="28.2")
+        result = await lsp_client.initialize_session(params)
+        assert result.capabilities.position_encoding == negotiated
+        q = golden_dir / "questions.jsonl"
+        lines = q.read_text(encoding="utf-8").split("\n")
+        n = next(i for i, s in enumerate(lines) if s.startswith("{") and json.loads(s)["locators"])
+        rec = json.loads(lines[n])
+        rec["query"] = "Where 🎉 is it?"
+        rec["locators"][0]["quote"] = "X" + rec["locators"][0]["quote"]
+        lines[n] = json.dumps(rec, ensure_ascii=False)
+        uri = open_doc(lsp_client, q, "\n".join(lines))
+        pub = await published(lsp_client, uri, lambda p: any(d.code == "quote-not-found" for d in p.diagnostics))
+        [nf] = [d for d in pub.diagnostics if d.code == "quote-not-found"]
+        at = lines[n].index('"X')
+        units = at if negotiated == "utf-32" else utf16(lines[n][:at])
+        assert (nf.range.start.line, nf.range.start.character) == (n, units)
+    finally:
+        await lsp_client.shutdown_session()
+        await lsp_client.stop()
