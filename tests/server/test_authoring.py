@@ -297,9 +297,11 @@ async def test_new_question_anchored_here_resolves_to_the_selection(
     new = next(a for a in actions if a.title == "New golden question anchored here")
     [edit] = new.edit.changes[uri_of(q)]
     saved = q.read_text(encoding="utf-8")
-    assert edit.range.start == edit.range.end == pos_of(saved + "$", "$")  # appended at the end
-    text = saved + edit.new_text
+    # appended as the last line, before the file's final line break
+    assert saved.endswith("}\n") and edit.range.start == edit.range.end == pos_of(saved + "$", "\n$")
+    text = apply_edits(saved, [edit])
     added = text.rstrip("\n").split("\n")[-1]
+    assert text == saved + added + "\n"
     record = json.loads(added)
     assert record["id"] == free and record["query"] == "" and record["expected_answer"] == ""
     assert record["hop"] == "single" and record["locators"][0]["doc"] == CHAPTER

@@ -10,7 +10,8 @@ import pytest
 from conftest import SERVER, change_doc, init_params, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from test_server import utf16
+from test_authoring import code_actions, pos_of
+from test_server import apply_edits, utf16
 
 SUBDOC = "user-guide/deploying-your-docs.md"
 SUBCHAPTER = (
@@ -192,3 +193,32 @@ async def test_a_client_that_counts_code_points_without_saying_so_gets_them(
     finally:
         await lsp_client.shutdown_session()
         await lsp_client.stop()
+
+
+# --- anchor here appends a line, not a blank one -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "ending, expected",
+    [
+        ("}\n", "}\n{new}\n"),  # before the final line break
+        ("}\r\n", "}\r\n{new}\r\n"),  # a CRLF file stays one
+        ("}\n\n", "}\n{new}\n"),  # into an empty last line
+        ("}", "}\n{new}\n"),  # a file without a final line break
+    ],
+)
+async def test_anchor_here_appends_the_last_line(client: LanguageClient, golden_dir: Path, ending, expected):
+    q = golden_dir / "questions.jsonl"
+    saved = q.read_text(encoding="utf-8").rstrip("\n")
+    saved = saved[: saved.rindex("}")] + ending
+    q.write_text(saved, encoding="utf-8", newline="")
+    chapter = golden_dir / "corpus" / "01-planning-a-hut-tour.md"
+    raw = chapter.read_text(encoding="utf-8")
+    at = pos_of(raw, "plan with times too", 5)
+    actions = await code_actions(client, open_doc(client, chapter), types.Range(at, at))
+    new = next(a for a in actions if a.title == "New golden question anchored here")
+    [edit] = new.edit.changes[uri_of(q)]
+    text = apply_edits(saved, [edit])
+    added = edit.new_text.strip("\r\n")
+    assert text == saved[: saved.rindex("}")] + expected.replace("{new}", added)
+    assert json.loads(added)["locators"][0]["doc"] == chapter.name
