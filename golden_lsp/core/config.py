@@ -54,6 +54,11 @@ class ConfigError(Exception):
     """A configuration problem: the CLI exits 2 with this one-line reason."""
 
 
+class NoCorpus(ConfigError):
+    """No corpus folder is configured (no config found, or one without ``corpus``): the command
+    line says to pass ``--corpus``, the editor offers to write the config."""
+
+
 @dataclass(frozen=True)
 class Config:
     corpus: Path | None = None
@@ -110,7 +115,7 @@ class Config:
 
     def corpus_path(self) -> Path:
         if self.corpus is None:
-            raise ConfigError("no corpus: set 'corpus' in golden-lsp.toml or pass --corpus DIR")
+            raise NoCorpus("no corpus: set 'corpus' in golden-lsp.toml or pass --corpus DIR")
         return self.corpus
 
 

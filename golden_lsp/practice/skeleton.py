@@ -84,18 +84,24 @@ def corpus_glob(corpus_root: Path) -> str:
     return RECURSIVE_GLOB if next(nested, None) is not None else FLAT_GLOB
 
 
-def _config_text(corpus: str, glob: str) -> str:
-    return (
+def config_text(corpus: str, glob: str, questions: str = DEFAULT_QUESTIONS, small: bool = True) -> str:
+    """The config of a set whose corpus folder is ``corpus`` (relative to the config); ``small``:
+    a new set, with the two set-shape rules it cannot meet yet turned off."""
+    text = (
         f"# golden-lsp: paths are relative to this file\n"
         f"corpus = {json.dumps(corpus)}\n"
         f"glob = {json.dumps(glob)}\n"
-        f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n"
-        f"\n"
-        f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
-        f"[severity]\n"
-        f'too-few-records = "off"\n'
-        f'doc-dominates = "off"\n'
+        f"questions = {json.dumps(questions)}\n"
     )
+    if small:
+        text += (
+            f"\n"
+            f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
+            f"[severity]\n"
+            f'too-few-records = "off"\n'
+            f'doc-dominates = "off"\n'
+        )
+    return text
 
 
 def anchored_record(corpus_root: Path, glob: str = FLAT_GLOB) -> dict:
@@ -133,7 +139,8 @@ def anchored_record(corpus_root: Path, glob: str = FLAT_GLOB) -> dict:
     )
 
 
-def _write_new(path: Path, text: str) -> Written:
+def write_new(path: Path, text: str) -> Written:
+    """``text`` written to ``path`` only when no file is there (never overwritten)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with path.open("x", encoding="utf-8", newline="\n") as f:  # "x": never over an existing file
@@ -153,12 +160,12 @@ def init(target: Path, corpus: Path | None = None) -> list[Written]:
         glob = corpus_glob(corpus)
         record = anchored_record(corpus, glob)
         rel = Path(os.path.relpath(corpus.resolve(), target.resolve())).as_posix()
-        files = [(target / CONFIG_NAME, _config_text(rel, glob))]
+        files = [(target / CONFIG_NAME, config_text(rel, glob))]
     else:
         record = OWN_RECORD
         files = [
-            (target / CONFIG_NAME, _config_text("corpus", FLAT_GLOB)),
+            (target / CONFIG_NAME, config_text("corpus", FLAT_GLOB)),
             (target / "corpus" / CHAPTER_NAME, CHAPTER),
         ]
     files.append((target / DEFAULT_QUESTIONS, HELP + json.dumps(record, ensure_ascii=False) + "\n"))
-    return [_write_new(path, text) for path, text in files]
+    return [write_new(path, text) for path, text in files]

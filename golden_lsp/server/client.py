@@ -54,6 +54,8 @@ class ClientSupport:
     disabled_code_actions: bool = True
     related_information: bool = True
     apply_edit: bool = True
+    #: workspace edits may create files (``resourceOperations`` holds ``create``)
+    create_files: bool = True
     status_notifications: bool = False
 
     @classmethod
@@ -64,12 +66,18 @@ class ClientSupport:
         action = text.code_action if text else None
         publish = text.publish_diagnostics if text else None
         options = params.initialization_options
+        edits = caps.workspace.workspace_edit if caps.workspace else None
         return cls(
             markdown_hover=bool(hover and types.MarkupKind.Markdown in (hover.content_format or ())),
             code_action_literals=bool(action and action.code_action_literal_support),
             disabled_code_actions=bool(action and action.disabled_support),
             related_information=bool(publish and publish.related_information),
             apply_edit=bool(caps.workspace and caps.workspace.apply_edit),
+            create_files=bool(
+                edits
+                and edits.document_changes
+                and types.ResourceOperationKind.Create in (edits.resource_operations or ())
+            ),
             status_notifications=isinstance(options, dict) and options.get(STATUS_OPTION) is True,
         )
 

@@ -36,6 +36,7 @@ from ..core.project import GoldenSet
 from . import progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report
+from .newconfig import editor_message
 from .protocol import Encoded
 from .session import Session, path_of
 from .watch import CorpusWatcher
@@ -208,7 +209,7 @@ class Scheduler:
         try:
             view = session.view(uri)
         except ConfigError as exc:
-            self._publish_config_error(uri, str(exc))
+            self._publish_config_error(uri, editor_message(exc, path_of(uri), session.sets))
             return
         if view is None:
             return
@@ -260,7 +261,8 @@ class Scheduler:
         try:
             view = self.session.view(uri) if self.pull_diagnostics else None
         except ConfigError as exc:
-            return types.RelatedFullDocumentDiagnosticReport(items=[config_error_diagnostic(str(exc))])
+            message = editor_message(exc, path_of(uri), self.session.sets)
+            return types.RelatedFullDocumentDiagnosticReport(items=[config_error_diagnostic(message)])
         if view is None:
             # a client that pulls but cannot be told to pull again is pushed to: an empty pull
             # report keeps it from showing every finding twice, once stale

@@ -222,3 +222,59 @@ async def test_anchor_here_appends_the_last_line(client: LanguageClient, golden_
     added = edit.new_text.strip("\r\n")
     assert text == saved[: saved.rindex("}")] + expected.replace("{new}", added)
     assert json.loads(added)["locators"][0]["doc"] == chapter.name
+
+
+# --- a questions file with no config --------------------------------------------------------------
+
+
+async def test_a_questions_file_without_a_config_is_told_how_to_make_one(client: LanguageClient, tmp_path: Path):
+    folder = tmp_path / "loose"
+    (folder / "docs" / "guide").mkdir(parents=True)
+    (folder / "docs" / "guide" / "start.md").write_text(
+        "# Start\n\nInstall the tool with pip and run the development server to preview.\n", encoding="utf-8"
+    )
+    q = folder / "questions.jsonl"
+    record = {
+        "id": "q1",
+        "query": "How is the tool installed?",
+        "expected_answer": "With pip, then run the development server.",
+        "locators": [{"doc": "guide/start.md", "quote": "Install the tool with pip"}],
+    }
+    q.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    uri = open_doc(client, q)
+    pub = await published(client, uri, lambda p: p.diagnostics)
+    [d] = pub.diagnostics
+    assert d.code == "config-error" and "--corpus" not in d.message
+    assert "create golden-lsp.toml beside this file" in d.message and 'corpus = "docs"' in d.message
+    # VS Code creates files through edits: the quick fix is one, with the config's text
+    actions = await code_actions(client, uri, d.range)
+    [fix] = [a for a in actions if a.title.startswith("Create golden-lsp.toml here")]
+    assert fix.kind == types.CodeActionKind.QuickFix and "(corpus docs)" in fix.title
+    create, insert = fix.edit.document_changes
+    assert create.kind == "create" and create.uri == uri_of(folder / "golden-lsp.toml")
+    config = insert.edits[0].new_text
+    assert 'corpus = "docs"' in config and 'glob = "**/*.md"' in config
+    # a client that does not (eglot 1.9) runs the server's command, which writes the same file
+    done = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("golden-lsp.createConfig", [uri])
+    )
+    assert done["ok"] is True and (folder / "golden-lsp.toml").read_text(encoding="utf-8") == config
+    # the file is checked at once with it: the record resolves
+    pub = await published(client, uri, lambda p: not any(x.code == "config-error" for x in p.diagnostics))
+    assert not [x for x in pub.diagnostics if str(x.code).startswith(("quote-", "unknown-doc"))]
+    # never over an existing file
+    again = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams("golden-lsp.createConfig", [uri])
+    )
+    assert again["ok"] is False and (folder / "golden-lsp.toml").read_text(encoding="utf-8") == config
+
+
+def test_without_file_creation_through_edits_the_quick_fix_is_the_command(tmp_path: Path):
+    from golden_lsp.server.newconfig import CREATE_CONFIG_COMMAND, code_actions as config_actions
+
+    (tmp_path / "corpus").mkdir()
+    (tmp_path / "corpus" / "a.md").write_text("# A\n", encoding="utf-8")
+    q = tmp_path / "questions.jsonl"
+    [fix] = config_actions(uri_of(q), q, create_files=False)
+    assert fix.edit is None and fix.command.command == CREATE_CONFIG_COMMAND
+    assert fix.command.arguments == [uri_of(q)] and fix.title.endswith("(corpus corpus)")
