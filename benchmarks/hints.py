@@ -27,7 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scale import _documents
 
-from golden_lsp.core import hints, textcache
+from golden_lsp.core.engine import textcache
+from golden_lsp.core.labels import anycase, hints, loose
 
 
 def plain_hint(text: str, quote: str) -> hints.Hint | None:
@@ -35,7 +36,7 @@ def plain_hint(text: str, quote: str) -> hints.Hint | None:
     words = quote.split()
     if not words or len(" ".join(words)) > 2 * hints.longest_line(text) + 1:
         return None
-    found = list(islice(hints._loose(quote).pattern.finditer(text), 2))
+    found = list(islice(loose.loose_pattern(quote).pattern.finditer(text), 2))
     if len(found) == 1:
         m = found[0]
         if "\n" in m.group():
@@ -51,9 +52,9 @@ def plain_hint(text: str, quote: str) -> hints.Hint | None:
         found = [m.start() for m in islice(re.finditer(re.escape(composed), text), 2)]
         if len(found) == 1:
             return hints.Hint(found[0], found[0] + len(composed), "normalisation", composed)
-    search = hints._Search(text)
+    search = anycase.Search(text)
     if not found:
-        search.any_case = hints._find_any_case(text, plan.needles)  # str.lower() of the whole document
+        search.any_case = anycase._find_any_case(text, plan.needles)  # str.lower() of the whole document
         starts = search.any_case[composed][:2]
         if len(starts) == 1:
             return hints.Hint(starts[0][0], starts[0][1], "case", text[starts[0][0] : starts[0][1]])
@@ -114,7 +115,7 @@ def main() -> None:
             args.repeat, lambda: [hints.not_found_hints(docs[d], qs) for d, qs in docs_quotes.items()]
         )
         textcache.reset()
-        index = best_of(1, lambda: [hints._case_index(docs[d]) for d in docs_quotes])
+        index = best_of(1, lambda: [anycase.case_index(docs[d]) for d in docs_quotes])
         k = sum(map(len, docs_quotes.values()))
         print(f"{label:<28} baseline {base * 1e3:8.0f} ms ({base / k * 1e3:5.1f} ms/quote)")
         print(

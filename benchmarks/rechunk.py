@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import SIZES, generate
 
-from golden_lsp.core.chunker import chunk_document, rechunk, sections
+from golden_lsp.core.text.chunker import chunk_document, rechunk, sections
 
 
 def median_ms(fn, runs: int) -> float:

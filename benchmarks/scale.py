@@ -53,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpora import MANY, SIZES, generate, generate_many
 from keystroke_latency import edits, utf16
 
-from golden_lsp.core.chunker import chunk_document
+from golden_lsp.core.text.chunker import chunk_document
 
 CLI = [sys.executable, "-m", "golden_lsp"]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from core_support import CONFORMANCE, cli_env, make_project, run_cli
 
-from golden_lsp.core import textcache
+from golden_lsp.core.engine import textcache
 
 
 @pytest.fixture(autouse=True)

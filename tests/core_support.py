@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from golden_lsp.core.analysis import Analysis, Analyzer
-from golden_lsp.core.corpus import Corpus, load_corpus
-from golden_lsp.core.scoring import parse_hit_rule
+from golden_lsp.core.corpus.index import Corpus, load_corpus
+from golden_lsp.core.engine.analysis import Analysis, Analyzer
+from golden_lsp.core.labels.scoring import parse_hit_rule
 
 #: the third-party conformance fixture, beside the repository (never copied into it)
 CONFORMANCE = Path(__file__).resolve().parents[2] / "shared" / "conformance" / "ai-rag-lab"

@@ -13,8 +13,8 @@ from core_support import loc, make_project, qline
 from judge_support import proposals, verdict, write_judge
 from test_judge import DOCS, LINES, TEA
 
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.labels.resolve import occurrences
 
 VERDICTS = {
     "t1": {

@@ -8,12 +8,12 @@ from dataclasses import fields
 import pytest
 from core_support import FAQ, GUIDE, SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, codes, loc, only, qline
 
-from golden_lsp.core.analysis import Analysis, Analyzer
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.chunker import chunk_document
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.diagnostics import FINDINGS, Severity
-from golden_lsp.core.scoring import parse_hit_rule
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine.analysis import Analysis, Analyzer
+from golden_lsp.core.findings.diagnostics import FINDINGS, Severity
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.labels.scoring import parse_hit_rule
+from golden_lsp.core.text.chunker import chunk_document
 
 
 def warnings_of(analysis) -> list[str]:
@@ -369,7 +369,7 @@ def test_unchanged_corpus_skips_the_document_check_and_placed_findings_are_reuse
 
 @pytest.mark.parametrize("many", [False, True], ids=["line by line", "a cold start's batch"])
 def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypatch, many):
-    import golden_lsp.core.facts as facts_module
+    import golden_lsp.core.labels.facts as facts_module
 
     real = facts_module.not_found_hint
 
@@ -379,9 +379,9 @@ def test_a_line_that_breaks_the_analyzer_costs_only_that_line(tmp_path, monkeypa
         return real(text, quote)
 
     monkeypatch.setattr(facts_module, "not_found_hint", broken_hint)
-    monkeypatch.setattr("golden_lsp.core.docindex.not_found_hint", broken_hint)
+    monkeypatch.setattr("golden_lsp.core.engine.docindex.not_found_hint", broken_hint)
     monkeypatch.setattr(
-        "golden_lsp.core.docindex.not_found_hints",
+        "golden_lsp.core.engine.docindex.not_found_hints",
         lambda text, quotes: {q: broken_hint(text, q) for q in quotes},
     )
     lines = [
@@ -456,8 +456,8 @@ def test_a_cold_start_facts_serve_later_edits_until_their_document_changes(tmp_p
     path = tmp_path / "questions.jsonl"
     cold = analyzer.analyze(path, "\n".join(lines) + "\n")
     computed = []
-    import golden_lsp.core.docindex as docindex_module
-    import golden_lsp.core.rules as rules_module
+    import golden_lsp.core.check.rules as rules_module
+    import golden_lsp.core.engine.docindex as docindex_module
 
     real = rules_module.quote_facts
     for where in (rules_module, docindex_module):

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, loc, make_project, qline, write_questions
 
-from golden_lsp.core.artifact import artifact_line, artifact_text, corpus_commit
-from golden_lsp.core.canon import canonicalize
-from golden_lsp.core.chunker import chunk_document
-from golden_lsp.core.config import ConfigError, load_config
-from golden_lsp.core.files import write_atomically
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.goldenset.artifact import artifact_line, artifact_text, corpus_commit
+from golden_lsp.core.goldenset.config import ConfigError, load_config
+from golden_lsp.core.goldenset.project import GoldenSet
+from golden_lsp.core.io.files import write_atomically
+from golden_lsp.core.text.canon import canonicalize
+from golden_lsp.core.text.chunker import chunk_document
 
 
 @pytest.fixture(autouse=True)
@@ -290,7 +290,7 @@ def test_check_writes_nothing(project):
 
 
 def test_committed_files_are_read_again_only_when_they_change(project, monkeypatch):
-    import golden_lsp.core.artifact as artifact_module
+    import golden_lsp.core.goldenset.artifact as artifact_module
 
     golden(project).build()
     reads = []
@@ -308,7 +308,7 @@ def test_committed_files_are_read_again_only_when_they_change(project, monkeypat
 
 
 def test_fresh_manifest_is_made_once_per_corpus_and_record_count(project, monkeypatch):
-    import golden_lsp.core.project as project_module
+    import golden_lsp.core.goldenset.project as project_module
 
     made = []
     real_manifest = project_module.manifest

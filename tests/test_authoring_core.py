@@ -9,8 +9,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golden_lsp.core.canon import PositionMap, canonicalize
-from golden_lsp.core.ids import FreeIds, next_free_id
+from golden_lsp.core.labels.ids import FreeIds, next_free_id
+from golden_lsp.core.text.canon import PositionMap, canonicalize
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
@@ -105,7 +105,7 @@ def test_cursor_context_never_raises(line, col):
 
 def test_continuations_put_unique_quotes_first_with_exact_counts():
     from golden_lsp.assist.continuations import MAX_COUNT, continuations
-    from golden_lsp.core.resolve import occurrences
+    from golden_lsp.core.labels.resolve import occurrences
 
     text = canonicalize((EXAMPLES / "corpus" / "01-planning-a-hut-tour.md").read_text(encoding="utf-8"))
     found = continuations(text, "the hut")

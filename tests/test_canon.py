@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 from core_support import analyze_lines, loc, only, qline
 
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, line_starts
-from golden_lsp.core.corpus import CorpusConfigError, load_corpus
+from golden_lsp.core.corpus.document import CorpusConfigError
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.text.canon import NotUtf8Error, PositionMap, canonicalize, decode_strict, line_starts
 
 # --- canonicalize ---------------------------------------------------------------------------
 
@@ -297,7 +298,7 @@ def test_with_file_refuses_an_unreadable_file(tmp_path, monkeypatch):
 def test_positions_counted_from_line_blocks_equal_those_from_every_line_start(monkeypatch):
     import random
 
-    import golden_lsp.core.canon as canon_module
+    import golden_lsp.core.text.canon as canon_module
 
     monkeypatch.setattr(canon_module, "_BLOCK", 7)  # many blocks in a short text
     rng = random.Random(3)

@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
-from golden_lsp.core import chunker
-from golden_lsp.core.chunker import CHUNKER_VERSION, chunk_document, chunk_id
+from golden_lsp.core.text import chunker
+from golden_lsp.core.text.chunker import CHUNKER_VERSION, chunk_document, chunk_id
 
 
 def bodies(doc_id: str, text: str, max_chars: int = 1800) -> list[str]:

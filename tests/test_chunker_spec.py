@@ -15,7 +15,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from golden_lsp.core.chunker import chunk_document
+from golden_lsp.core.text.chunker import chunk_document
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*\S)\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")

@@ -13,7 +13,7 @@ import sys
 import pytest
 from core_support import FAQ, SAMPLE_DOCS, SAMPLE_LINES, loc, make_project, qline, write_docs, write_questions
 
-from golden_lsp.core.diagnostics import Range
+from golden_lsp.core.findings.diagnostics import Range
 
 BROKEN_LINE = qline("q9", [loc("faq.md", "Because offsets break  whenever")])  # two spaces: not found
 

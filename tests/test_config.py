@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from golden_lsp.core.config import Config, ConfigError, config_for, find_config, load_config
+from golden_lsp.core.goldenset.config import Config, ConfigError, config_for, find_config, load_config
 
 
 def write(path: Path, text: str) -> Path:

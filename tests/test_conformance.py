@@ -13,9 +13,9 @@ from collections import Counter
 import pytest
 from core_support import run_cli
 
-from golden_lsp.core.artifact import artifact_text, manifest_text
-from golden_lsp.core.config import Config
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.goldenset.artifact import artifact_text, manifest_text
+from golden_lsp.core.goldenset.config import Config
+from golden_lsp.core.goldenset.project import GoldenSet
 
 
 @pytest.fixture(scope="module")

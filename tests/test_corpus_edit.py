@@ -13,12 +13,15 @@ import pytest
 from core_support import loc, make_project, qline
 from test_diskcache import cache_root, packs, write_pack
 
-from golden_lsp.core import corpus as corpus_module
-from golden_lsp.core import diskcache, docindex, project
-from golden_lsp.core.analysis import changed_docs
-from golden_lsp.core.config import config_for
-from golden_lsp.core.corpus import CorpusDoc, load_corpus
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.corpus import index as corpus_module
+from golden_lsp.core.corpus.document import CorpusDoc
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine import diskcache, docindex
+from golden_lsp.core.engine import packs as packstore
+from golden_lsp.core.engine.analysis import changed_docs
+from golden_lsp.core.goldenset import project
+from golden_lsp.core.goldenset.config import config_for
+from golden_lsp.core.goldenset.project import GoldenSet
 from golden_lsp.server.workspace import GoldenSets
 
 N_DOCS = 40
@@ -153,29 +156,29 @@ def test_a_corpus_knows_what_its_edits_replaced(tmp_path):
 
 
 def test_one_entry_is_read_without_parsing_its_pack(tmp_path, monkeypatch):
-    folder = diskcache._pack_dir(diskcache.cache_dir())  # this code's generation
+    folder = packstore._pack_dir(packstore.cache_dir())  # this code's generation
     folder.mkdir(parents=True)
     keys = [f"fab{i:061x}" for i in range(40)]  # facts' keys, all in one pack
     found = {}
     for i, key in enumerate(keys):
         k, body = key.encode(), json.dumps({"entry": i}).encode()
-        found[k] = (diskcache._digest(k, body), body)
+        found[k] = (packstore._digest(k, body), body)
     found[keys[7].encode()] = (b"0" * 64, found[keys[7].encode()][1])  # a damaged entry
-    write_pack(folder / f"{diskcache._name(keys[0])}.pack", found)
+    write_pack(folder / f"{packstore.pack_of(keys[0])}.pack", found)
     parsed = []
-    real = diskcache.parse_pack
-    monkeypatch.setattr(diskcache, "parse_pack", lambda data: parsed.append(1) or real(data))
+    real = packstore.parse_pack
+    monkeypatch.setattr(packstore, "parse_pack", lambda data: parsed.append(1) or real(data))
     diskcache.flush()
-    assert diskcache._read(keys[30]) == {"entry": 30}
-    assert diskcache._read(keys[0]) == {"entry": 0}  # the first entry: no line end before it
-    assert diskcache._read(keys[7]) is None  # its digest is checked as before
-    assert diskcache._read("fab" + "f" * 61) is None  # absent
+    assert packstore.read(keys[30]) == {"entry": 30}
+    assert packstore.read(keys[0]) == {"entry": 0}  # the first entry: no line end before it
+    assert packstore.read(keys[7]) is None  # its digest is checked as before
+    assert packstore.read("fab" + "f" * 61) is None  # absent
     assert parsed == []
-    diskcache._write(keys[39], {"entry": "new"})
-    assert diskcache._read(keys[39]) == {"entry": "new"}  # what was written, before the flush
-    assert [diskcache._read(key) for key in keys[10:20]] == [{"entry": i} for i in range(10, 20)]
+    packstore.write(keys[39], {"entry": "new"})
+    assert packstore.read(keys[39]) == {"entry": "new"}  # what was written, before the flush
+    assert [packstore.read(key) for key in keys[10:20]] == [{"entry": i} for i in range(10, 20)]
     assert parsed == [1]  # many wanted from one pack: parsed once, whole
-    assert diskcache._read(keys[39]) == {"entry": "new"}
+    assert packstore.read(keys[39]) == {"entry": "new"}
     diskcache.flush()
 
 

@@ -12,11 +12,12 @@ import grimp
 import pytest
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, cli_env, loc, make_project, qline, run_cli
 
-from golden_lsp.core import cacherows, diskcache, quoteindex
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.config import load_config
-from golden_lsp.core.facts import quote_facts
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.engine import cacherows, diskcache, quoteindex
+from golden_lsp.core.engine import packs as packstore
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.goldenset.config import load_config
+from golden_lsp.core.goldenset.project import GoldenSet
+from golden_lsp.core.labels.facts import quote_facts
 
 #: enough quotes into one document that a cold start batches them (and so caches them)
 LINES = SAMPLE_LINES + [
@@ -44,7 +45,7 @@ def packs(root: Path) -> list[Path]:
 
 def entries(root: Path) -> list[bytes]:
     """The keys of every entry in the cache's packs."""
-    return sorted(k for pack in packs(root) for k in diskcache.parse_pack(pack.read_bytes()))
+    return sorted(k for pack in packs(root) for k in packstore.parse_pack(pack.read_bytes()))
 
 
 def write_pack(path: Path, found: dict[bytes, tuple[bytes, bytes]]) -> None:
@@ -76,13 +77,23 @@ def test_a_warm_run_reads_chunks_and_facts_from_the_cache(tmp_path, monkeypatch,
     assert {"quote-ambiguous", "quote-not-found"} <= {d.code for d in first.diagnostics}
     # a fresh process would chunk, search and hint nothing: prove it by making all impossible;
     # a command-line check would not even decode a document
-    monkeypatch.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked again"))
+    monkeypatch.setattr(
+        "golden_lsp.core.corpus.document.chunk_document", lambda *a: pytest.fail("chunked again")
+    )
     monkeypatch.setattr(quoteindex, "find_all", lambda *a: pytest.fail("searched again"))
-    monkeypatch.setattr("golden_lsp.core.docindex.not_found_hint", lambda *a: pytest.fail("hinted again"))
-    monkeypatch.setattr("golden_lsp.core.docindex.not_found_hints", lambda *a: pytest.fail("hinted again"))
-    monkeypatch.setattr("golden_lsp.core.docindex.occurrences", lambda *a: pytest.fail("searched again"))
+    monkeypatch.setattr(
+        "golden_lsp.core.engine.docindex.not_found_hint", lambda *a: pytest.fail("hinted again")
+    )
+    monkeypatch.setattr(
+        "golden_lsp.core.engine.docindex.not_found_hints", lambda *a: pytest.fail("hinted again")
+    )
+    monkeypatch.setattr(
+        "golden_lsp.core.engine.docindex.occurrences", lambda *a: pytest.fail("searched again")
+    )
     if lean:
-        monkeypatch.setattr("golden_lsp.core.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))
+        monkeypatch.setattr(
+            "golden_lsp.core.corpus.document.decode_strict", lambda *a: pytest.fail("decoded again")
+        )
     warm = GoldenSet(load_config(root / "golden-lsp.toml"), lean).check()
     assert [(d.code, d.range, d.message, d.related, d.data) for d in warm.diagnostics] == [
         (d.code, d.range, d.message, d.related, d.data) for d in first.diagnostics
@@ -105,7 +116,7 @@ def test_a_corrupt_or_foreign_entry_is_ignored(tmp_path, cli, damage):
     root = make_project(tmp_path / "p", lines=LINES)
     assert cli(["build"], cwd=root).returncode == 0  # a check now also compares chunk IDs and spans
     expected = check_json(cli, root)
-    found = {path: diskcache.parse_pack(path.read_bytes()) for path in packs(cache_root())}
+    found = {path: packstore.parse_pack(path.read_bytes()) for path in packs(cache_root())}
     assert sum(map(len, found.values())) == 7
     if damage == "garbage":
         for path in found:
@@ -159,7 +170,7 @@ def test_facts_of_a_shape_golden_lsp_never_writes_are_dropped(tmp_path):
         "short row": [[0]],
     }
     rows = {q: cacherows.fact_row(f) for q, f in sound.items()}
-    diskcache._write(diskcache._key("facts", "1" * 64, limit=21, raw="canonical"), {**rows, **bad})
+    packstore.write(diskcache._key("facts", "1" * 64, limit=21, raw="canonical"), {**rows, **bad})
     assert diskcache.load_facts("1" * 64, "canonical", 21) == sound
 
 
@@ -213,7 +224,7 @@ def test_jobs_build_the_reference_bytes(conformance, tmp_path, cli):
 
 
 def test_jobs_auto_is_one_process_for_a_small_corpus_and_one_per_core_for_a_large_one(tmp_path, cli):
-    from golden_lsp.core.docindex import MAX_AUTO_JOBS, auto_jobs
+    from golden_lsp.core.engine.docindex import MAX_AUTO_JOBS, auto_jobs
 
     assert auto_jobs(1_000_000) == 1
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
@@ -232,23 +243,25 @@ def test_jobs_auto_is_one_process_for_a_small_corpus_and_one_per_core_for_a_larg
     assert proc.returncode == 2 and "must be a number or 'auto'" in proc.stderr
 
 
-def test_the_key_covers_the_code_that_computes_the_facts_and_the_chunks(tmp_path, monkeypatch):
+def test_the_key_covers_the_code_that_computes_the_facts_and_the_chunks(tmp_path):
     graph = grimp.build_graph("golden_lsp", cache_dir=None)
-    computing = {"golden_lsp.core.facts", "golden_lsp.core.chunker", "golden_lsp.core.canon"}
+    computing = {"golden_lsp.core.labels.facts", "golden_lsp.core.text.chunker", "golden_lsp.core.text.canon"}
     used = computing.union(*(graph.find_upstream_modules(m) for m in computing))
-    assert {m.rpartition(".")[2] for m in used if m.startswith("golden_lsp.core.")} <= set(
-        diskcache.CODE_MODULES
+    prefix = "golden_lsp.core."
+    assert {m[len(prefix) :].replace(".", "/") for m in used if m.startswith(prefix)} <= set(
+        packstore.CODE_MODULES
     )
+    # each is a file the digest reads: none is silently left out
+    assert all((packstore.CORE / f"{name}.py").is_file() for name in packstore.CODE_MODULES)
     # a changed hint rule is a new key
-    core = Path(diskcache.__file__).parent
-    for name in diskcache.CODE_MODULES:
-        shutil.copy(core / f"{name}.py", tmp_path)
-    monkeypatch.setattr(diskcache, "__file__", str(tmp_path / "diskcache.py"))
-    before = diskcache._code_digest()
-    assert before == diskcache._CODE
-    with (tmp_path / "hints.py").open("a") as f:
+    for name in packstore.CODE_MODULES:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(packstore.CORE / f"{name}.py", tmp_path / f"{name}.py")
+    before = packstore.code_digest(tmp_path)
+    assert before == packstore.code_digest()
+    with (tmp_path / "labels" / "hints.py").open("a") as f:
         f.write("\nMIN_SIMILARITY = 80\n")
-    assert diskcache._code_digest() != before
+    assert packstore.code_digest(tmp_path) != before
 
 
 def test_a_read_only_cache_is_used_as_is_and_never_written(tmp_path, cli, monkeypatch):
@@ -265,8 +278,8 @@ def test_a_read_only_cache_is_used_as_is_and_never_written(tmp_path, cli, monkey
         return json.loads(proc.stdout)
 
     with monkeypatch.context() as m:  # used: nothing unchanged is chunked or decoded again
-        m.setattr("golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked again"))
-        m.setattr("golden_lsp.core.corpus.decode_strict", lambda *a: pytest.fail("decoded again"))
+        m.setattr("golden_lsp.core.corpus.document.chunk_document", lambda *a: pytest.fail("chunked again"))
+        m.setattr("golden_lsp.core.corpus.document.decode_strict", lambda *a: pytest.fail("decoded again"))
         warm = GoldenSet(load_config(root / "golden-lsp.toml"), lean=True).check()
     assert [d.message for d in warm.diagnostics] == [f["message"] for f in expected[1]]
     faq = root / "corpus" / "faq.md"
@@ -288,7 +301,8 @@ def test_an_unchanged_file_is_not_read_and_a_changed_one_always_is(tmp_path, mon
     first = GoldenSet(config, lean=True).check()
     GoldenSet(config, lean=True).check()  # the stats noted after the first run's hashing
     with monkeypatch.context() as m:
-        m.setattr("golden_lsp.core.corpus.read_regular", lambda *a: pytest.fail("read again"))
+        m.setattr("golden_lsp.core.engine.lean.read_regular", lambda *a: pytest.fail("read again"))
+        m.setattr("golden_lsp.core.corpus.document.read_regular", lambda *a: pytest.fail("read again"))
         again = GoldenSet(config, lean=True).check()
     assert [d.message for d in again.diagnostics] == [d.message for d in first.diagnostics]
     # the same size, its mtime put back: the ctime still tells, and the file is read and hashed
@@ -304,8 +318,8 @@ def test_an_unchanged_file_is_not_read_and_a_changed_one_always_is(tmp_path, mon
     monkeypatch.setattr(diskcache, "RACY_NS", 10**18)
     with monkeypatch.context() as m:
         reads = []
-        real = __import__("golden_lsp.core.corpus", fromlist=["read_regular"]).read_regular
-        m.setattr("golden_lsp.core.corpus.read_regular", lambda p: reads.append(p) or real(p))
+        real = __import__("golden_lsp.core.engine.lean", fromlist=["read_regular"]).read_regular
+        m.setattr("golden_lsp.core.engine.lean.read_regular", lambda p: reads.append(p) or real(p))
         GoldenSet(config, lean=True).check()
     assert len(reads) >= 2
 
@@ -341,7 +355,7 @@ def test_a_warm_check_reads_the_stats_and_the_facts_only(tmp_path, monkeypatch):
 def test_only_the_generations_written_last_are_kept(tmp_path, monkeypatch):
     """A new version of the code keys every entry anew in a folder of its own; the folders of
     the versions before the last ``KEEP_GENERATIONS`` are removed when a pack is written."""
-    packs_dir = cache_root() / f"pack-v{diskcache.FORMAT}"
+    packs_dir = cache_root() / f"pack-v{packstore.FORMAT}"
     for age, name in enumerate(["old3", "old2", "old1", "old0"]):
         (packs_dir / name).mkdir(parents=True)
         (packs_dir / name / "c00.pack").write_bytes(b"")
@@ -349,5 +363,5 @@ def test_only_the_generations_written_last_are_kept(tmp_path, monkeypatch):
     root = make_project(tmp_path / "p", lines=LINES)
     GoldenSet(load_config(root / "golden-lsp.toml"), lean=True).check()
     left = sorted(p.name for p in packs_dir.iterdir())
-    assert left == sorted([diskcache._GENERATION, "old3", "old2"])
-    assert packs(packs_dir / diskcache._GENERATION)
+    assert left == sorted([packstore.GENERATION, "old3", "old2"])
+    assert packs(packs_dir / packstore.GENERATION)

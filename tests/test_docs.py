@@ -116,7 +116,7 @@ def test_the_site_builds_strictly_with_every_page(site):
 
 
 def test_each_finding_links_to_its_section_of_the_published_findings_page(site):
-    from golden_lsp.core.diagnostics import DOCS_URL, FINDINGS
+    from golden_lsp.core.findings.diagnostics import DOCS_URL, FINDINGS
 
     config = (ROOT / "mkdocs.yml").read_text(encoding="utf-8")
     assert re.search(r"^site_url: (\S+)$", config, re.M).group(1) == DOCS_URL

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from core_support import SAMPLE_LINES, make_project
 
-from golden_lsp.core.config import Config
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.goldenset.config import Config
+from golden_lsp.core.goldenset.project import GoldenSet
 
 duckdb = pytest.importorskip("duckdb")
 

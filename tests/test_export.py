@@ -22,9 +22,9 @@ from interchange_support import (
     n_unanswerable,
 )
 
-from golden_lsp.core.canon import canonicalize
-from golden_lsp.core.chunker import chunk_id
-from golden_lsp.core.diagnostics import plural
+from golden_lsp.core.findings.diagnostics import plural
+from golden_lsp.core.text.canon import canonicalize
+from golden_lsp.core.text.chunker import chunk_id
 
 EPOCH = "1767225600"  # 2026-01-01T00:00:00Z
 

@@ -12,7 +12,7 @@ import pytest
 from core_support import run_cli
 from interchange_support import example_set, expected_chunk_ids, n_unanswerable
 
-from golden_lsp.core.diagnostics import plural
+from golden_lsp.core.findings.diagnostics import plural
 
 ranx = pytest.importorskip("ranx")
 

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from golden_lsp.core.diagnostics import FINDINGS
+from golden_lsp.core.findings.diagnostics import FINDINGS
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "golden_lsp"

@@ -10,7 +10,7 @@ import jsonschema
 import junitparser
 from core_support import FAQ, SAMPLE_LINES, loc, make_project, qline, write_questions
 
-from golden_lsp.core.diagnostics import FINDINGS
+from golden_lsp.core.findings.diagnostics import FINDINGS
 
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 NOT_FOUND = qline("q9", [loc("faq.md", "Because offsets break  whenever")])

@@ -18,11 +18,12 @@ from core_support import SAMPLE_DOCS, write_docs
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from golden_lsp.core.analysis import Analyzer
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.questions import parse_record, split_lines
-from golden_lsp.core.scoring import parse_hit_rule
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine.analysis import Analyzer
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.labels.jsonline import split_lines
+from golden_lsp.core.labels.questions import parse_record
+from golden_lsp.core.labels.scoring import parse_hit_rule
 
 FUZZ = settings(
     derandomize=True,

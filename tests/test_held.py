@@ -13,12 +13,13 @@ from test_rechunk import as_tuples, corpus_with
 
 from golden_lsp.assist.anchor import quote_at
 from golden_lsp.assist.candidates import SEARCH_DEPTH, CandidateIndex, blocks
-from golden_lsp.core import diskcache
-from golden_lsp.core.chunker import chunk_document
-from golden_lsp.core.config import load_config
-from golden_lsp.core.corpus import DocumentChanged, load_corpus
-from golden_lsp.core.held import HELD
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.corpus.document import DocumentChanged
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine import packs
+from golden_lsp.core.engine.held import HELD
+from golden_lsp.core.goldenset.config import load_config
+from golden_lsp.core.goldenset.project import GoldenSet
+from golden_lsp.core.text.chunker import chunk_document
 
 
 @pytest.fixture(autouse=True)
@@ -36,7 +37,7 @@ def held(corpus) -> set[str]:
 def test_after_a_lean_load_no_document_holds_its_text_and_one_asked_for_is_held_bounded(
     tmp_path, monkeypatch, cache
 ):
-    monkeypatch.setattr(diskcache, "enabled", cache)
+    monkeypatch.setattr(packs, "enabled", cache)
     root = make_project(tmp_path / "p", lines=SAMPLE_LINES)
     config = load_config(root / "golden-lsp.toml")
     whole = GoldenSet(config).corpus

@@ -19,16 +19,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from golden_lsp.core import hints, textcache
-from golden_lsp.core.hints import (
-    _find_any_case,
-    _loose,
-    _Search,
-    longest_line,
-    not_found_hint,
-    not_found_hints,
-)
-from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.engine import textcache
+from golden_lsp.core.labels import anycase, hints
+from golden_lsp.core.labels.anycase import Search, _find_any_case
+from golden_lsp.core.labels.hints import longest_line, not_found_hint, not_found_hints
+from golden_lsp.core.labels.loose import loose_pattern
+from golden_lsp.core.labels.resolve import occurrences
 
 
 def oracle(text: str, quote: str):
@@ -37,7 +33,7 @@ def oracle(text: str, quote: str):
     words = quote.split()
     if not words or len(" ".join(words)) > 2 * longest_line(text) + 1:
         return "none"
-    found = list(islice(_loose(quote).pattern.finditer(text), 2))
+    found = list(islice(loose_pattern(quote).pattern.finditer(text), 2))
     if len(found) == 1:
         m = found[0]
         kind = (
@@ -80,9 +76,9 @@ def check(text: str, quote: str) -> None:
 def tiny(chunk: int = 5, few_words: int = 6, literal_hits: int = 10_000):
     """Chunks of ``chunk`` characters, and the thresholds between ways of searching, moved."""
     with (
-        mock.patch.object(hints, "_CHUNK", chunk),
-        mock.patch.object(hints, "_FEW_WORDS", few_words),
-        mock.patch.object(hints, "_MAX_LITERAL_HITS", literal_hits),
+        mock.patch.object(anycase, "_CHUNK", chunk),
+        mock.patch.object(anycase, "_FEW_WORDS", few_words),
+        mock.patch.object(anycase, "_MAX_LITERAL_HITS", literal_hits),
     ):
         yield
 
@@ -198,7 +194,7 @@ def test_lower_case_is_made_character_by_character_except_for_two():
         or ("a" + c).lower() != "a" + c.lower()
         or ("A" + c + "A").lower() != "a" + c.lower() + "a"
     }
-    assert odd == set(hints._LOWER_BY_CONTEXT)
+    assert odd == set(anycase._LOWER_BY_CONTEXT)
     spaces = set(re.findall(r"\s", "".join(chars)))
     assert spaces == {c for c in chars if c.isspace()} and all(c.lower() == c for c in spaces)
 
@@ -261,7 +257,7 @@ def test_not_found_hints_equals_one_hint_per_quote(case, chunk, few_words, liter
 def test_the_chunked_any_case_search_equals_lowering_the_whole_document(text, needles, chunk, few_words):
     wanted = dict.fromkeys(needles, 3)
     with tiny(chunk, few_words):
-        search = _Search(text)
+        search = Search(text)
         search.scan([], wanted)
     assert search.any_case == _find_any_case(text, wanted)
 
@@ -278,19 +274,19 @@ cased_texts = st.lists(
 )
 def test_the_indexed_any_case_search_equals_lowering_the_whole_document(text, needles):
     wanted = dict.fromkeys(needles, 3)
-    search = _Search(text, indexed=True)
+    search = Search(text, indexed=True)
     search.scan([], wanted)
     assert search.any_case == _find_any_case(text, wanted)
 
 
 def test_cased_characters_beyond_the_bmp_lie_in_one_range():
     lo, hi = (
-        int(bound[2:], 16) for bound in hints._ASTRAL_CASED.encode("unicode_escape").decode().split("-")
+        int(bound[2:], 16) for bound in anycase._ASTRAL_CASED.encode("unicode_escape").decode().split("-")
     )
     cased = [i for i in range(0x10000, 0x110000) if chr(i).lower() != chr(i)]
     assert lo <= min(cased) and max(cased) <= hi
     text = "x \U00010400 y\n"
-    assert hints._case_index(text) is None and not_found_hint(text, "X \U00010428") is not None
+    assert anycase.case_index(text) is None and not_found_hint(text, "X \U00010428") is not None
 
 
 def test_a_prepared_document_hints_without_building_anything(monkeypatch):
@@ -298,7 +294,8 @@ def test_a_prepared_document_hints_without_building_anything(monkeypatch):
     expected = hints.not_found_hint(text, "élan vital is here")
     textcache.reset()
     hints.prepare_hints(text)
-    assert text in hints._case_index.values
-    monkeypatch.setattr(hints._case_index, "fn", lambda t: pytest.fail("built again"))
+    memo = textcache.memo_of(anycase.case_index)
+    assert text in memo.values
+    monkeypatch.setattr(memo, "fn", lambda t: pytest.fail("built again"))
     assert hints.not_found_hint(text, "élan vital is here") == expected
     assert expected is not None and expected.kind == "case"

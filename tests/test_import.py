@@ -16,7 +16,7 @@ import pytest
 from core_support import run_cli
 from interchange_support import UNANSWERABLE_QUERY, example_set, expected_chunk_ids, expected_spans
 
-from golden_lsp.core.canon import canonicalize
+from golden_lsp.core.text.canon import canonicalize
 
 
 @pytest.fixture(scope="module")

@@ -20,12 +20,12 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from golden_lsp.core.analysis import Analyzer, changed_window
-from golden_lsp.core.artifact import artifact_text, line_of
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.questions import split_lines
-from golden_lsp.core.rules import SetRules
-from golden_lsp.core.scoring import parse_hit_rule
+from golden_lsp.core.check.rules import SetRules
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine.analysis import Analyzer, changed_window
+from golden_lsp.core.goldenset.artifact import artifact_text, line_of
+from golden_lsp.core.labels.jsonline import split_lines
+from golden_lsp.core.labels.scoring import parse_hit_rule
 from golden_lsp.server.app import server
 from golden_lsp.server.convert import Converted
 from golden_lsp.server.session import Session
@@ -214,7 +214,7 @@ def test_changed_window(old, new, window):
 
 
 def test_an_analysis_that_fails_midway_leaves_no_half_updated_cache(root, monkeypatch):
-    import golden_lsp.core.setrules as setrules
+    import golden_lsp.core.check.setrules as setrules
 
     corpus = load_corpus(root / "corpus", "*.md", 1800)
     rule = parse_hit_rule("any_overlap")

@@ -203,7 +203,7 @@ def test_a_judge_program_that_dies_stops_the_run_with_exit_2_keeping_what_was_ju
 
 def test_a_run_file_is_judged_chunk_by_chunk(cli, tmp_path):
     root = make_project(tmp_path / "tea", DOCS, LINES, config='corpus = "corpus"\nmax_chars = 80\n')
-    from golden_lsp.core.corpus import load_corpus
+    from golden_lsp.core.corpus.index import load_corpus
 
     chunks = load_corpus(root / "corpus", "*.md", 80).docs["tea.md"].chunks
     green = next(c for c in chunks if TEA[c.start : c.end].startswith("Green tea"))

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 from core_support import SAMPLE_LINES, loc, make_project, qline
 
-from golden_lsp.core import diskcache
-from golden_lsp.core.config import load_config
-from golden_lsp.core.corpus import CorpusConfigError
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.corpus.document import CorpusConfigError
+from golden_lsp.core.engine import packs, wiring
+from golden_lsp.core.goldenset.config import load_config
+from golden_lsp.core.goldenset.project import GoldenSet
 
 #: enough quotes for a cold start's batch, an ambiguous one and a missing one with a hint
 LINES = SAMPLE_LINES + [
@@ -40,7 +40,7 @@ def findings(analysis):
 
 @pytest.mark.parametrize("cache", [False, True], ids=["no cache", "warm cache"])
 def test_a_lean_check_finds_what_a_whole_corpus_check_finds(tmp_path, monkeypatch, cache):
-    monkeypatch.setattr(diskcache, "enabled", cache)
+    monkeypatch.setattr(packs, "enabled", cache)
     root = make_project(tmp_path / "p", lines=LINES)
     config = load_config(root / "golden-lsp.toml")
     whole = GoldenSet(config).check()
@@ -55,8 +55,31 @@ def test_a_lean_check_finds_what_a_whole_corpus_check_finds(tmp_path, monkeypatc
     assert doc.text == GoldenSet(config).corpus.docs["guide.md"].text
 
 
+def test_the_cold_reference_answers_what_the_engine_answers(tmp_path, monkeypatch):
+    """With the engine taken out of the semantics (``wiring.cold``: no chunk store, no held set, no
+    memo) and no disk cache, a check is the reference; the warm, lean check equals it."""
+    root = make_project(tmp_path / "p", lines=LINES)
+    config = load_config(root / "golden-lsp.toml")
+    warm = [GoldenSet(config, lean=True).check() for _ in range(2)]  # the second from the cache
+    monkeypatch.setattr(packs, "enabled", False)
+    wiring.cold()
+    try:
+        cold = GoldenSet(config).check()
+    finally:
+        wiring.install()
+    assert findings(warm[0]) == findings(warm[1]) == findings(cold)
+
+    def spans(analysis):
+        return [
+            [(r.span, r.chunks, r.coverage, r.ambiguous_at) for r in line.result.resolved]
+            for line in analysis.records
+        ]
+
+    assert spans(warm[1]) == spans(cold) and any(any(s) for s in spans(cold))
+
+
 def test_a_document_changed_between_reads_is_an_error(tmp_path, monkeypatch):
-    monkeypatch.setattr(diskcache, "enabled", False)
+    monkeypatch.setattr(packs, "enabled", False)
     root = make_project(tmp_path / "p", lines=LINES)
     lean = GoldenSet(load_config(root / "golden-lsp.toml"), lean=True)
     guide = root / "corpus" / "guide.md"

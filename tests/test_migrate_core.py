@@ -10,10 +10,10 @@ import json
 import pytest
 from migrate_support import CASES, V1, V2
 
-from golden_lsp.core.canon import canonicalize
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.resolve import occurrences, span_at
-from golden_lsp.keep.migrate import STATUSES, Relocator
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.labels.resolve import occurrences, span_at
+from golden_lsp.core.text.canon import canonicalize
+from golden_lsp.keep.relocate import STATUSES, Relocator
 
 OLD_PARA = (
     "Spoke tension should be even around the wheel, and a truing stand makes the job far easier "
@@ -121,7 +121,7 @@ def test_the_conformance_set_relocated_onto_its_own_corpus_is_all_kept(conforman
 
 def test_similarities_are_shown_rounded_down():
     """99.6 % similar is not shown as 100 % (that would read as unchanged)."""
-    from golden_lsp.keep.migrate import Relocation
+    from golden_lsp.keep.relocate import Relocation
 
     r = Relocation("edited", "a.md", "a.md", "x", "y", similarity=0.996)
     assert r.summary() == "edited, 99 % similar"

@@ -8,8 +8,8 @@ import json
 import pytest
 from core_support import FAQ, GUIDE, analyze_lines, codes, loc, qline
 
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.questions import parse_record
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.labels.questions import parse_record
 
 DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
 
@@ -214,8 +214,8 @@ def project_with(root, lines, config=""):
 
 
 def test_vocabulary_and_required_types_come_from_the_config(tmp_path):
-    from golden_lsp.core.config import load_config
-    from golden_lsp.core.project import GoldenSet
+    from golden_lsp.core.goldenset.config import load_config
+    from golden_lsp.core.goldenset.project import GoldenSet
 
     lines = [
         with_fields(qline("q1", [loc("faq.md", "offsets break whenever")]), query_type="factoid"),
@@ -330,8 +330,8 @@ def test_split_leak_sees_keys_written_with_escapes(tmp_path):
 def test_pyproject_severity_table_and_vocabulary(tmp_path):
     from core_support import make_project
 
-    from golden_lsp.core.config import config_for
-    from golden_lsp.core.project import GoldenSet
+    from golden_lsp.core.goldenset.config import config_for
+    from golden_lsp.core.goldenset.project import GoldenSet
 
     root = make_project(tmp_path / "p", lines=SMALL, config=None)
     (root / "pyproject.toml").write_text(

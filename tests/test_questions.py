@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from core_support import FAQ, GUIDE, analyze_lines, codes, loc, only, qline
 
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.config import load_config
-from golden_lsp.core.diagnostics import Diagnostic, Range
-from golden_lsp.core.project import GoldenSet
-from golden_lsp.core.questions import MAX_DEPTH, is_skipped, parse_json_line, parse_record, split_lines
+from golden_lsp.core.findings.diagnostics import Diagnostic, Range
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.goldenset.config import load_config
+from golden_lsp.core.goldenset.project import GoldenSet
+from golden_lsp.core.labels.jsonline import MAX_DEPTH, is_skipped, parse_json_line, split_lines
+from golden_lsp.core.labels.questions import parse_record
 
 DOCS = {"guide.md": GUIDE, "faq.md": FAQ}
 

@@ -7,11 +7,11 @@ import random
 
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, make_project, qline
 
-from golden_lsp.core import diskcache, quoteindex
-from golden_lsp.core.analysis import Analyzer
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.resolve import occurrences
-from golden_lsp.core.scoring import parse_hit_rule
+from golden_lsp.core.engine import packs, quoteindex
+from golden_lsp.core.engine.analysis import Analyzer
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.labels.resolve import occurrences
+from golden_lsp.core.labels.scoring import parse_hit_rule
 
 
 def test_find_all_equals_occurrences_including_overlaps_and_the_limit():
@@ -49,7 +49,7 @@ def test_a_cold_start_through_the_index_gives_the_same_findings_and_artifact(tmp
 
 
 def test_the_index_is_used_on_a_cold_start(tmp_path, monkeypatch):
-    monkeypatch.setattr(diskcache, "enabled", False)  # a cold start every time
+    monkeypatch.setattr(packs, "enabled", False)  # a cold start every time
     lines = SAMPLE_LINES + [qline(f"x{i}", [loc("faq.md", f"missing quote {i}")]) for i in range(10)]
     corpus, _ = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
     calls = []

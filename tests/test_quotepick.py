@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from golden_lsp.assist.anchor import no_anchor_reason, quote_at
-from golden_lsp.core.quotepick import (
+from golden_lsp.core.labels.quotepick import (
     STOP_WORDS,
     lengthen,
     meaningful,
@@ -25,7 +25,7 @@ from golden_lsp.core.quotepick import (
     quote_around,
     unique_quote_at,
 )
-from golden_lsp.core.resolve import enclosing_block, occurrences, span_at
+from golden_lsp.core.labels.resolve import enclosing_block, occurrences, span_at
 
 PROPERTY = settings(
     derandomize=True,

@@ -15,13 +15,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_chunker_spec import MARKDOWN
 
-from golden_lsp.core import diskcache
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.canon import canonicalize
-from golden_lsp.core.chunker import chunk_document, rechunk, sections
-from golden_lsp.core.config import load_config
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine import diskcache, packs
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.goldenset.config import load_config
+from golden_lsp.core.goldenset.project import GoldenSet
+from golden_lsp.core.text.canon import canonicalize
+from golden_lsp.core.text.chunker import chunk_document, rechunk, sections
 
 #: what an edit inserts: text, line breaks, and the lines that shape sections and blocks
 INSERTS = st.one_of(
@@ -123,7 +123,7 @@ def test_an_edit_keeps_the_other_sections_chunks_and_neither_reads_nor_writes_th
 
     def entries() -> int:
         diskcache.flush()
-        return sum(len(diskcache.parse_pack(p.read_bytes())) for p in cache.rglob("*.pack"))
+        return sum(len(packs.parse_pack(p.read_bytes())) for p in cache.rglob("*.pack"))
 
     assert entries() == 1
     path = tmp_path / "corpus" / "ch.md"
@@ -132,7 +132,7 @@ def test_an_edit_keeps_the_other_sections_chunks_and_neither_reads_nor_writes_th
     # a wrong entry under the edited text's key: the edit does not read it
     diskcache.store_chunks("ch.md", doc.sha256, 1800, old)
     monkeypatch.setattr(
-        "golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document")
+        "golden_lsp.core.corpus.document.chunk_document", lambda *a: pytest.fail("chunked the whole document")
     )
     new = doc.chunks
     assert as_tuples(new) == as_tuples(chunk_document("ch.md", doc.text))
@@ -172,7 +172,7 @@ def test_a_golden_sets_analysis_after_a_buffer_edit_is_that_of_a_cold_start(
     edited = GUIDE.replace(edit_at, insert + edit_at)
     golden.set_corpus(golden.corpus.with_document(project / "corpus" / "guide.md", edited))
     monkeypatch.setattr(
-        "golden_lsp.core.corpus.chunk_document", lambda *a: pytest.fail("chunked the whole document")
+        "golden_lsp.core.corpus.document.chunk_document", lambda *a: pytest.fail("chunked the whole document")
     )
     live = golden.check()
     monkeypatch.undo()

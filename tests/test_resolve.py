@@ -5,11 +5,12 @@ from __future__ import annotations
 import pytest
 from core_support import analyze_lines, loc, only, qline
 
-from golden_lsp.core import quotepick, textcache
-from golden_lsp.core.artifact import artifact_text
-from golden_lsp.core.hints import not_found_hint
-from golden_lsp.core.quotepick import lengthen
-from golden_lsp.core.resolve import (
+from golden_lsp.core.engine import textcache
+from golden_lsp.core.goldenset.artifact import artifact_text
+from golden_lsp.core.labels import quotepick
+from golden_lsp.core.labels.hints import not_found_hint
+from golden_lsp.core.labels.quotepick import lengthen
+from golden_lsp.core.labels.resolve import (
     EXACT,
     LIST_ITEM,
     PARAGRAPH,
@@ -397,5 +398,5 @@ def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
     # one scan for the quote's occurrences; every probe looks only there
     assert searches == [(text, "the cat")]
     assert lengthen(text, "the cat", 6) == first == "alpha the cat"
-    assert len(searches) == 1 and lengthen.hits == 1
+    assert len(searches) == 1 and textcache.memo_of(lengthen).hits == 1
     assert lengthen(text, "the cat", 19) == "beta the cat" and len(searches) == 1

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, cli_env, loc, make_project, qline
 
-from golden_lsp.core.files import TEMP_INFIX
+from golden_lsp.core.io.files import TEMP_INFIX
 
 ODD = "Why\r does\u2028 a query\x85 break lines?"
 
@@ -240,7 +240,7 @@ def test_a_large_single_line_import_costs_a_few_times_its_size(cli, project, tmp
 
 
 def test_sampling_reads_the_set_numbering_once(monkeypatch):
-    from golden_lsp.core import ids
+    from golden_lsp.core.labels import ids
     from golden_lsp.practice import sampling
 
     pattern, matched = ids._NUMBERED, []

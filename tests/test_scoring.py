@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from golden_lsp.core.scoring import bearing_chunks, chunk_hits, overlap, parse_hit_rule, union_coverage
+from golden_lsp.core.labels.scoring import bearing_chunks, chunk_hits, overlap, parse_hit_rule, union_coverage
 
 
 @dataclass(frozen=True)

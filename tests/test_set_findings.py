@@ -11,10 +11,10 @@ import re
 
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, analyze_lines, loc, make_project, only, qline
 
-from golden_lsp.core.analysis import Analyzer
-from golden_lsp.core.corpus import load_corpus
-from golden_lsp.core.scoring import parse_hit_rule
-from golden_lsp.core.setrules import MAX_UNLABELLED_LISTED, UNLABELLED_NAMED
+from golden_lsp.core.check.setrules import MAX_UNLABELLED_LISTED, UNLABELLED_NAMED
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine.analysis import Analyzer
+from golden_lsp.core.labels.scoring import parse_hit_rule
 
 
 def _unused(n: int) -> dict[str, str]:

@@ -1,19 +1,22 @@
-"""The caches kept from a document's text: the latest texts only, none after its document let go,
-and all emptied by one ``textcache.reset``."""
+"""The memos kept from a document's text: the latest texts only, none after its document let go,
+all emptied by one ``textcache.reset`` — and a cold run, with nothing remembered, answers the same."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from golden_lsp.core import hints, quotepick, textcache
-from golden_lsp.core.corpus import load_corpus
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.engine import textcache, wiring
+from golden_lsp.core.labels import anycase, hints, quotepick
 
 #: short lines first, so the hint's search asks for the document's longest line
 TEXT = "# Doc\n\n" + "- a\n" * 70 + "\nThe Quick brown Fox jumps over the lazy dog.\n\nthe lazy dog sleeps.\n"
 
 
 def cached_texts() -> list[set[str]]:
-    return [set(cache.values) for cache in (hints.longest_line, hints._case_index, quotepick.lengthen)]
+    return [
+        set(textcache.memo_of(f).values) for f in (hints.longest_line, anycase.case_index, quotepick.lengthen)
+    ]
 
 
 def fill(text: str) -> None:
@@ -24,12 +27,12 @@ def fill(text: str) -> None:
 
 def test_reset_empties_every_cache():
     fill(TEXT)
-    assert cached_texts() == [{TEXT}] * 3 and hints._cased_pattern.value is not None
+    assert cached_texts() == [{TEXT}] * 3
     quotepick.lengthen(TEXT, "the lazy dog", TEXT.index("the lazy dog"))
-    assert quotepick.lengthen.hits == 1
+    assert textcache.memo_of(quotepick.lengthen).hits == 1
     textcache.reset()
     assert cached_texts() == [set()] * 3
-    assert hints._cased_pattern.value is None and quotepick.lengthen.hits == 0
+    assert textcache.memo_of(quotepick.lengthen).hits == 0
 
 
 def test_a_released_or_edited_document_leaves_nothing_cached_from_its_text(tmp_path: Path):
@@ -51,7 +54,29 @@ def test_only_the_latest_texts_are_kept():
     texts = [f"{TEXT}{i}\n" for i in range(quotepick.lengthen.texts + 1)]
     for text in texts:
         quotepick.lengthen(text, "the lazy dog", text.index("the lazy dog"))
-    assert set(quotepick.lengthen.values) == set(texts[1:])  # the least recently used went first
+    assert set(textcache.memo_of(quotepick.lengthen).values) == set(
+        texts[1:]
+    )  # the least recently used went first
     quotepick.lengthen(texts[1], "the lazy dog", texts[1].index("the lazy dog"))  # now the most recent
     quotepick.lengthen(texts[0], "the lazy dog", texts[0].index("the lazy dog"))
-    assert set(quotepick.lengthen.values) == {texts[0], texts[1], *texts[3:]}
+    assert set(textcache.memo_of(quotepick.lengthen).values) == {texts[0], texts[1], *texts[3:]}
+
+
+def test_a_cold_run_remembers_nothing_and_answers_the_same(tmp_path: Path):
+    """The semantics only declare what is worth remembering (``text/memo.py``); with the engine's
+    memos taken out (``wiring.cold``) each call computes its answer, the same one."""
+    warm = [
+        hints.not_found_hint(TEXT, "the quick brown fox"),
+        quotepick.lengthen(TEXT, "the lazy dog", TEXT.index("the lazy dog")),
+    ]
+    textcache.reset()
+    wiring.cold()
+    try:
+        cold = [
+            hints.not_found_hint(TEXT, "the quick brown fox"),
+            quotepick.lengthen(TEXT, "the lazy dog", TEXT.index("the lazy dog")),
+        ]
+        assert cached_texts() == [set()] * 3
+    finally:
+        wiring.install()
+    assert cold == warm and warm[0] is not None

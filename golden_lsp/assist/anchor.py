@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import json
 
-from ..core.questions import QuestionRecord
-from ..core.quotepick import no_quote_reason, quote_around, unique_quote_at
-from ..core.resolve import enclosing_block
+from ..core.labels.questions import QuestionRecord
+from ..core.labels.quotepick import no_quote_reason, quote_around, unique_quote_at
+from ..core.labels.resolve import enclosing_block
 
 
 def _place(text: str, start: int, end: int | None) -> tuple[int, int, int, int]:

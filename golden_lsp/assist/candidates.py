@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ..core.corpus import Corpus
-from ..core.resolve import enclosing_block
-from ..core.search import Bm25, Tokens
+from ..core.corpus.index import Corpus
+from ..core.corpus.search import Bm25, Tokens
+from ..core.labels.resolve import enclosing_block
 from .anchor import quote_at
 
 #: blocks ranked before the first ``k`` with a usable quote are kept, looking this deep at least

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ..core.resolve import count_at_most, occurrences
+from ..core.labels.resolve import count_at_most, occurrences
 
 _WORD = re.compile(r"\s*\S+")
 #: occurrences of the typed text followed, and the count reported exactly up to

@@ -17,7 +17,7 @@ import importlib
 import sys
 
 from .. import __version__
-from ..core.config import ConfigError
+from ..core.goldenset.config import ConfigError
 from .common import USAGE_ERROR
 
 #: command → the module of this package that registers it, in the order ``--help`` lists them

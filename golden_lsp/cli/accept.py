@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.canon import editor_text
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display, write_atomically
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display, write_atomically
+from ..core.text.canon import editor_text
 from ..keep.accept import Accepted, Chooser, accept_text
 from ..keep.proposals import KEPT, Proposal, by_record, proposed_unanswerable, read_proposals
 from .common import add_set_options, golden_set, read_input

@@ -8,10 +8,10 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.rules import short
+from ..core.check.rules import short
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
 from ..practice.agreement import (
     ACCEPTABLE,
     BOOTSTRAP_RESAMPLES,

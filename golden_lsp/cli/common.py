@@ -16,11 +16,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
-from ..core.canon import NotUtf8Error, decode_strict
-from ..core.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for, named_finding
-from ..core.diagnostics import FINDINGS
-from ..core.files import display, read_regular, write_outputs
-from ..core.project import GoldenSet
+from ..core.findings.diagnostics import FINDINGS
+from ..core.goldenset.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for, named_finding
+from ..core.goldenset.project import GoldenSet
+from ..core.io.files import display, read_regular, write_outputs
+from ..core.text.canon import NotUtf8Error, decode_strict
 
 USAGE_ERROR = 2
 #: seconds of work before a progress line appears on a terminal (an env var, so tests can say 0)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.project import GoldenSet
+from ..core.goldenset.project import GoldenSet
 from ..evaluate.chunkings import load_chunking
 from .common import golden_set, write_files
 

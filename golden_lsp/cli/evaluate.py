@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.jsontext import dumps
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.jsontext import dumps
 from ..evaluate.evalspec import (
     DEFAULT_KS,
     MAX_K,

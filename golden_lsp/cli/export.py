@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.diagnostics import Severity, plural
-from ..core.files import display
-from ..core.questions import SPLITS
+from ..core.findings.diagnostics import Severity, plural
+from ..core.io.files import display
+from ..core.labels.questions import SPLITS
 from ..practice.export import FOLDER_FORMATS, FORMATS, export
 from .common import USAGE_ERROR, add_set_options, golden_set, write_files
 from .formats import format_text

@@ -19,9 +19,9 @@ from dataclasses import asdict
 from pathlib import Path, PurePath
 
 from .. import __version__
-from ..core.diagnostics import FINDINGS, Diagnostic, Severity
-from ..core.files import display as _display
-from ..core.model import Analysis, RecordLine
+from ..core.check.model import Analysis, RecordLine
+from ..core.findings.diagnostics import FINDINGS, Diagnostic, Severity
+from ..core.io.files import display as _display
 
 #: GitHub shows at most this many annotations of each kind per step (actions/toolkit,
 #: docs/problem-matchers.md: 10 error, 10 warning and 10 notice annotations per step)

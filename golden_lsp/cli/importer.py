@@ -11,13 +11,14 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.canon import editor_text
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.project import GoldenSet
-from ..core.rules import folded, with_severities
-from ..practice.importer import READERS, Existing, import_samples
+from ..core.check.rules import folded, with_severities
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.io.files import display
+from ..core.text.canon import editor_text
+from ..practice.foreign import READERS
+from ..practice.importer import Existing, import_samples
 from .common import add_set_options, golden_set, read_input, write_files
 from .formats import format_text
 

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.files import display
+from ..core.io.files import display
 from ..practice.skeleton import init
 
 

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core import diskcache
-from ..core.config import Config
-from ..core.diagnostics import BROKEN_LABEL, Severity, plural
-from ..core.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
-from ..core.files import display as _display
-from ..core.model import Analysis
-from ..core.project import GoldenSet
+from ..core.check.model import Analysis
+from ..core.engine import packs
+from ..core.engine.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
+from ..core.findings.diagnostics import BROKEN_LABEL, Severity, plural
+from ..core.goldenset.config import Config
+from ..core.goldenset.project import GoldenSet
+from ..core.io.files import display as _display
 from .common import add_set_options, progress
 from .common import golden_set as _common_golden_set
 from .formats import FORMATS, REANCHORED_FORMATS, format_text
@@ -68,7 +68,7 @@ def _jobs(value: str) -> int:
 def _golden_set(args: argparse.Namespace, target: Path | None):
     """The set, with the speed options applied (they change how fast, never what is found)."""
     if args.no_cache:
-        diskcache.enabled = False
+        packs.enabled = False
     return _common_golden_set(args, target, lean=True, jobs=args.jobs)
 
 

@@ -14,12 +14,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.project import GoldenSet
-from ..core.rules import short
-from ..core.search import SearchUnavailable
+from ..core.check.rules import short
+from ..core.corpus.search import SearchUnavailable
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.io.files import display
 from ..evaluate.evalspec import RUN_FORMATS
 from ..keep import judge as jd
 from ..keep.audit import audit, write_audit

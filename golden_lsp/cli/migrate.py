@@ -18,25 +18,15 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..core.canon import NotUtf8Error, decode_strict, editor_text
-from ..core.config import ConfigError
-from ..core.diagnostics import BROKEN_LABEL, Diagnostic, plural
-from ..core.files import display, read_regular, write_atomically
-from ..core.model import Analysis
-from ..core.project import GoldenSet
-from ..keep.migrate import (
-    DEFAULT_THRESHOLD,
-    REWRITTEN,
-    Migrated,
-    Relocation,
-    Relocator,
-    counts,
-    migrate,
-    parsed_records,
-    rewritten,
-    texts_of,
-)
+from ..core.check.model import Analysis
+from ..core.findings.diagnostics import BROKEN_LABEL, Diagnostic, plural
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.io.files import display, read_regular, write_atomically
+from ..core.text.canon import NotUtf8Error, decode_strict, editor_text
+from ..keep.migrate import Migrated, counts, migrate, parsed_records, rewritten
 from ..keep.oldcorpus import OldCorpus, at_revision, from_folder
+from ..keep.relocate import DEFAULT_THRESHOLD, REWRITTEN, Relocation, Relocator, texts_of
 from .common import add_set_options, golden_set
 
 

@@ -6,9 +6,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
 from ..evaluate.chunkings import qrels_text
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output

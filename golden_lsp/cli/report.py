@@ -7,8 +7,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.files import display
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
 from .common import add_set_options, golden_set, tell
 
 DEFAULT_OUT = "report.html"

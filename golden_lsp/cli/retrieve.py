@@ -6,8 +6,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.diagnostics import plural
-from ..core.files import display
+from ..core.findings.diagnostics import plural
+from ..core.io.files import display
 from ..evaluate.runs import run_text
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets, write_output

@@ -7,10 +7,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import display
-from ..core.jsontext import dumps
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
+from ..core.io.jsontext import dumps
 from ..practice import sampling
 from .common import add_set_options, golden_set, read_input, write_files
 

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from ..core.diagnostics import plural
+from ..core.findings.diagnostics import plural
 from ..practice import stats
 from .common import add_set_options, golden_set
 

@@ -18,13 +18,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import TypeGuard
 
-from ..core.canon import canonicalize
-from ..core.chunker import CHUNKER_VERSION, Chunk
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.files import read_regular
-from ..core.resolve import Span, occurrences
-from ..core.scoring import HitRule, bearing_chunks
+from ..core.corpus.index import Corpus
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import read_regular
+from ..core.labels.resolve import Span, occurrences
+from ..core.labels.scoring import HitRule, bearing_chunks
+from ..core.text.canon import canonicalize
+from ..core.text.chunker import CHUNKER_VERSION, Chunk
 
 
 @dataclass(frozen=True)

@@ -19,12 +19,12 @@ from functools import cached_property
 
 import numpy as np
 
-from ..core.chunker import Chunk
-from ..core.config import ConfigError
-from ..core.diagnostics import Severity, plural
-from ..core.project import GoldenSet
-from ..core.resolve import Span
-from ..core.scoring import HitRule, union_coverage
+from ..core.findings.diagnostics import Severity, plural
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.labels.resolve import Span
+from ..core.labels.scoring import HitRule, union_coverage
+from ..core.text.chunker import Chunk
 from .chunkings import Chunking, corpus_chunking
 from .evalspec import METRICS, MIN_INTERVAL_N, MISSES, MULTI_RULES
 from .metrics import Judged, bootstrap, iou, per_query, randomization_p

@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..core.config import ConfigError
-from ..core.diagnostics import plural
-from ..core.files import kind as file_kind
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import kind as file_kind
 from .evalspec import METRICS
 from .evaluation import Evaluation, Scored, Settings
 

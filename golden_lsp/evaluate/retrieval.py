@@ -14,9 +14,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.search import Bm25, SearchUnavailable
+from ..core.corpus.index import Corpus
+from ..core.corpus.search import Bm25, SearchUnavailable
+from ..core.goldenset.config import ConfigError
 from .chunkings import Chunking
 from .evalspec import MAX_K
 from .evaluation import Target, Targets

@@ -15,9 +15,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.config import ConfigError
-from ..core.files import read_regular
-from ..core.jsontext import dumps
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import read_regular
+from ..core.io.jsontext import dumps
 
 
 @dataclass(frozen=True)

@@ -18,10 +18,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..assist.anchor import add_locator_edits, field_edit, quote_at
-from ..core.corpus import Corpus
-from ..core.model import Analysis, RecordLine
-from ..core.questions import JUDGE_PREFIX, QuestionRecord, parse_record
-from ..core.resolve import Span, occurrences, span_at
+from ..core.check.model import Analysis, RecordLine
+from ..core.corpus.index import Corpus
+from ..core.labels.questions import JUDGE_PREFIX, QuestionRecord, parse_record
+from ..core.labels.resolve import Span, occurrences, span_at
 from ..practice.agreement import spans_of
 from .proposals import Proposal
 

@@ -17,10 +17,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.files import display, write_atomically
-from ..core.model import RecordLine
-from ..core.scoring import HitRule, bearing_chunks
+from ..core.check.model import RecordLine
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display, write_atomically
+from ..core.labels.scoring import HitRule, bearing_chunks
 from ..practice.agreement import Counts, band, bootstrap_interval, cohen_kappa, spans_of
 from .judge import Judgment, Outcome, Passage
 from .prompt import Prompt

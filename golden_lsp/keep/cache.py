@@ -4,9 +4,9 @@ An LLM call costs money and time, and a golden set is judged again and again (an
 a re-run after ``--max-calls``, an audit of the same candidates). A judgment is kept under the
 digest of everything it depends on — provider, model, prompt digest, query and passage text —
 so a re-run makes no call for a pair already judged, and another model or prompt is never served
-from here. The folder is ``golden-lsp/judge`` beside the warm cache (``diskcache.cache_dir``, so
+from here. The folder is ``golden-lsp/judge`` beside the warm cache (``packs.cache_dir``, so
 ``$GOLDEN_LSP_CACHE_DIR`` moves both), its entries written and checked as the warm cache's
-(``diskcache.read_entry``/``write_entry``: an entry holds its own key and its payload's digest,
+(``packs.read_entry``/``write_entry``: an entry holds its own key and its payload's digest,
 and one that is corrupt or foreign is ignored, judged again). Writing is best-effort and atomic:
 a read-only cache only costs the calls. Failed calls are not kept.
 """
@@ -18,7 +18,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from ..core.diskcache import cache_dir, read_entry, write_entry
+from ..core.engine.packs import cache_dir, read_entry, write_entry
 
 
 def key(provider: str, model: str, prompt_digest: str, query: str, passage: str) -> str:

@@ -20,10 +20,10 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 
 from ..assist.candidates import CandidateIndex
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.model import Analysis, RecordLine
-from ..core.rules import short
+from ..core.check.model import Analysis, RecordLine
+from ..core.check.rules import short
+from ..core.corpus.index import Corpus
+from ..core.goldenset.config import ConfigError
 from ..evaluate.chunkings import Chunking, corpus_chunking
 from ..evaluate.runs import Run
 from . import cache as judgment_cache

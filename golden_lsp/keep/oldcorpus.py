@@ -18,9 +18,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from ..core.config import ConfigError
-from ..core.corpus import CorpusConfigError, load_corpus
-from ..core.files import display
+from ..core.corpus.document import CorpusConfigError
+from ..core.corpus.index import load_corpus
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display
 
 #: git's file modes of a regular blob (plain, executable); links and submodules are no documents
 _REGULAR_MODES = ("100644", "100755")

@@ -14,9 +14,9 @@ import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.canon import NotUtf8Error, decode_strict
-from ..core.config import ConfigError
-from ..core.files import display, read_regular
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display, read_regular
+from ..core.text.canon import NotUtf8Error, decode_strict
 
 #: the default prompt's version: a change of its text is a new version (and a new digest)
 VERSION = "golden-lsp-judge-v1"

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..core.canon import NotUtf8Error, decode_strict
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.files import display, read_regular, write_atomically
+from ..core.corpus.index import Corpus
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display, read_regular, write_atomically
+from ..core.text.canon import NotUtf8Error, decode_strict
 
 CONFIDENCES = ("high", "medium", "low")
 #: the confidences at which a judge's "relevant" is kept (good practice: drop the low ones)

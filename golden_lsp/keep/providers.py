@@ -27,8 +27,8 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
-from ..core.config import ConfigError
-from ..core.rules import short
+from ..core.check.rules import short
+from ..core.goldenset.config import ConfigError
 from .prompt import Prompt, user_message
 
 PROVIDERS = ("anthropic", "openai", "command")

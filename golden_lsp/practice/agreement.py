@@ -20,9 +20,9 @@ import random
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.corpus import Corpus
-from ..core.model import Analysis, RecordLine
-from ..core.resolve import Span
+from ..core.check.model import Analysis, RecordLine
+from ..core.corpus.index import Corpus
+from ..core.labels.resolve import Span
 
 #: resamples of the bootstrap interval of kappa (over records; a fixed seed keeps it reproducible)
 BOOTSTRAP_RESAMPLES = 1000

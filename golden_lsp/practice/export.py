@@ -18,16 +18,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ..core.canon import CANONICAL_VERSION, changes
-from ..core.chunker import CHUNKER_VERSION
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.diagnostics import plural
-from ..core.jsontext import dumps
-from ..core.model import Analysis
-from ..core.project import GoldenSet
-from ..core.questions import QuestionRecord
-from ..core.resolve import Span
+from ..core.check.model import Analysis
+from ..core.corpus.index import Corpus
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.io.jsontext import dumps
+from ..core.labels.questions import QuestionRecord
+from ..core.labels.resolve import Span
+from ..core.text.canon import CANONICAL_VERSION, changes
+from ..core.text.chunker import CHUNKER_VERSION
 from ..evaluate.chunkings import qrels_text
 
 FORMAT_VERSION = "golden-set.v1"

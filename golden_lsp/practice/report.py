@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.files import display, private_folder, read_regular, write_outputs
-from ..core.model import Analysis
+from ..core.check.model import Analysis
+from ..core.corpus.index import Corpus
+from ..core.goldenset.config import ConfigError
+from ..core.io.files import display, private_folder, read_regular, write_outputs
 
 #: how many unlabelled sections the "where the set is blind" list shows
 BLIND_SECTIONS = 12

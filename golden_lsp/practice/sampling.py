@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.config import ConfigError
-from ..core.ids import free_ids
-from ..core.questions import split_lines
-from ..core.rules import folded
+from ..core.check.rules import folded
+from ..core.goldenset.config import ConfigError
+from ..core.labels.ids import free_ids
+from ..core.labels.jsonline import split_lines
 
 STRATEGIES = ("random", "stratified", "hard-cases")
 #: (name, the largest word count, share of N); the last stratum takes what the others leave

@@ -19,11 +19,12 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
-from ..core.corpus import CorpusConfigError, load_corpus
-from ..core.quotepick import unique_quote_at
-from ..core.resolve import span_at
-from ..core.rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
+from ..core.check.rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
+from ..core.corpus.document import CorpusConfigError
+from ..core.corpus.index import load_corpus
+from ..core.goldenset.config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
+from ..core.labels.quotepick import unique_quote_at
+from ..core.labels.resolve import span_at
 
 CHAPTER_NAME = "01-writing-a-golden-set.md"
 CHAPTER = """\

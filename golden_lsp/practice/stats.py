@@ -13,10 +13,10 @@ import statistics
 from collections import Counter
 from typing import Any
 
-from ..core.corpus import Corpus
-from ..core.diagnostics import plural
-from ..core.model import Analysis
-from ..core.scoring import HitRule
+from ..core.check.model import Analysis
+from ..core.corpus.index import Corpus
+from ..core.findings.diagnostics import plural
+from ..core.labels.scoring import HitRule
 
 #: the findings about a set's shape that stats lists beside its figures
 SHAPE_CODES = (

@@ -15,9 +15,9 @@ import json
 
 from lsprotocol import types
 
-from ..core.diagnostics import BROKEN_LABEL, Range
-from ..core.quotepick import lengthen, quote_around
-from ..core.rules import MAX_LISTED_OCCURRENCES, short
+from ..core.check.rules import MAX_LISTED_OCCURRENCES, short
+from ..core.findings.diagnostics import BROKEN_LABEL, Range
+from ..core.labels.quotepick import lengthen, quote_around
 from . import reanchor
 from .convert import EDITOR_HINTS, to_lsp
 from .reanchor import Reanchoring

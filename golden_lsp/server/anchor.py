@@ -14,8 +14,8 @@ from __future__ import annotations
 from lsprotocol import types
 
 from ..assist.anchor import add_locator_edits, new_record_line, no_anchor_reason, quote_at
-from ..core.diagnostics import Range
-from ..core.ids import next_free_id
+from ..core.findings.diagnostics import Range
+from ..core.labels.ids import next_free_id
 from .view import CorpusView, View
 
 NEW_TITLE = "New golden question anchored here"

@@ -27,10 +27,10 @@ from typing import Any
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..core.config import ConfigError
-from ..core.corpus import DocumentChanged
-from ..core.diagnostics import plural
-from ..core.project import CONFIG_NAMES
+from ..core.corpus.document import DocumentChanged
+from ..core.findings.diagnostics import plural
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import CONFIG_NAMES
 from . import (
     actions,
     anchor,

@@ -13,9 +13,9 @@ from lsprotocol import types
 
 from ..assist.anchor import add_locator_edits
 from ..assist.candidates import CandidateIndex
-from ..core.questions import QuestionRecord
-from ..core.rules import short
-from ..core.search import SearchUnavailable
+from ..core.check.rules import short
+from ..core.corpus.search import SearchUnavailable
+from ..core.labels.questions import QuestionRecord
 from .anchor import line_edits
 from .view import View
 

@@ -24,9 +24,9 @@ from lsprotocol import types
 
 from ..assist.continuations import MAX_COUNT, continuations
 from ..assist.cursor import CursorContext
-from ..core.diagnostics import Range
-from ..core.ids import next_free_id
-from ..core.questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS, SPLITS
+from ..core.findings.diagnostics import Range
+from ..core.labels.ids import next_free_id
+from ..core.labels.questions import HOPS, LOCATOR_FIELDS, RECORD_FIELDS, SPLITS
 from .view import View
 
 TRIGGERS = ['"', ":", " "]

@@ -14,10 +14,10 @@ from collections.abc import Callable
 
 from lsprotocol import types
 
-from ..core.analysis import changed_docs
-from ..core.corpus import Corpus
-from ..core.diagnostics import Diagnostic, Severity
-from ..core.model import Analysis
+from ..core.check.model import Analysis
+from ..core.corpus.index import Corpus
+from ..core.engine.analysis import changed_docs
+from ..core.findings.diagnostics import Diagnostic, Severity
 from .view import View
 
 SOURCE = "golden-lsp"

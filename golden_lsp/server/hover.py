@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..core.diagnostics import Range, plural
-from ..core.model import RecordLine, ResolvedLocator
-from ..core.questions import QuestionRecord
+from ..core.check.model import RecordLine, ResolvedLocator
+from ..core.findings.diagnostics import Range, plural
+from ..core.labels.questions import QuestionRecord
 from . import reanchor
 from .markup import Markup
 from .reanchor import Reanchoring

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..core.model import ResolvedLocator
-from ..core.rules import MAX_LISTED_OCCURRENCES
+from ..core.check.model import ResolvedLocator
+from ..core.check.rules import MAX_LISTED_OCCURRENCES
 from .view import View
 
 #: VS Code's default ``editor.inlayHints.maximumLength``, which counts all the hints of a line

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from ..core.model import LabelledSpan
-from ..core.resolve import enclosing_block, line_bounds
+from ..core.check.model import LabelledSpan
+from ..core.labels.resolve import enclosing_block, line_bounds
 from .markup import Markup
 from .view import CorpusView, Source, View
 

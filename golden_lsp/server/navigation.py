@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..core.diagnostics import Range, plural
+from ..core.findings.diagnostics import Range, plural
 from .hover import practice_summary
 from .view import Target, View
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from ..core.config import CONFIG_NAME, ConfigError, NoCorpus
+from ..core.goldenset.config import CONFIG_NAME, ConfigError, NoCorpus
 from ..practice.skeleton import config_text, corpus_glob, write_new
 from .workspace import GoldenSets
 

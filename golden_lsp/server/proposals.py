@@ -17,9 +17,9 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from ..core.config import ConfigError
-from ..core.model import RecordLine
-from ..core.rules import short
+from ..core.check.model import RecordLine
+from ..core.check.rules import short
+from ..core.goldenset.config import ConfigError
 from ..keep.accept import accept_edits, unanswerable_edits
 from ..keep.proposals import CONFIDENCES, Proposal, by_record, proposed_unanswerable, read_proposals
 from .anchor import line_edits

@@ -20,14 +20,15 @@ from typing import NamedTuple
 
 from lsprotocol import types
 
-from ..core.config import ConfigError
-from ..core.corpus import Corpus
-from ..core.diagnostics import BROKEN_LABEL, Diagnostic, Range
-from ..core.model import RecordLine
-from ..core.project import GoldenSet
-from ..core.questions import Locator
-from ..keep.migrate import Relocation, Relocator, texts_of, value_edits
+from ..core.check.model import RecordLine
+from ..core.corpus.index import Corpus
+from ..core.findings.diagnostics import BROKEN_LABEL, Diagnostic, Range
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.labels.questions import Locator
+from ..keep.migrate import value_edits
 from ..keep.oldcorpus import OldCorpus, at_revision
+from ..keep.relocate import Relocation, Relocator, texts_of
 from .convert import to_lsp
 from .view import View
 

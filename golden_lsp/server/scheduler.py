@@ -27,12 +27,12 @@ from typing import Any
 
 from lsprotocol import types
 
-from ..core.config import ConfigError
-from ..core.corpus import CorpusDoc, DocumentChanged
-from ..core.held import HELD
-from ..core.hints import PREPARED_TEXTS
-from ..core.hints import prepare_hints as prepare_document_hints
-from ..core.project import GoldenSet
+from ..core.corpus.document import CorpusDoc, DocumentChanged
+from ..core.engine.held import HELD
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import GoldenSet
+from ..core.labels.hints import PREPARED_TEXTS
+from ..core.labels.hints import prepare_hints as prepare_document_hints
 from . import progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report

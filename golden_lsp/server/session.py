@@ -24,10 +24,10 @@ from typing import NamedTuple
 from lsprotocol import types
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..core.config import ConfigError
-from ..core.corpus import DocumentChanged
-from ..core.model import Analysis
-from ..core.project import CONFIG_NAMES, GoldenSet
+from ..core.check.model import Analysis
+from ..core.corpus.document import DocumentChanged
+from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import CONFIG_NAMES, GoldenSet
 from .client import ClientSupport
 from .positions import Buffer
 from .view import CorpusView, Source, View

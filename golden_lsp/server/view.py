@@ -18,10 +18,10 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from ..assist.cursor import CursorContext, context_at
-from ..core.corpus import CorpusDoc
-from ..core.diagnostics import Range, Related
-from ..core.model import Analysis, RecordLine, ResolvedLocator
-from ..core.project import GoldenSet
+from ..core.check.model import Analysis, RecordLine, ResolvedLocator
+from ..core.corpus.document import CorpusDoc
+from ..core.findings.diagnostics import Range, Related
+from ..core.goldenset.project import GoldenSet
 from .positions import Buffer, column_from_units, to_client_range
 
 

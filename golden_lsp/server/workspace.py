@@ -15,10 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..core.config import Config, ConfigError, config_for
-from ..core.corpus import Corpus, DocumentChanged
-from ..core.docindex import AUTO
-from ..core.project import GoldenSet
+from ..core.corpus.document import DocumentChanged
+from ..core.corpus.index import Corpus
+from ..core.engine.docindex import AUTO
+from ..core.goldenset.config import Config, ConfigError, config_for
+from ..core.goldenset.project import GoldenSet
 
 QUESTIONS_NAME = "questions.jsonl"
 QUESTIONS_SUFFIX = ".questions.jsonl"

@@ -15,8 +15,8 @@ from urllib.parse import unquote
 
 from editor_support import EXAMPLES, editor_deps, free_port, run
 
-from golden_lsp.core.chunker import chunk_document
-from golden_lsp.core.corpus import load_corpus
+from golden_lsp.core.corpus.index import load_corpus
+from golden_lsp.core.text.chunker import chunk_document
 
 DRIVER = Path(__file__).resolve().parents[1] / "report" / "cdp_report.mjs"
 

@@ -13,8 +13,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import CHAPTER, apply_edits, quote_columns, record_lines, set_quote, utf16
 
-from golden_lsp.core.questions import LOCATOR_FIELDS, SPLITS
-from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.labels.questions import LOCATOR_FIELDS, SPLITS
+from golden_lsp.core.labels.resolve import occurrences
 
 
 def lines_of(path: Path) -> list[str]:

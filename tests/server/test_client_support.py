@@ -22,7 +22,7 @@ from test_server import apply_edits, quote_columns, utf16
 from test_server_first_contact import CHAPTER as FIRST_CONTACT
 from test_server_first_contact import DOC, line_range
 
-from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.labels.resolve import occurrences
 
 
 def params(root: Path, caps: types.ClientCapabilities, options: dict | None = None) -> types.InitializeParams:

@@ -17,7 +17,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import apply_edits, utf16
 
-from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.labels.resolve import occurrences
 
 CHAPTER = "01-planning-a-hut-tour.md"
 VERDICTS = {

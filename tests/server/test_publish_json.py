@@ -16,8 +16,8 @@ from conftest import EXAMPLES
 from lsprotocol import types
 from pygls.uris import from_fs_path
 
-from golden_lsp.core.config import config_for
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.goldenset.config import config_for
+from golden_lsp.core.goldenset.project import GoldenSet
 from golden_lsp.server.app import server
 from golden_lsp.server.convert import Converted, full_report, to_lsp
 from golden_lsp.server.positions import Buffer

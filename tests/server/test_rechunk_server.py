@@ -14,8 +14,8 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_server import CHAPTER, opened_chapter_record, quote_columns, utf16
 
-from golden_lsp.core.config import load_config
-from golden_lsp.core.project import GoldenSet
+from golden_lsp.core.goldenset.config import load_config
+from golden_lsp.core.goldenset.project import GoldenSet
 
 ROW = re.compile(r"^\| `([0-9a-f]{12})` \| .* \| (\d+)–(\d+) \|$", re.M)
 

@@ -16,7 +16,7 @@ from conftest import SERVER, change_doc, init_params, open_doc, published, uri_o
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.labels.resolve import occurrences
 
 CHAPTER = "01-planning-a-hut-tour.md"
 

@@ -15,8 +15,8 @@ from pytest_lsp import LanguageClient
 from test_authoring import code_actions, pos_of
 from test_server import apply_edits, quote_columns, utf16
 
-from golden_lsp.core.quotepick import meaningful
-from golden_lsp.core.resolve import occurrences
+from golden_lsp.core.labels.quotepick import meaningful
+from golden_lsp.core.labels.resolve import occurrences
 
 DOC = "05-first-contact.md"
 #: a chapter with what tripped first contact: list lines with emphasis, words repeated on one line,

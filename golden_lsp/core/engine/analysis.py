@@ -24,12 +24,15 @@ from itertools import compress, count
 from operator import attrgetter, ne
 from pathlib import Path
 
-from . import docindex, gcpause, quoteindex, rules, setrules
-from .corpus import Corpus, DocumentChanged
-from .diagnostics import Diagnostic
-from .model import Analysis, LineResult, RecordLine, set_anchor
-from .questions import is_skipped, parse_record, split_lines
-from .scoring import HitRule
+from ..check import rules, setrules
+from ..check.model import Analysis, LineResult, RecordLine, set_anchor
+from ..corpus.document import DocumentChanged
+from ..corpus.index import Corpus
+from ..findings.diagnostics import Diagnostic
+from ..labels.jsonline import is_skipped, split_lines
+from ..labels.questions import parse_record
+from ..labels.scoring import HitRule
+from . import docindex, gcpause, quoteindex
 
 _LINE = attrgetter("line")
 #: the occurrences of a quote found ahead of time: those a finding lists, and one more

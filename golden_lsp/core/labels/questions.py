@@ -1,52 +1,20 @@
-"""Tolerant parser of ``questions.jsonl`` that keeps the source position of every value.
+"""The questions file's records: which JSON line is a record, its fields, its locators.
 
-The standard ``json`` module decides validity and decodes strings, so the accepted language is
-exactly JSON; on top of it a small walker records where each key and value sits in the line,
-because the editor must underline *this* quote and a code action must replace exactly its string
-(escapes included). Parsing is per line: a malformed line yields its own finding and never hides
-the findings of the other lines (SPEC §3).
+A record is one JSON object per line (``jsonline.py`` decodes the line and knows where each value
+sits); this module says what a record is — the required fields and the optional ones of good
+practice, their types, the locators — and gives each mistake its own located finding, so that a
+malformed line never hides the findings of the other lines (SPEC §3). It keeps the source range of
+every value a finding or a code action needs.
 """
 
 from __future__ import annotations
 
-import json
-import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any
 
-from .diagnostics import Diagnostic
-
-if TYPE_CHECKING:  # typed in the stub of the C module; json.decoder has the same function
-    from _json import scanstring
-else:  # the C scanner where it exists, else the pure-Python one
-    from json.decoder import scanstring
-
-
-def _matching_everywhere(pattern: str) -> Callable[..., re.Match[str]]:
-    """``match`` of a pattern that matches at every position (maybe the empty string): typed so,
-    since its match is never None."""
-    return cast("Callable[..., re.Match[str]]", re.compile(pattern).match)
-
-
-#: JSON's white space from a position: ``_WS(s, i).end()`` is where it ends
-_WS = _matching_everywhere(r"[ \t\n\r]*")
-#: what ``str.strip()`` removes before a line is parsed (SPEC §3), and the BOMs editors tolerate
-_LEAD = _matching_everywhere(r"[\s\ufeff]*")
-#: ``str.splitlines`` breaks that do not end a questions-file line (SPEC §3)
-OTHER_BREAKS = {
-    "\v": "a vertical tab (\\v)",
-    "\f": "a form feed (\\f)",
-    "\x1c": "U+001C FILE SEPARATOR",
-    "\x1d": "U+001D GROUP SEPARATOR",
-    "\x1e": "U+001E RECORD SEPARATOR",
-    "\x85": "U+0085 NEXT LINE",
-    "\u2028": "U+2028 LINE SEPARATOR",
-    "\u2029": "U+2029 PARAGRAPH SEPARATOR",
-}
-_SURROGATE = re.compile("[\ud800-\udfff]")
-_SCALAR = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null|NaN|-?Infinity")
+from ..findings.diagnostics import Diagnostic
+from .jsonline import JsonNode, decode_line, duplicate_keys, parse_node
 
 RECORD_FIELDS = (
     "id",
@@ -70,83 +38,6 @@ SPLITS = ("dev", "test", "canary")
 JUDGE_PREFIX = "judge:"
 #: the default vocabulary of ``query_type`` (config ``query_types``)
 DEFAULT_QUERY_TYPES = ("factual", "conceptual", "comparison", "procedural", "multi-hop", "unanswerable")
-#: deepest nesting of arrays and objects the walker follows (a record needs 3 levels)
-MAX_DEPTH = 100
-
-
-@dataclass
-class JsonNode:
-    """A JSON value with its [start, end) in the line's text (strings include their quotes)."""
-
-    start: int
-    end: int
-    value: Any
-    items: list[JsonNode] = field(default_factory=list)
-    #: object members: key → (key node, value node); the last duplicate wins, as in ``json``
-    members: dict[str, tuple[JsonNode, JsonNode]] = field(default_factory=dict)
-    #: the key node of every member whose key an earlier member of this object already used
-    duplicates: list[JsonNode] = field(default_factory=list)
-
-
-def _parse_node(s: str, i: int, depth: int = 0) -> tuple[JsonNode, int]:
-    i = _WS(s, i).end()
-    c = s[i]
-    if c == '"':
-        value, end = scanstring(s, i + 1)
-        return JsonNode(i, end, value), end
-    if c in "{[" and depth >= MAX_DEPTH:
-        raise json.JSONDecodeError(f"values nested deeper than {MAX_DEPTH} levels", s, i)
-    if c == "{":
-        node = JsonNode(i, i, {})
-        j = _WS(s, i + 1).end()
-        if s[j] == "}":
-            node.end = j + 1
-            return node, j + 1
-        while True:
-            j = _WS(s, j).end()
-            key, kend = scanstring(s, j + 1)
-            key_node = JsonNode(j, kend, key)
-            j = _WS(s, kend).end() + 1  # past ':'
-            value_node, j = _parse_node(s, j, depth + 1)
-            if key in node.members:
-                node.duplicates.append(key_node)
-            node.members[key] = (key_node, value_node)
-            node.value[key] = value_node.value
-            j = _WS(s, j).end()
-            if s[j] == "}":
-                node.end = j + 1
-                return node, j + 1
-            j += 1  # past ','
-    if c == "[":
-        node = JsonNode(i, i, [])
-        j = _WS(s, i + 1).end()
-        if s[j] == "]":
-            node.end = j + 1
-            return node, j + 1
-        while True:
-            item, j = _parse_node(s, j, depth + 1)
-            node.items.append(item)
-            node.value.append(item.value)
-            j = _WS(s, j).end()
-            if s[j] == "]":
-                node.end = j + 1
-                return node, j + 1
-            j += 1
-    m = _SCALAR.match(s, i)
-    assert m is not None  # the line is JSON (``json`` read it first): any other value is a scalar
-    return JsonNode(i, m.end(), json.loads(m.group())), m.end()
-
-
-def parse_json_line(text: str) -> JsonNode:
-    """Parse one line; raises what ``json.loads`` raises on it, and more for deep nesting.
-
-    That is ``json.JSONDecodeError`` for invalid JSON, a plain ``ValueError`` for an integer of
-    more than 4300 digits, ``RecursionError`` for nesting too deep for the decoder, and
-    ``json.JSONDecodeError`` for arrays or objects nested deeper than ``MAX_DEPTH``.
-    """
-    json.loads(text)
-    node, _ = _parse_node(text, 0)
-    return node
 
 
 @dataclass(eq=False)
@@ -212,10 +103,15 @@ class QuestionRecord:
     #: False when any field is missing or mistyped: such a record is never built
     valid: bool = True
 
+    @property
+    def walked(self) -> bool:
+        """Its line was walked for positions (``node``) already."""
+        return "node" in self.__dict__
+
     @cached_property
     def node(self) -> JsonNode:
         """The position tree of the line (walked on first use)."""
-        return _parse_node(self.text, self.span[0])[0]
+        return parse_node(self.text, self.span[0])[0]
 
     def field_range(self, name: str) -> tuple[int, int]:
         """[start, end) of a member's value in the line; the object if absent."""
@@ -235,78 +131,8 @@ class QuestionRecord:
         return self.judge_labelled or self.judged_by is not None
 
 
-def is_skipped(line: str) -> bool:
-    """Blank lines and ``//`` comment lines carry no record."""
-    stripped = line.strip()
-    return not stripped or stripped.startswith("//")
-
-
 def _is_str_list(value: Any) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _invalid_json(text: str, lead: int, body: str, exc: Exception) -> Diagnostic:
-    """The finding for a line ``json`` refuses: located, and saying what to write instead."""
-    pos = getattr(exc, "pos", 0)
-    col = lead + pos
-    # the range ends within the line (an editor would otherwise draw it into the next one)
-    end = min(max(col + 1, lead + len(body)), len(text))
-    reason = getattr(exc, "msg", None) or str(exc).split(";")[0]  # not Python's advice after ";"
-    brk = OTHER_BREAKS.get(body[pos : pos + 1])
-    if brk and reason == "Extra data":
-        message = (
-            f"two records on one line, separated by {brk} (column {col + 1}): a record ends only at "
-            "a line break (\\n, \\r\\n or \\r) — put each record on its own line"
-        )
-    elif brk and reason.startswith("Invalid control character"):
-        message = (
-            f"invalid JSON: a raw {brk} inside a string (column {col + 1}): write it as "
-            f"\\u{ord(body[pos]):04x}"
-        )
-    elif brk:
-        message = (
-            f"invalid JSON: {brk} is not white space in JSON (column {col + 1}): remove it, or write it "
-            f"as \\u{ord(body[pos]):04x} inside a string"
-        )
-    else:
-        message = f"invalid JSON: {reason} (column {col + 1})"
-    return Diagnostic.at_columns("invalid-json", message, col, end)
-
-
-def _duplicate_keys(node: JsonNode, what: str) -> list[Diagnostic]:
-    """``duplicate-key`` at each repeated key of one object (``json`` silently keeps the last)."""
-    out = []
-    for key_node in node.duplicates:
-        out.append(
-            Diagnostic.at_columns(
-                "duplicate-key",
-                f"duplicate key {key_node.value!r} in this {what}: JSON keeps only the last "
-                "value — remove one of them",
-                key_node.start,
-                key_node.end,
-            )
-        )
-    return out
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    """``json``'s object hook: a dict, as ``json`` makes it, noting whether a key repeated."""
-    obj = dict(pairs)
-    if len(obj) != len(pairs):
-        _decoding.duplicates = True
-    return obj
-
-
-class _Decoding:
-    """What the decoder saw in the line being parsed (parsing is single-threaded per process)."""
-
-    duplicates = False
-
-
-_decoding = _Decoding()
-_DECODER = json.JSONDecoder(object_pairs_hook=_pairs)
-#: a ``\ud800``–``\udfff`` escape: the line may hold a lone surrogate
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
@@ -314,34 +140,10 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
 
     The line is stripped first (``str.strip()``, SPEC §3; a leading BOM is tolerated too).
     """
-    lead = _LEAD(text).end()
-    body = text[lead:].rstrip()
-    span = (lead, lead + len(body))
-    _decoding.duplicates = False
-    try:
-        value = _DECODER.decode(body)
-        # the rare lines that need their positions at once: deep (the walker's limit), with
-        # a surrogate escape, or with a repeated key
-        node = None
-        if (
-            _decoding.duplicates
-            or body.count("[") + body.count("{") > MAX_DEPTH
-            or _SURROGATE_ESCAPE.search(body)
-        ):
-            node = _parse_node(text, lead)[0]
-    except (ValueError, RecursionError) as exc:  # json.JSONDecodeError is a ValueError
-        return None, [_invalid_json(text, lead, body, exc)]
-    lone = _lone_surrogate(node) if node is not None else None
-    if lone is not None:
-        # json accepts "\ud800" alone, but no UTF-8 file (the artifact) can hold it
-        return None, [
-            Diagnostic.at_columns(
-                "invalid-json",
-                "invalid JSON: a \\u escape is a lone surrogate, not a character",
-                lone.start,
-                lone.end,
-            )
-        ]
+    decoded = decode_line(text)
+    if isinstance(decoded, Diagnostic):
+        return None, [decoded]
+    value, node, span = decoded
     if not isinstance(value, dict):
         kind = type(value).__name__ if not isinstance(value, list) else "array"
         return None, [
@@ -350,7 +152,8 @@ def parse_record(text: str) -> tuple[QuestionRecord | None, list[Diagnostic]]:
     rec = QuestionRecord(text, value, span)
     if node is not None:
         rec.node = node  # already walked
-    diags: list[Diagnostic] = _duplicate_keys(rec.node, "record") if _decoding.duplicates else []
+    # a repeated key is walked at once (``decode_line``), and found again in its walk
+    diags: list[Diagnostic] = duplicate_keys(node, "record") if node is not None else []
     _parse_fields(rec, value, span, diags)
     return rec, diags
 
@@ -442,7 +245,8 @@ def _parse_locator(rec: QuestionRecord, index: int, item: Any) -> tuple[Locator 
                 "wrong-type", 'each locator must be an object {"doc", "quote"}', node.start, node.end
             )
         ]
-    diags = _duplicate_keys(item_node(), "locator") if _decoding.duplicates else []
+    # a repeated key anywhere in the line had the line walked at once (``decode_line``)
+    diags = duplicate_keys(item_node(), "locator") if rec.walked else []
     for name in item:
         if name not in LOCATOR_FIELDS:
             key_node = item_node().members[name][0]
@@ -485,25 +289,3 @@ def _locator_flag(item: dict[str, Any], item_node, name: str, diags: list[Diagno
         Diagnostic.at_columns("wrong-type", f"locator {name!r} must be true or false", node.start, node.end)
     )
     return False
-
-
-def _lone_surrogate(node: JsonNode) -> JsonNode | None:
-    """The first string (key or value) holding an unpaired surrogate, if any."""
-    if isinstance(node.value, str) and _SURROGATE.search(node.value):
-        return node
-    for child in (*node.items, *(n for pair in node.members.values() for n in pair)):
-        found = _lone_surrogate(child)
-        if found is not None:
-            return found
-    return None
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines of a questions file without their ends: ``\\n``, ``\\r\\n`` or a lone ``\\r`` (SPEC §3).
-
-    These are the lines LSP clients count. The other ``str.splitlines`` breaks stay inside a line
-    (a raw U+2028 is legal inside a JSON string).
-    """
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.split("\n")

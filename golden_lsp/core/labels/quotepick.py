@@ -21,8 +21,8 @@ import re
 import unicodedata
 from collections.abc import Callable
 
+from ..text.memo import per_text
 from .resolve import count_at_most, occurrences
-from .textcache import per_text
 
 #: characters searched on either side of the place a quote must hold (a longer quote is no quote)
 WINDOW = 400

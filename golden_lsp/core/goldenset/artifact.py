@@ -19,15 +19,15 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .canon import CANONICAL_VERSION
-from .chunker import CHUNKER_VERSION
+from ..check.model import Analysis, LineResult, ResolvedLocator
+from ..corpus.index import Corpus
+from ..findings.diagnostics import WHOLE_SET, Diagnostic, Range, plural
+from ..io.files import display, kind, read_regular
+from ..labels.questions import QuestionRecord
+from ..labels.scoring import HitRule
+from ..text.canon import CANONICAL_VERSION
+from ..text.chunker import CHUNKER_VERSION
 from .config import ConfigError
-from .corpus import Corpus
-from .diagnostics import WHOLE_SET, Diagnostic, Range, plural
-from .files import display, kind, read_regular
-from .model import Analysis, LineResult, ResolvedLocator
-from .questions import QuestionRecord
-from .scoring import HitRule
 
 
 def artifact_line(record: QuestionRecord, resolved: list[ResolvedLocator]) -> str:

@@ -19,12 +19,15 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
-from . import diskcache, gcpause, quoteindex
-from .chunker import Chunk
-from .corpus import BrokenDoc, Corpus, CorpusDoc, known_document, load_corpus, read_document, what_file
-from .facts import Found, QuoteFacts, quote_facts
-from .hints import not_found_hint, not_found_hints
-from .resolve import occurrences
+from ..corpus.document import BrokenDoc, CorpusDoc, identity
+from ..corpus.index import Corpus, load_corpus
+from ..labels.facts import Found, QuoteFacts, quote_facts
+from ..labels.hints import not_found_hint, not_found_hints
+from ..labels.resolve import occurrences
+from ..text.chunker import Chunk
+from . import diskcache, gcpause, packs, quoteindex
+from .cacherows import Rows, compact
+from .lean import known_document, read_lean
 
 #: ``jobs`` for "as many as help": one process per core, up to ``MAX_AUTO_JOBS``, for a corpus of
 #: ``AUTO_JOBS_MB`` or more (below that, starting workers costs more than it shares out)
@@ -60,7 +63,7 @@ def index_document(
             for q, s in starts.items()
             if s or q in hints
         }
-        if not doc.from_buffer:
+        if doc.data_sha is not None:  # not an editor buffer's passing state
             diskcache.store_facts(doc.sha256, doc.raw_key, limit, {**known, **fresh})
         known.update(fresh)
     if release:
@@ -100,7 +103,7 @@ def index_corpus(
 
 def _read_and_index(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int):
     """One document read, chunked and its quotes' facts found, its text let go: (doc, facts)."""
-    doc = read_document(root, doc_id, max_chars, lean=True)
+    doc = read_lean(root, doc_id, max_chars)
     if not isinstance(doc, CorpusDoc):
         return doc, {}
     return doc, index_document(doc, quotes, limit, release=True)[1]
@@ -108,15 +111,15 @@ def _read_and_index(root: Path, doc_id: str, max_chars: int, quotes: set[str], l
 
 def _index_batch(root: Path, items: list[tuple[str, set[str]]], max_chars: int, limit: int):
     """A worker's task: many documents read and indexed (``_read_and_index``), handed back
-    compact (chunks in their stored form, ``CorpusDoc.compact``) with the cache entries the
-    worker made, for the parent to write once (``diskcache.take_pending``)."""
+    compact (chunks in their stored form, ``cacherows.compact``) with the cache entries the
+    worker made, for the parent to write once (``packs.take_pending``)."""
     out = []
     for doc_id, quotes in items:
         doc, facts = _read_and_index(root, doc_id, max_chars, quotes, limit)
         if isinstance(doc, CorpusDoc):
-            doc.compact()
+            compact(doc)
         out.append((doc, facts))
-    return out, diskcache.take_pending()
+    return out, packs.take_pending()
 
 
 def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int, st=None, path=None):
@@ -130,11 +133,11 @@ def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit
     known = diskcache.load_facts(doc.sha256, doc.raw_key, limit) if quotes else {}
     if not quotes <= known.keys():
         return None
-    if "_n_chunks" not in doc.__dict__:
+    if not doc.counted:
         rows = diskcache.chunk_rows(doc_id, doc.sha256, max_chars)
         if rows is None:
             return None
-        doc.__dict__["_chunk_rows"] = rows
+        doc.defer_chunks(Rows(rows))
     return doc, {q: known[q] for q in quotes}
 
 
@@ -192,7 +195,7 @@ def load_indexed(
                 ]
                 for batch, future in tasks:
                     results, written = future.result()
-                    diskcache.add_pending(written)
+                    packs.add_pending(written)
                     for i, result in zip(batch, results):
                         pooled[i] = result
         for i, a in enumerate(args):
@@ -200,17 +203,13 @@ def load_indexed(
             doc, facts = cached or _read_and_index(*a)  # else one document at a time
             if isinstance(doc, CorpusDoc):
                 st = stats[i]
-                if (
-                    st is not None
-                    and doc._data_sha is not None
-                    and (i in read_now or "_n_chunks" not in doc.__dict__)
-                ):
+                if st is not None and doc.data_sha is not None and (i in read_now or not doc.counted):
                     # (one from the cache that knows its number of chunks had a trusted stat row)
                     diskcache.note_file(
-                        root, doc.doc_id, st, doc._data_sha, what_file(doc), max_chars, doc.n_chunks
+                        root, doc.doc_id, st, doc.data_sha, identity(doc), max_chars, doc.n_chunks
                     )
                 if not facts:
-                    doc.compact()  # nobody quotes it: its chunks stay compact
+                    compact(doc)  # nobody quotes it: its chunks stay compact
             if doc is not None:
                 found.update(((doc.doc_id, q), f) for q, f in facts.items())
             yield doc

@@ -11,12 +11,14 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from typing import Any
 
-from .chunker import Chunk
-from .facts import HINT_KINDS, QuoteFacts
-from .hints import Hint
-from .resolve import LIST_ITEM, PARAGRAPH, TABLE_ROW
+from ..corpus.document import CorpusDoc
+from ..labels.facts import HINT_KINDS, QuoteFacts
+from ..labels.hints import Hint
+from ..labels.resolve import LIST_ITEM, PARAGRAPH, TABLE_ROW
+from ..text.chunker import Chunk
 
 HEX64 = re.compile(r"[0-9a-f]{64}")
 
@@ -69,6 +71,27 @@ def rows_of(chunks: list[Chunk]) -> dict:
     paths: dict[str, int] = {}
     rows = [[c.start, c.end, paths.setdefault(c.heading_path, len(paths)), c.chunk_id] for c in chunks]
     return {"paths": list(paths), "chunks": rows}
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A document's chunks in their compact form (``rows_of``, or a stored entry's JSON bytes, its
+    digest checked), made into chunks only when asked for (``CorpusDoc.defer_chunks``)."""
+
+    payload: Any
+
+    def count(self) -> int | None:
+        return count_rows(self.payload)
+
+    def chunks(self, doc_id: str, chars: int) -> list[Chunk] | None:
+        return chunks_of(doc_id, self.payload, chars)
+
+
+def compact(doc: CorpusDoc) -> None:
+    """Keep ``doc``'s chunks, when they are made, in their compact form until asked for again:
+    what a worker hands back, and what a document nobody quotes keeps."""
+    if doc.chunked:
+        doc.defer_chunks(Rows(rows_of(doc.chunks)))
 
 
 def fact_row(f: QuoteFacts) -> list:

@@ -15,15 +15,12 @@ from collections.abc import Iterable
 
 import ahocorasick
 
+from ..labels.anycase import MAX_QUOTE_CHARS
+
 #: below this many quotes for one document, separate scans are as fast as building an automaton
 MIN_QUOTES = 8
 #: shorter quotes match too often to be worth reporting through the automaton
 MIN_QUOTE_CHARS = 4
-#: longer quotes are found by ``str.find``: the automaton is a trie as deep as its longest word,
-#: and pyahocorasick frees it recursively (a 1 MB quote overflows the C stack). No label is this
-#: long — a quote must sit on one line of the document (``quote-multiline``) — so the cap costs
-#: nothing where it matters and keeps a pasted page from crashing the check and the server.
-MAX_QUOTE_CHARS = 2000
 
 
 def build(quotes: Iterable[str]) -> ahocorasick.Automaton:

@@ -20,11 +20,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from .chunker import DEFAULT_MAX_CHARS
-from .diagnostics import DOCS_URL, FINDINGS, Finding
-from .files import NotRegularFile, display, read_regular
-from .questions import DEFAULT_QUERY_TYPES
-from .scoring import DEFAULT_HIT_RULE, parse_hit_rule
+from ..findings.diagnostics import DOCS_URL, FINDINGS, Finding
+from ..io.errors import ConfigError
+from ..io.files import NotRegularFile, display, read_regular
+from ..labels.questions import DEFAULT_QUERY_TYPES
+from ..labels.scoring import DEFAULT_HIT_RULE, parse_hit_rule
+from ..text.chunker import DEFAULT_MAX_CHARS
 
 CONFIG_NAME = "golden-lsp.toml"
 DEFAULT_QUESTIONS = "questions.jsonl"
@@ -48,10 +49,6 @@ DEFAULT_PROPOSALS = "proposals.jsonl"
 AUDIT_NAME = "audit.json"
 #: what ``[severity]`` may set a code to; "off" silences it
 LEVELS = ("error", "warning", "info", "off")
-
-
-class ConfigError(Exception):
-    """A configuration problem: the CLI exits 2 with this one-line reason."""
 
 
 class NoCorpus(ConfigError):

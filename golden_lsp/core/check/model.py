@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .chunker import Chunk
-from .diagnostics import Diagnostic, Range, Severity
-from .questions import Locator, QuestionRecord
-from .resolve import Span
+from ..findings.diagnostics import Diagnostic, Range, Severity
+from ..labels.questions import Locator, QuestionRecord
+from ..labels.resolve import Span
+from ..text.chunker import Chunk
 
 
 @dataclass

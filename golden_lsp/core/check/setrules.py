@@ -16,10 +16,10 @@ from operator import attrgetter
 from pathlib import Path
 from typing import NamedTuple
 
-from .corpus import Corpus
-from .diagnostics import WHOLE_SET, Diagnostic, Range, Related, plural
+from ..corpus.index import Corpus
+from ..findings.diagnostics import WHOLE_SET, Diagnostic, Range, Related, plural
+from ..labels.questions import QuestionRecord
 from .model import Analysis, LineResult, RecordLine
-from .questions import QuestionRecord
 from .rules import MAX_DOC_SHARE, MIN_RECORDS, SetRules, folded, short
 
 #: above this many unlabelled documents, doc-unlabelled is one finding with the count

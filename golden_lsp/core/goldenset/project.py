@@ -12,27 +12,20 @@ import dataclasses
 import shlex
 from pathlib import Path
 
-from . import diskcache
-from .analysis import LIMIT, Analysis, Analyzer, cold_quotes
+from ..check.rules import SetRules, with_severities
+from ..check.setrules import id_reused
+from ..corpus.document import BrokenDoc, CorpusConfigError, CorpusDoc, DocumentChanged
+from ..corpus.index import Corpus, glob_would_match, load_corpus
+from ..engine import diskcache
+from ..engine.analysis import LIMIT, Analysis, Analyzer, cold_quotes
+from ..engine.docindex import load_indexed
+from ..io.files import NotRegularFile, display, finish_interrupted, kind, read_regular, write_atomically
+from ..labels.facts import Found
+from ..labels.jsonline import is_skipped, split_lines
+from ..labels.scoring import parse_hit_rule
+from ..text.canon import NotUtf8Error, decode_strict, editor_text
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
-from .canon import NotUtf8Error, decode_strict, editor_text
 from .config import DEFAULT_QUESTIONS, Config, ConfigError
-from .corpus import (
-    BrokenDoc,
-    Corpus,
-    CorpusConfigError,
-    CorpusDoc,
-    DocumentChanged,
-    glob_would_match,
-    load_corpus,
-)
-from .docindex import load_indexed
-from .facts import Found
-from .files import NotRegularFile, display, finish_interrupted, kind, read_regular, write_atomically
-from .questions import is_skipped, split_lines
-from .rules import SetRules, with_severities
-from .scoring import parse_hit_rule
-from .setrules import id_reused
 
 
 class GoldenSet:

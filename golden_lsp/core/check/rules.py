@@ -17,13 +17,14 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 from typing import Any
 
-from .corpus import Corpus, CorpusDoc
-from .diagnostics import Diagnostic, Range, Related, Severity, plural
-from .facts import Found, QuoteFacts, quote_facts
+from ..corpus.document import CorpusDoc
+from ..corpus.index import Corpus
+from ..findings.diagnostics import Diagnostic, Range, Related, Severity, plural
+from ..labels.facts import Found, QuoteFacts, quote_facts
+from ..labels.questions import DEFAULT_QUERY_TYPES, Locator, QuestionRecord
+from ..labels.resolve import EXACT, Span
+from ..labels.scoring import HitRule, bearing_chunks, union_coverage
 from .model import LineResult, ResolvedLocator
-from .questions import DEFAULT_QUERY_TYPES, Locator, QuestionRecord
-from .resolve import EXACT, Span
-from .scoring import HitRule, bearing_chunks, union_coverage
 
 MIN_SPAN_CHARS = 30
 MIN_ANSWER_CHARS = 20

@@ -13,7 +13,8 @@ however large. An editor buffer's text is never here: it cannot be read back, so
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Protocol
+
+from ..corpus.hooks import Releasable
 
 #: the characters of read-back texts held at most (beyond the newest one): the documents a person
 #: works on, a small part of a large corpus, and room for a 10 MB one beside them (at 8 million,
@@ -22,25 +23,18 @@ from typing import Protocol
 HELD_CHARS = 32_000_000
 
 
-class _Releasable(Protocol):
-    @property
-    def chars(self) -> int: ...
-
-    def release(self) -> None: ...
-
-
 class HeldTexts:
     """Documents holding a read-back text, least recently used first, within ``budget`` characters."""
 
     def __init__(self, budget: int = HELD_CHARS) -> None:
         self.budget = budget
         self.chars = 0
-        self._held: OrderedDict[int, _Releasable] = OrderedDict()
+        self._held: OrderedDict[int, Releasable] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._held)
 
-    def hold(self, doc: _Releasable) -> None:
+    def hold(self, doc: Releasable) -> None:
         """``doc`` holds its text now (read back, or read afresh from disk): it is the most recent;
         the least recent ones beyond the budget are released."""
         key = id(doc)
@@ -54,13 +48,13 @@ class HeldTexts:
             self.chars -= old.chars
             old.release()  # which calls ``discard``: already gone
 
-    def touch(self, doc: _Releasable) -> None:
+    def touch(self, doc: Releasable) -> None:
         """``doc``'s text was used: it is the most recent."""
         key = id(doc)
         if key in self._held:
             self._held.move_to_end(key)
 
-    def discard(self, doc: _Releasable) -> None:
+    def discard(self, doc: Releasable) -> None:
         """``doc`` let go of its text (or is no more of any corpus)."""
         if self._held.pop(id(doc), None) is not None:
             self.chars -= doc.chars

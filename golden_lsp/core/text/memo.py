@@ -1,0 +1,58 @@
+"""The answers of a text worth remembering, declared as such by the semantics that compute them.
+
+Editors ask some questions of a document again and again: its longest line and its index of cased
+words (for not-found hints), a quote's lengthening (for a code action). Each is a pure function of
+the text, so remembering it changes nothing but the time — and how long to remember, and when to
+forget (a text let go, an edit), is the engine's business (``engine/textcache.py``), which the
+semantics never import. So a semantic module only declares such a function (``per_text``); the
+engine, once imported, has every declaration remember (``install``). Until then, each call
+computes its answer: the cold reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+
+
+class PerText(Generic[T]):
+    """``fn(text, *args)``, which may be remembered for the latest ``texts`` texts."""
+
+    def __init__(self, fn: Callable[..., T], texts: int):
+        self.fn, self.texts = fn, texts
+        #: what a call does: ``fn`` itself, or the engine's memo of it
+        self.call: Callable[..., T] = fn
+        self.__doc__, self.__name__ = fn.__doc__, fn.__name__
+
+    def __call__(self, text: str, *args: Any) -> T:
+        return self.call(text, *args)
+
+
+#: every declaration made so far, in order
+DECLARED: list[PerText[Any]] = []
+#: what makes a declaration remember (the engine's), or None: nothing remembered
+_remember: Callable[[PerText[Any]], Callable[..., Any]] | None = None
+
+
+def per_text(texts: int) -> Callable[[Callable[..., T]], PerText[T]]:
+    """Declare ``fn(text, *args)`` worth remembering for the latest ``texts`` texts."""
+
+    def declare(fn: Callable[..., T]) -> PerText[T]:
+        declared = PerText(fn, texts)
+        DECLARED.append(declared)
+        if _remember is not None:
+            declared.call = _remember(declared)
+        return declared
+
+    return declare
+
+
+def install(remember: Callable[[PerText[Any]], Callable[..., Any]] | None) -> None:
+    """Have every declaration, made or to come, remembered by ``remember(declaration)`` (None:
+    each call computes its answer again)."""
+    global _remember
+    _remember = remember
+    for declared in DECLARED:
+        declared.call = declared.fn if remember is None else remember(declared)
