@@ -71,14 +71,18 @@ def completions(view: View, pos: types.Position) -> types.CompletionList | None:
         doc = view.golden.corpus.docs.get(doc_id) if isinstance(doc_id, str) else None
         if doc is not None:
             options = [
-                (q, q, types.CompletionItemKind.Text, _matches(n)) for q, n in continuations(doc.text, ctx.prefix)
+                (q, q, types.CompletionItemKind.Text, _matches(n))
+                for q, n in continuations(doc.text, ctx.prefix)
             ]
     elif ctx.kind == "value" and ctx.key in ("hop", "split") and not ctx.in_locator:
         options = [
-            (v, v, types.CompletionItemKind.EnumMember, ctx.key) for v in (HOPS if ctx.key == "hop" else SPLITS)
+            (v, v, types.CompletionItemKind.EnumMember, ctx.key)
+            for v in (HOPS if ctx.key == "hop" else SPLITS)
         ]
     elif ctx.kind == "value" and ctx.key == "query_type" and not ctx.in_locator:
-        options = [(v, v, types.CompletionItemKind.EnumMember, "query_type") for v in view.golden.config.query_types]
+        options = [
+            (v, v, types.CompletionItemKind.EnumMember, "query_type") for v in view.golden.config.query_types
+        ]
     elif ctx.kind == "value" and ctx.key in (("exact", "primary") if ctx.in_locator else ("unanswerable",)):
         if not ctx.in_string:
             options = [(v, v, types.CompletionItemKind.Keyword, ctx.key) for v in ("true", "false")]

@@ -84,7 +84,9 @@ def code_actions(uri: str, path: Path, create_files: bool) -> list[types.CodeAct
     title = f"Create {CONFIG_NAME} here{named}"
     if not create_files:
         command = types.Command(title, CREATE_CONFIG_COMMAND, arguments=[uri])
-        return [types.CodeAction(title, kind=types.CodeActionKind.QuickFix, command=command, is_preferred=True)]
+        return [
+            types.CodeAction(title, kind=types.CodeActionKind.QuickFix, command=command, is_preferred=True)
+        ]
     target = from_fs_path(str(path.parent / CONFIG_NAME))
     edit = types.WorkspaceEdit(
         document_changes=[

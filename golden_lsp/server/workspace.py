@@ -131,7 +131,9 @@ class GoldenSets:
         none for ``check``: what it held leaves the corpus, and its edits count for nothing."""
         if not path.is_file():
             self.corpus_buffers.pop(path, None)
-            return self._update(path, lambda corpus: corpus.with_file(path) if _holds(corpus, path) else corpus)
+            return self._update(
+                path, lambda corpus: corpus.with_file(path) if _holds(corpus, path) else corpus
+            )
         self.corpus_buffers[path] = text
 
         def change(corpus):

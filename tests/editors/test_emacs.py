@@ -17,13 +17,13 @@ from pathlib import Path
 import pytest
 from editor_support import (
     REPO,
+    SUBDOC,
+    TYPED_RECORD,
     completed_as_wanted,
     completion_cases,
     editor_deps,
     isolated_env,
     run,
-    SUBDOC,
-    TYPED_RECORD,
     subfolder_copy,
     unavailable,
     venv_bin,
@@ -162,7 +162,9 @@ def test_emacs_completion_leaves_the_record_wanted(client, ui, tmp_path, output_
     )
     assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
     res = json.loads(out.read_text(encoding="utf-8"))
-    ctx = f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    ctx = (
+        f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    )
     assert res.get("ok") is True and proc.returncode == 0, ctx
     assert len(res["rounds"]) == len(cases), ctx
     for case, r in zip(cases, res["rounds"], strict=True):
@@ -210,7 +212,9 @@ def test_emacs_positions_after_a_character_outside_the_bmp(client, tmp_path, out
     )
     assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
     res = json.loads(out.read_text(encoding="utf-8"))
-    ctx = f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    ctx = (
+        f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    )
     assert res.get("ok") is True and proc.returncode == 0, ctx
     assert res["diagnostic-column"] == res["quote-column"], ctx
     assert res["diagnostic-text"] == json.dumps(record["locators"][0]["quote"]), ctx

@@ -64,17 +64,42 @@ def test_nvim_completion_leaves_the_record_wanted(setup, tmp_path, golden_server
             GOLDEN_NVIM_METHOD="config",
             GOLDEN_SERVER_CMD=json.dumps(golden_server),
         )
-        cmd = [nvim, "--headless", "-i", "NONE", "-n", "-u", HERE / "nvim_init.lua", "-c", f"luafile {script}"]
+        cmd = [
+            nvim,
+            "--headless",
+            "-i",
+            "NONE",
+            "-n",
+            "-u",
+            HERE / "nvim_init.lua",
+            "-c",
+            f"luafile {script}",
+        ]
     else:
         # a user's init.lua: the lspconfig-style file, vim.lsp.enable and (or not) the README's snippet
         init = tmp_path / "init.lua"
         init.write_text(
             f"vim.opt.runtimepath:prepend({json.dumps(str(LSPCONFIG))})\n"
             "vim.lsp.enable('golden_lsp')\n"
-            + (readme_lua("-- Neovim's own completion, inserting the whole item") if setup.endswith("snippet") else ""),
+            + (
+                readme_lua("-- Neovim's own completion, inserting the whole item")
+                if setup.endswith("snippet")
+                else ""
+            ),
             encoding="utf-8",
         )
-        cmd = [nvim, "--headless", "--clean", "-i", "NONE", "-n", "-c", f"luafile {init}", "-c", f"luafile {script}"]
+        cmd = [
+            nvim,
+            "--headless",
+            "--clean",
+            "-i",
+            "NONE",
+            "-n",
+            "-c",
+            f"luafile {init}",
+            "-c",
+            f"luafile {script}",
+        ]
     proc = run(cmd, timeout=120, env=env, cwd=folder, out=output_dir / "nvim-output.txt")
     assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
     res = json.loads(out.read_text())

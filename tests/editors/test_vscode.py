@@ -530,7 +530,9 @@ def test_vscode_says_when_it_cannot_find_the_server(request, built, tmp_path, ou
     assert "golden-lsp" in notes and "goldenLsp.server.path" in notes and "no executable" in notes, ctx
     # the path set: the server runs, and neither the notification nor the status bar says otherwise
     assert result.get("serverCommandAfter") == [str(server)], ctx
-    assert "golden" in result.get("statusBarTextAfter", "") and "no server" not in result["statusBarTextAfter"], ctx
+    assert (
+        "golden" in result.get("statusBarTextAfter", "") and "no server" not in result["statusBarTextAfter"]
+    ), ctx
     after = " ".join((facts.get("after") or {}).get("notifications") or [])
     assert "no executable" not in after, ctx
 

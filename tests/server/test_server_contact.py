@@ -81,14 +81,18 @@ async def test_completion_replaces_what_is_typed_inside_a_closed_string(
     assert line.replace("user-guide/dep", item.filter_text, 1) == after
     # a quote after an emoji, with a JSON escape typed: UTF-16 columns, escaped text in and out
     line, items = await complete_at(
-        client, subfolder_set, HEAD + f'"{SUBDOC}", "quote": "The build writes every page into the \\"si|"}}]}}'
+        client,
+        subfolder_set,
+        HEAD + f'"{SUBDOC}", "quote": "The build writes every page into the \\"si|"}}]}}',
     )
     assert items and all(i.label.startswith('The build writes every page into the "si') for i in items)
     item = items[0]
     assert typed_in_range(line, item) == 'The build writes every page into the \\"si'
     assert item.filter_text == json.dumps(item.label, ensure_ascii=False)[1:-1]
     assert json.loads(applied(line, item))["locators"][0]["quote"] == item.label
-    line, items = await complete_at(client, subfolder_set, HEAD + f'"{SUBDOC}", "quote": "any static host 🎉 on|"}}]}}')
+    line, items = await complete_at(
+        client, subfolder_set, HEAD + f'"{SUBDOC}", "quote": "any static host 🎉 on|"}}]}}'
+    )
     assert items and typed_in_range(line, items[0]) == "any static host 🎉 on"
     assert json.loads(applied(line, items[0]))["locators"][0]["quote"] == items[0].label
 
@@ -135,7 +139,9 @@ async def test_an_open_chapter_renamed_on_disk_is_no_document(client: LanguageCl
     quri, curi = open_doc(client, q), open_doc(client, old)
     pub = await published(client, quri)
     assert "unknown-doc" not in codes_on(pub, line)
-    lenses = await client.text_document_code_lens_async(types.CodeLensParams(types.TextDocumentIdentifier(curi)))
+    lenses = await client.text_document_code_lens_async(
+        types.CodeLensParams(types.TextDocumentIdentifier(curi))
+    )
     assert lenses
     new = old.with_name("renamed-" + old.name)
     old.rename(new)
@@ -185,7 +191,9 @@ async def test_a_client_that_counts_code_points_without_saying_so_gets_them(
         rec["locators"][0]["quote"] = "X" + rec["locators"][0]["quote"]
         lines[n] = json.dumps(rec, ensure_ascii=False)
         uri = open_doc(lsp_client, q, "\n".join(lines))
-        pub = await published(lsp_client, uri, lambda p: any(d.code == "quote-not-found" for d in p.diagnostics))
+        pub = await published(
+            lsp_client, uri, lambda p: any(d.code == "quote-not-found" for d in p.diagnostics)
+        )
         [nf] = [d for d in pub.diagnostics if d.code == "quote-not-found"]
         at = lines[n].index('"X')
         units = at if negotiated == "utf-32" else utf16(lines[n][:at])
@@ -227,7 +235,9 @@ async def test_anchor_here_appends_the_last_line(client: LanguageClient, golden_
 # --- a questions file with no config --------------------------------------------------------------
 
 
-async def test_a_questions_file_without_a_config_is_told_how_to_make_one(client: LanguageClient, tmp_path: Path):
+async def test_a_questions_file_without_a_config_is_told_how_to_make_one(
+    client: LanguageClient, tmp_path: Path
+):
     folder = tmp_path / "loose"
     (folder / "docs" / "guide").mkdir(parents=True)
     (folder / "docs" / "guide" / "start.md").write_text(
@@ -270,7 +280,8 @@ async def test_a_questions_file_without_a_config_is_told_how_to_make_one(client:
 
 
 def test_without_file_creation_through_edits_the_quick_fix_is_the_command(tmp_path: Path):
-    from golden_lsp.server.newconfig import CREATE_CONFIG_COMMAND, code_actions as config_actions
+    from golden_lsp.server.newconfig import CREATE_CONFIG_COMMAND
+    from golden_lsp.server.newconfig import code_actions as config_actions
 
     (tmp_path / "corpus").mkdir()
     (tmp_path / "corpus" / "a.md").write_text("# A\n", encoding="utf-8")
