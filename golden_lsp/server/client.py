@@ -8,7 +8,8 @@ plain text without markdown-mode; a client without ``codeActionLiteralSupport`` 
 does not declare, it does not get; the status is sent only to a client that asks for it with the
 initialization option ``statusNotification: true``). The features build their answers in full;
 ``fit_code_actions`` fits a list of code actions to the client — a disabled action (``disabled.
-reason``: why "Anchor here" cannot anchor) becomes a message for a client that cannot show it,
+reason``: why "Anchor here" cannot anchor) has its reason in its title too (Neovim lists a disabled
+action by its title and "(disabled)" alone), and becomes a message for a client that cannot show it,
 and a code action becomes a command applying its edit (``APPLY_EDIT_COMMAND``) for a client that
 takes commands only. Hovers go through a ``markup.Markup`` for ``markdown_hover``; diagnostics
 through ``convert`` with ``related_information``.
@@ -100,6 +101,9 @@ def fit_code_actions(
             if context.trigger_kind != types.CodeActionTriggerKind.Automatic:
                 messages.append(f"{action.title}: {action.disabled.reason}")
             continue
+        if action.disabled is not None:  # its title says why: Neovim lists it as "TITLE (disabled)"
+            action = copy.copy(action)
+            action.title = f"{action.title} — {action.disabled.reason}"
         if action.diagnostics and not support.related_information:
             action = copy.copy(action)
             action.diagnostics = [_without_related(d) for d in action.diagnostics or ()]

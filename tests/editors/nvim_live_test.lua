@@ -102,6 +102,8 @@ local function main()
     return fail(4, 'the status line does not show the latest analysis')
   end
   t.step('status line: ' .. tostring(_G.golden_shown))
+  -- the chapter's status line is its set's
+  result.chapter_statusline = golden.statusline(chapter)
 
   vim.api.nvim_buf_set_lines(chapter, 0, -1, false, original)
   if not t.expect('undo_clears', function()

@@ -61,6 +61,7 @@ def test_nvim_live_corpus_and_status_line(method, tmp_path, golden_server, outpu
     assert res.get("edit_breaks") is True and res.get("undo_clears") is True, ctx
     assert res.get("statusline_current") is True and "error" in res.get("statusline_shown", ""), ctx
     assert res.get("statusline_after_undo") is True, ctx
+    assert res.get("chapter_statusline") == res.get("statusline_shown"), ctx
     assert res.get("disk_breaks") is True and res.get("disk_restored") is True, ctx
     assert res.get("rename_unknown") is True and res.get("orphan_edit_unknown") is True, ctx
     assert res.get("orphan_lenses") == 0, ctx

@@ -11,7 +11,7 @@ from conftest import SERVER, change_doc, init_params, open_doc, published, uri_o
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from test_authoring import code_actions, pos_of
-from test_server import apply_edits, utf16
+from test_server import apply_edits, quote_columns, set_quote, utf16
 
 SUBDOC = "user-guide/deploying-your-docs.md"
 SUBCHAPTER = (
@@ -289,3 +289,57 @@ def test_without_file_creation_through_edits_the_quick_fix_is_the_command(tmp_pa
     [fix] = config_actions(uri_of(q), q, create_files=False)
     assert fix.edit is None and fix.command.command == CREATE_CONFIG_COMMAND
     assert fix.command.arguments == [uri_of(q)] and fix.title.endswith("(corpus corpus)")
+
+
+# --- nothing benign is logged as an error ---------------------------------------------------------
+
+
+def test_a_cancel_of_a_request_already_answered_writes_nothing_to_stderr(golden_dir: Path):
+    """Clients log a server's stderr as errors (Neovim's lsp.log): cancelling a request the server
+    has answered — the usual race — must write nothing there; the server still answers."""
+    from raw_lsp import RawServer
+
+    server = RawServer(golden_dir)
+    try:
+        server.initialize(golden_dir)
+        answered = server.call("workspace/symbol", {"query": "hut"})
+        assert "result" in answered
+        server.notify("$/cancelRequest", {"id": answered["id"]})
+        server.notify("$/cancelRequest", {"id": 4242})
+        assert "result" in server.call("workspace/symbol", {"query": "hut"})
+        server.call("shutdown")
+        server.notify("exit")
+    finally:
+        server.close()
+    assert server.stderr.strip() == ""
+
+
+# --- the hover of an ambiguous quote ----------------------------------------------------------------
+
+
+async def test_the_hover_of_an_ambiguous_quote_shows_its_occurrences_not_the_findings_message(
+    client: LanguageClient, golden_dir: Path
+):
+    """VS Code shows a finding's message in the hover beside the server's: the hover names the
+    finding and shows what the finding does not, each occurrence in its line."""
+    q = golden_dir / "questions.jsonl"
+    lines = q.read_text(encoding="utf-8").split("\n")
+    n = next(i for i, s in enumerate(lines) if s.startswith("{") and json.loads(s)["locators"])
+    doc = json.loads(lines[n])["locators"][0]["doc"]
+    lines[n] = set_quote(lines[n], "hut")
+    uri = open_doc(client, q, "\n".join(lines))
+    pub = await published(client, uri, lambda p: any(d.code == "quote-ambiguous" for d in p.diagnostics))
+    [amb] = [d for d in pub.diagnostics if d.code == "quote-ambiguous" and d.range.start.line == n]
+    s, _ = quote_columns(lines[n])
+    hover = await client.text_document_hover_async(
+        types.HoverParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(lines[n][: s + 2])))
+    )
+    text = hover.contents.value
+    assert "quote-ambiguous" in text and amb.message not in text
+    chapter = (golden_dir / "corpus" / doc).read_text(encoding="utf-8").split("\n")
+    shown = [row for row in text.split("\n") if row.startswith("| ") and ":" in row.split("|")[1]]
+    assert len(shown) >= 2
+    for row in shown:
+        place, context = row.split("|")[1].strip(), row.split("|")[2].strip()
+        line_no, _col = map(int, place.split(":"))
+        assert "hut" in context and context.replace("\\|", "|") in " ".join(chapter[line_no - 1].split())
