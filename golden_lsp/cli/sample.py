@@ -1,5 +1,6 @@
-"""``golden-lsp sample LOG --n N --strategy random|stratified|hard-cases``: skeleton records drawn
-from a query log (``golden_lsp.practice.sampling``), on stdout or into a new file."""
+"""``golden-lsp sample LOG [PATH] --n N --strategy random|stratified|hard-cases``: skeleton records
+drawn from a query log (``golden_lsp.practice.sampling``) for the set at ``PATH`` (its queries are
+not drawn again, its ids not reused), on stdout or into a new file."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .common import add_set_options, golden_set, read_input, write_files
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sample", help="draw new questions from a query log into skeleton records")
     p.add_argument("log", type=Path, help="one query per line, or JSONL with 'query' (and 'rephrased')")
+    p.add_argument("path", nargs="?", type=Path, help="questions file or folder holding a config")
     p.add_argument("--n", type=int, required=True, help="how many queries to draw")
     p.add_argument("--strategy", choices=sampling.STRATEGIES, default="random")
     p.add_argument("--seed", type=int, help="the same seed draws the same sample")
@@ -35,7 +37,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _sample(args: argparse.Namespace) -> int:
     if args.n < 1:
         raise ConfigError("--n must be a positive number")
-    golden = golden_set(args, None)
+    golden = golden_set(args, args.path)
     log_text = read_input(args.log, "query log")
     if args.out is not None:
         golden.refuse_outputs({"output": args.out}, {args.log: "query log"})
