@@ -62,3 +62,41 @@ def test_sample_takes_the_sets_path(project: Path, tmp_path: Path):
     assert proc.returncode == 2 and proc.stdout == ""
     assert "no golden-lsp.toml in the working directory or above" in proc.stderr
     assert "PATH" in proc.stderr and "--corpus" in proc.stderr
+
+
+#: a documentation site's pages as mkdocs and mkdocstrings write them: a page of API directives
+#: first, admonitions and code, prose further on
+DOC_SITE = {
+    "api.md": "# API\n\n::: mkdocs.structure.files.InclusionLevel\n    options:\n      show_source: false\n\n"
+    "::: mkdocs.config.base.Config\n",
+    "user-guide/configuration.md": "---\ntitle: Configuration\n---\n\n# Configuration\n\n"
+    '!!! note "Read this first before you change any of the settings below"\n\n'
+    "```yaml\nsite_name: My Docs And A Long Name For The Site\n```\n\n"
+    "- a list item that has quite a few words in it too\n\n"
+    "The configuration file lives at the root of the project and every setting in it has a default.\n",
+    "user-guide/writing.md": "# Writing\n\nEvery page is a Markdown file under the docs folder of the project.\n",
+}
+
+
+def test_init_on_a_documentation_site_anchors_its_record_in_prose(tmp_path: Path):
+    """Never on a generator's directive (``::: module.Class``), an admonition, code, a list or front
+    matter; and the new set's findings about its unlabelled pages sit in those pages, none on the
+    record."""
+    for name, text in DOC_SITE.items():
+        (tmp_path / "docs" / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / "docs" / name).write_text(text, encoding="utf-8")
+    proc = run_cli(["init", "set", "--corpus", "docs"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    lines = (tmp_path / "set" / "questions.jsonl").read_text(encoding="utf-8").splitlines()
+    [record] = [json.loads(line) for line in lines if line.startswith("{")]
+    [locator] = record["locators"]
+    assert locator["doc"] == "user-guide/configuration.md", record
+    assert (
+        locator["quote"] in "The configuration file lives at the root of the project and every setting in it"
+    )
+    assert record["expected_answer"].startswith("The configuration file lives")
+    assert ":::" not in json.dumps(record) and "!!!" not in json.dumps(record)
+    check = run_cli(["check", "set", "--format", "json"], cwd=tmp_path)
+    found = json.loads(check.stdout)
+    assert check.returncode == 0 and {f["code"] for f in found} == {"doc-unlabelled"}, found
+    assert sorted(f["path"] for f in found) == ["docs/api.md", "docs/user-guide/writing.md"]

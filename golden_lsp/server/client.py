@@ -101,9 +101,9 @@ def fit_code_actions(
             if context.trigger_kind != types.CodeActionTriggerKind.Automatic:
                 messages.append(f"{action.title}: {action.disabled.reason}")
             continue
-        if action.disabled is not None:  # its title says why: Neovim lists it as "TITLE (disabled)"
+        if (disabled := action.disabled) is not None:  # its title says why: Neovim lists it by title
             action = copy.copy(action)
-            action.title = f"{action.title} — {action.disabled.reason}"
+            action.title = f"{action.title} — {disabled.reason}"
         if action.diagnostics and not support.related_information:
             action = copy.copy(action)
             action.diagnostics = [_without_related(d) for d in action.diagnostics or ()]

@@ -76,9 +76,10 @@ def _unresolved_text(view: View, rec: RecordLine, resolved: ResolvedLocator, mu:
         f" ({', '.join(mu.code(c) for c in codes)}: the finding says why)" if codes else ""
     )
     doc = view.golden.corpus.docs.get(resolved.locator.doc or "")
-    if doc is None or not resolved.ambiguous_at:
+    quote = resolved.locator.quote
+    if doc is None or not resolved.ambiguous_at or not isinstance(quote, str):
         return head
-    text, quote = doc.text, resolved.locator.quote
+    text = doc.text
     rows = []
     for at in resolved.ambiguous_at[:MAX_LISTED_OCCURRENCES]:
         row, col = doc.positions.raw_position(at)

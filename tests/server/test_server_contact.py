@@ -3,6 +3,7 @@ what is typed inside a string, so that every client leaves the same line."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 
@@ -343,3 +344,57 @@ async def test_the_hover_of_an_ambiguous_quote_shows_its_occurrences_not_the_fin
         place, context = row.split("|")[1].strip(), row.split("|")[2].strip()
         line_no, _col = map(int, place.split(":"))
         assert "hut" in context and context.replace("\\|", "|") in " ".join(chapter[line_no - 1].split())
+
+
+# --- the set's findings sit where a person acts on them ---------------------------------------------
+
+
+async def test_a_documents_finding_is_published_in_that_document(client: LanguageClient, golden_dir: Path):
+    """doc-unlabelled goes to the chapter no question points into (as check prints it there), not
+    to the questions file's first record; labelled at last, the chapter's finding is withdrawn."""
+    chapter = golden_dir / "corpus" / "05-unlabelled.md"
+    chapter.write_text(
+        "# Unlabelled\n\nNobody has asked about the winter room of the hut yet.\n", encoding="utf-8"
+    )
+    q = golden_dir / "questions.jsonl"
+    text = q.read_text(encoding="utf-8")
+    uri = open_doc(client, q, text)
+    pub = await published(client, uri_of(chapter), lambda p: p.diagnostics)
+    [d] = pub.diagnostics
+    assert d.code == "doc-unlabelled" and d.range.start.line == 0 and "05-unlabelled.md" in d.message
+    assert not [x for x in (await published(client, uri)).diagnostics if x.code == "doc-unlabelled"]
+    record = {
+        "id": "ex900",
+        "query": "Has anyone asked about the winter room?",
+        "expected_answer": "Nobody has asked about the winter room of the hut yet.",
+        "locators": [{"doc": chapter.name, "quote": "the winter room of the hut"}],
+    }
+    since = len(client.published)
+    change_doc(client, uri, 2, text.rstrip("\n") + "\n" + json.dumps(record) + "\n")
+    await published(client, uri_of(chapter), lambda p: not p.diagnostics, since=since)
+
+
+async def test_a_client_that_pulls_gets_a_chapters_finding_when_it_pulls_the_chapter(
+    pull_client: LanguageClient, golden_dir: Path
+):
+    chapter = golden_dir / "corpus" / "05-unlabelled.md"
+    chapter.write_text(
+        "# Unlabelled\n\nNobody has asked about the winter room of the hut yet.\n", encoding="utf-8"
+    )
+    q = golden_dir / "questions.jsonl"
+    uri = open_doc(pull_client, q)
+    curi = open_doc(pull_client, chapter)
+
+    async def pulled(target: str):
+        report = await pull_client.text_document_diagnostic_async(
+            types.DocumentDiagnosticParams(types.TextDocumentIdentifier(target))
+        )
+        return [d.code for d in report.items]
+
+    await pulled(uri)  # the questions file analysed (the chapter's findings placed)
+    for _ in range(100):
+        if "doc-unlabelled" in await pulled(curi):
+            break
+        await asyncio.sleep(0.05)
+    assert await pulled(curi) == ["doc-unlabelled"]
+    assert "doc-unlabelled" not in await pulled(uri)
