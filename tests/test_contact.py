@@ -5,9 +5,13 @@ the messages that name what to do (a trailing comma, every extra a command needs
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
+import pytest
 from core_support import loc, qline, run_cli
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
 def test_check_of_a_folder_refuses_a_questions_file_the_config_found_does_not_name(project: Path):
@@ -100,3 +104,19 @@ def test_init_on_a_documentation_site_anchors_its_record_in_prose(tmp_path: Path
     found = json.loads(check.stdout)
     assert check.returncode == 0 and {f["code"] for f in found} == {"doc-unlabelled"}, found
     assert sorted(f["path"] for f in found) == ["docs/api.md", "docs/user-guide/writing.md"]
+
+
+def test_judge_dry_run_lists_its_calls_before_a_judge_is_chosen(tmp_path: Path):
+    """``judge --dry-run`` without ``--provider`` lists the calls a run would make (none cached: that
+    depends on the judge); a run without one still refuses, naming what to give."""
+    pytest.importorskip("bm25s")
+    shutil.copytree(EXAMPLES, tmp_path / "set")
+    proc = run_cli(["judge", "set", "--dry-run", "--records", "ex001", "--format", "json"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    plan = json.loads(proc.stdout)
+    assert plan["provider"] is None and plan["calls"] == plan["candidates"] > 0 and plan["cached"] == 0
+    assert {p["id"] for p in plan["planned"]} == {"ex001"}
+    text = run_cli(["judge", "set", "--dry-run", "--records", "ex001"], cwd=tmp_path)
+    assert text.returncode == 0 and "no judge chosen yet" in text.stdout and "nothing was called" in text.stdout
+    refused = run_cli(["judge", "set", "--records", "ex001"], cwd=tmp_path)
+    assert refused.returncode == 2 and "--provider" in refused.stderr
