@@ -120,3 +120,20 @@ def test_judge_dry_run_lists_its_calls_before_a_judge_is_chosen(tmp_path: Path):
     assert text.returncode == 0 and "no judge chosen yet" in text.stdout and "nothing was called" in text.stdout
     refused = run_cli(["judge", "set", "--records", "ex001"], cwd=tmp_path)
     assert refused.returncode == 2 and "--provider" in refused.stderr
+
+
+def test_a_trailing_comma_is_called_one(project: Path):
+    line = qline("q9", [loc("faq.md", "offsets break whenever")])
+    broken = line[:-1] + ", }"  # {"id": …, "locators": […], }
+    q = project / "questions.jsonl"
+    q.write_text(q.read_text(encoding="utf-8") + broken + "\n  [1, 2,]\n", encoding="utf-8")
+    proc = run_cli(["check", "--format", "json"], cwd=project)
+    found = [f for f in json.loads(proc.stdout) if f["code"] == "invalid-json"]
+    assert [f["message"].split(" (")[0] for f in found] == [
+        "invalid JSON: a trailing comma before }",
+        "invalid JSON: a trailing comma before ]",
+    ]
+    assert all("remove it" in f["message"] and "Expecting" not in f["message"] for f in found)
+    lines = q.read_text(encoding="utf-8").split("\n")
+    for f in found:  # each located at its comma
+        assert lines[f["line"] - 1][f["column"] - 1] == "," and f["end_column"] == f["column"] + 1
