@@ -137,3 +137,39 @@ def test_a_trailing_comma_is_called_one(project: Path):
     lines = q.read_text(encoding="utf-8").split("\n")
     for f in found:  # each located at its comma
         assert lines[f["line"] - 1][f["column"] - 1] == "," and f["end_column"] == f["column"] + 1
+
+
+#: numpy and DuckDB installed, bm25s not: the eval extra is there, the search extra is not
+NO_BM25 = """\
+import sys
+
+
+class _Missing:
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] == "bm25s":
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+
+
+sys.meta_path.insert(0, _Missing())
+"""
+
+
+def test_every_extra_a_command_needs_is_named_at_once(project: Path, tmp_path: Path):
+    """``eval --retriever bm25`` without numpy names the eval and the search extras together (it
+    used to name eval, then search once eval was installed); with eval installed, search alone."""
+    from core_support import cli_env
+
+    from golden_lsp.cli import needed_extras
+
+    assert needed_extras("eval", ["eval", "--retriever", "bm25"]) == ["eval", "search"]
+    assert needed_extras("eval", ["eval", "--run", "r.trec"]) == ["eval"]
+    assert needed_extras("report", ["report", "--retriever=bm25"]) == ["report", "eval", "search"]
+    assert needed_extras("judge", ["judge"]) == ["search"]
+    shim = tmp_path / "shim"
+    shim.mkdir()
+    (shim / "sitecustomize.py").write_text(NO_BM25, encoding="utf-8")
+    env = {**cli_env(tmp_path), "PYTHONPATH": str(shim)}
+    proc = run_cli(["eval", "--retriever", "bm25"], project, env)
+    assert proc.returncode == 2 and "needs the search extra: pip install 'golden-lsp[search]'" in proc.stderr
+    assert "eval]" not in proc.stderr and "eval," not in proc.stderr
