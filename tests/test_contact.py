@@ -117,7 +117,9 @@ def test_judge_dry_run_lists_its_calls_before_a_judge_is_chosen(tmp_path: Path):
     assert plan["provider"] is None and plan["calls"] == plan["candidates"] > 0 and plan["cached"] == 0
     assert {p["id"] for p in plan["planned"]} == {"ex001"}
     text = run_cli(["judge", "set", "--dry-run", "--records", "ex001"], cwd=tmp_path)
-    assert text.returncode == 0 and "no judge chosen yet" in text.stdout and "nothing was called" in text.stdout
+    assert (
+        text.returncode == 0 and "no judge chosen yet" in text.stdout and "nothing was called" in text.stdout
+    )
     refused = run_cli(["judge", "set", "--records", "ex001"], cwd=tmp_path)
     assert refused.returncode == 2 and "--provider" in refused.stderr
 
@@ -173,3 +175,17 @@ def test_every_extra_a_command_needs_is_named_at_once(project: Path, tmp_path: P
     proc = run_cli(["eval", "--retriever", "bm25"], project, env)
     assert proc.returncode == 2 and "needs the search extra: pip install 'golden-lsp[search]'" in proc.stderr
     assert "eval]" not in proc.stderr and "eval," not in proc.stderr
+
+
+def test_the_middle_band_of_the_ratio_signal_says_what_it_means(tmp_path: Path):
+    pytest.importorskip("bm25s")
+    pytest.importorskip("duckdb")
+    shutil.copytree(EXAMPLES, tmp_path / "set")
+    proc = run_cli(["eval", "set", "--retriever", "bm25", "--format", "json"], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    [note] = [
+        n["message"] for n in json.loads(proc.stdout)["notes"] if n["message"].startswith("hit@1/hit@10")
+    ]
+    ratio = float(note.split("= ")[1].split()[0])
+    assert 0.6 <= ratio <= 0.85, note  # the example set's BM25 sits in the band
+    assert "between 0.6 and 0.85 — neither signal" in note and "reranker" in note and "more answers" in note
