@@ -171,7 +171,11 @@ def _invalid_json(text: str, lead: int, body: str, exc: Exception) -> Diagnostic
 def _trailing_comma(body: str, pos: int, reason: str) -> int | None:
     """The column in ``body`` of a comma the decoder stopped after, at a closing ``}`` or ``]``
     (``{"a": 1,}``: "Expecting property name…"; ``[1,]``: "Expecting value"); None otherwise."""
-    if pos >= len(body) or body[pos] not in "}]" or not reason.startswith(("Expecting property", "Expecting value")):
+    if (
+        pos >= len(body)
+        or body[pos] not in "}]"
+        or not reason.startswith(("Expecting property", "Expecting value"))
+    ):
         return None
     before = body[:pos].rstrip()
     return len(before) - 1 if before.endswith(",") else None
