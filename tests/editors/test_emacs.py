@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -62,43 +63,61 @@ def emacs_package(emacs_client: str) -> None:
         )
 
 
-@pytest.mark.parametrize("variant", ["eglot", "eglot-plain", "lsp-mode"])
-def test_emacs_readme_snippets_diagnostic_and_hover(variant, tmp_path, ambiguous_copy, output_dir):
+def run_emacs(
+    script: str, client: str, questions: Path, tmp_path: Path, output_dir: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess, dict, str]:
+    """Real Emacs in batch with the README's snippets for ``client``, running ``script`` (in this
+    folder) on ``questions``; the process, the result it wrote and a context for assertion messages."""
     emacs = find_emacs(output_dir)
-    client = variant.removesuffix("-plain")
     emacs_package(client)
-    if not (venv_bin() / "golden-lsp").exists():
-        pytest.fail(
-            "the golden-lsp command is not installed next to this Python (pip install -e .)", pytrace=False
-        )
     snippet = tmp_path / "golden-lsp.el"
     snippet.write_text("\n".join(readme_elisp(m) for m in SNIPPETS[client]), encoding="utf-8")
     out = output_dir / "result.json"
-    env = isolated_env(
+    full = isolated_env(
         tmp_path / "state",
         {
             "GOLDEN_CLIENT": client,
             "GOLDEN_SNIPPET": str(snippet),
-            "GOLDEN_QUESTIONS": str(ambiguous_copy["questions"]),
-            "GOLDEN_AMBIGUOUS_LINE": str(ambiguous_copy["ambiguous_line"] + 1),
-            "GOLDEN_HOVER_LINE": str(ambiguous_copy["hover_line"] + 1),
-            "GOLDEN_HOVER_COL": str(ambiguous_copy["hover_col_utf32"]),
+            "GOLDEN_QUESTIONS": str(questions),
             "GOLDEN_OUT": str(out),
             "GOLDEN_TIMEOUT": "30",
-            **({"GOLDEN_NO_MARKDOWN": "1"} if variant.endswith("-plain") else {}),
+            **env,
         },
     )
     proc = run(
-        [emacs, "--batch", "-Q", "-l", HERE / "emacs_test.el"],
+        [emacs, "--batch", "-Q", "-l", HERE / script],
         timeout=180,
-        env=env,
-        cwd=ambiguous_copy["folder"],
+        env=full,
+        cwd=questions.parent,
         out=output_dir / "emacs-output.txt",
     )
     assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
     res = json.loads(out.read_text(encoding="utf-8"))
     ctx = (
         f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    )
+    return proc, res, ctx
+
+
+@pytest.mark.parametrize("variant", ["eglot", "eglot-plain", "lsp-mode"])
+def test_emacs_readme_snippets_diagnostic_and_hover(variant, tmp_path, ambiguous_copy, output_dir):
+    client = variant.removesuffix("-plain")
+    if not (venv_bin() / "golden-lsp").exists():
+        pytest.fail(
+            "the golden-lsp command is not installed next to this Python (pip install -e .)", pytrace=False
+        )
+    proc, res, ctx = run_emacs(
+        "emacs_test.el",
+        client,
+        ambiguous_copy["questions"],
+        tmp_path,
+        output_dir,
+        {
+            "GOLDEN_AMBIGUOUS_LINE": str(ambiguous_copy["ambiguous_line"] + 1),
+            "GOLDEN_HOVER_LINE": str(ambiguous_copy["hover_line"] + 1),
+            "GOLDEN_HOVER_COL": str(ambiguous_copy["hover_col_utf32"]),
+            **({"GOLDEN_NO_MARKDOWN": "1"} if variant.endswith("-plain") else {}),
+        },
     )
     assert res.get("major-mode") == "golden-questions-mode", ctx
     assert res.get("connected") is True, ctx
@@ -130,40 +149,22 @@ def test_emacs_completion_leaves_the_record_wanted(client, ui, tmp_path, output_
     """A record typed with the README's snippets: a doc in a subfolder inside a string the editor
     closed and a quote after words typed (sole candidates), and through company a multi-word quote
     from the menu at the end of a quote and in its middle; each line is the record wanted."""
-    emacs = find_emacs(output_dir)
-    emacs_package(client)
     if ui == "company":
         emacs_package("company")
     folder = subfolder_copy(tmp_path)
     questions = folder / "questions.jsonl"
     cases = completion_cases(folder, multi_word=ui == "company")
-    snippet = tmp_path / "golden-lsp.el"
-    snippet.write_text("\n".join(readme_elisp(m) for m in SNIPPETS[client]), encoding="utf-8")
-    out = output_dir / "result.json"
-    env = isolated_env(
-        tmp_path / "state",
+    proc, res, ctx = run_emacs(
+        "emacs_completion_test.el",
+        client,
+        questions,
+        tmp_path,
+        output_dir,
         {
-            "GOLDEN_CLIENT": client,
-            "GOLDEN_SNIPPET": str(snippet),
-            "GOLDEN_QUESTIONS": str(questions),
             "GOLDEN_COMPLETE_LINE": str(len(questions.read_text(encoding="utf-8").split("\n")) - 1),
             "GOLDEN_COMPLETE_CASES": json.dumps(cases),
             "GOLDEN_COMPLETE_UI": ui,
-            "GOLDEN_OUT": str(out),
-            "GOLDEN_TIMEOUT": "30",
         },
-    )
-    proc = run(
-        [emacs, "--batch", "-Q", "-l", HERE / "emacs_completion_test.el"],
-        timeout=180,
-        env=env,
-        cwd=folder,
-        out=output_dir / "emacs-output.txt",
-    )
-    assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
-    res = json.loads(out.read_text(encoding="utf-8"))
-    ctx = (
-        f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
     )
     assert res.get("ok") is True and proc.returncode == 0, ctx
     assert len(res["rounds"]) == len(cases), ctx
@@ -179,8 +180,6 @@ def test_emacs_positions_after_a_character_outside_the_bmp(client, tmp_path, out
     deleted character, sent as an incremental change) lands where Emacs made it — through eglot
     (which counts UTF-16) and lsp-mode (which counts characters and offers no encoding: the server
     counts code points for it)."""
-    emacs = find_emacs(output_dir)
-    emacs_package(client)
     folder = subfolder_copy(tmp_path)
     questions = folder / "questions.jsonl"
     record = json.loads(TYPED_RECORD + json.dumps(SUBDOC) + "}]}")
@@ -188,32 +187,13 @@ def test_emacs_positions_after_a_character_outside_the_bmp(client, tmp_path, out
     record["locators"][0]["quote"] = "Xdeploy your documentation to any static host"
     text = questions.read_text(encoding="utf-8").rstrip("\n")
     questions.write_text(text + "\n" + json.dumps(record, ensure_ascii=False) + "\n", encoding="utf-8")
-    line = len(text.split("\n")) + 1
-    snippet = tmp_path / "golden-lsp.el"
-    snippet.write_text("\n".join(readme_elisp(m) for m in SNIPPETS[client]), encoding="utf-8")
-    out = output_dir / "result.json"
-    env = isolated_env(
-        tmp_path / "state",
-        {
-            "GOLDEN_CLIENT": client,
-            "GOLDEN_SNIPPET": str(snippet),
-            "GOLDEN_QUESTIONS": str(questions),
-            "GOLDEN_EMOJI_LINE": str(line),
-            "GOLDEN_OUT": str(out),
-            "GOLDEN_TIMEOUT": "30",
-        },
-    )
-    proc = run(
-        [emacs, "--batch", "-Q", "-l", HERE / "emacs_positions_test.el"],
-        timeout=180,
-        env=env,
-        cwd=folder,
-        out=output_dir / "emacs-output.txt",
-    )
-    assert out.is_file(), f"emacs wrote no result (exit {proc.returncode}); output:\n{proc.stdout[-4000:]}"
-    res = json.loads(out.read_text(encoding="utf-8"))
-    ctx = (
-        f"emacs exit {proc.returncode}\noutput:\n{proc.stdout[-4000:]}\nresult:\n{json.dumps(res, indent=2)}"
+    proc, res, ctx = run_emacs(
+        "emacs_positions_test.el",
+        client,
+        questions,
+        tmp_path,
+        output_dir,
+        {"GOLDEN_EMOJI_LINE": str(len(text.split("\n")) + 1)},
     )
     assert res.get("ok") is True and proc.returncode == 0, ctx
     assert res["diagnostic-column"] == res["quote-column"], ctx

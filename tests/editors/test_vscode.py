@@ -454,12 +454,7 @@ def test_vscode_draws_every_inlay_hint_of_a_multi_hop_record(
     probe_out, facts_file, driver, cs_log, _shot = code_server_session(
         request, deps, vsix, folder, settings, {"inlayLines": multi}, output_dir, quick=True
     )
-    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
-    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
-    ctx = (
-        f"\nprobe result:\n{json.dumps(result, indent=2)[:8000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:8000]}"
-        f"\ncode-server log:\n{_read(cs_log)[-2000:]}"
-    )
+    result, facts, ctx = outcome(probe_out, facts_file, cs_log)
     assert result.get("ok") is True and driver is not None and driver.returncode == 0, ctx
     assert result.get("maximumLength") == 43, ctx  # VS Code's default, not a test setting
     drawn_lines = (facts.get("before") or {}).get("viewLines") or []
@@ -494,6 +489,17 @@ def test_vscode_draws_every_inlay_hint_of_a_multi_hop_record(
                 assert re.match(rf"→ line {line}\b", text), (loc, text, line)
 
 
+def outcome(probe_out: Path, facts_file: Path, cs_log: Path) -> tuple[dict, dict, str]:
+    """What the probe and the page saw in a session, and a context for assertion messages."""
+    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
+    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
+    ctx = (
+        f"\nprobe result:\n{json.dumps(result, indent=2)[:8000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:8000]}"
+        f"\nprobe log:\n{_read(Path(str(probe_out) + '.log'))[-3000:]}\ncode-server log:\n{_read(cs_log)[-2000:]}"
+    )
+    return result, facts, ctx
+
+
 def _read(p: Path) -> str:
     try:
         return p.read_text(errors="replace")
@@ -520,9 +526,7 @@ def test_vscode_says_when_it_cannot_find_the_server(request, built, tmp_path, ou
         output_dir,
         venv_on_path=False,
     )
-    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
-    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
-    ctx = f"\nprobe result:\n{json.dumps(result, indent=2)}\nDOM facts:\n{json.dumps(facts, indent=2)[:4000]}\ncode-server log:\n{_read(cs_log)[-2000:]}"
+    result, facts, ctx = outcome(probe_out, facts_file, cs_log)
     assert result.get("ok") is True, ctx
     assert result.get("serverCommand") is None, ctx
     assert "no server" in (result.get("statusBarText") or ""), ctx
@@ -559,12 +563,7 @@ def test_vscode_finds_the_workspace_venv_and_completes(request, built, tmp_path,
         quick=True,
         venv_on_path=False,
     )
-    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
-    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
-    ctx = (
-        f"\nprobe result:\n{json.dumps(result, indent=2)[:8000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:3000]}"
-        f"\nprobe log:\n{_read(Path(str(probe_out) + '.log'))[-3000:]}\ncode-server log:\n{_read(cs_log)[-2000:]}"
-    )
+    result, _facts, ctx = outcome(probe_out, facts_file, cs_log)
     assert result.get("ok") is True and driver is not None and driver.returncode == 0, ctx
     assert result.get("serverCommand") == [str(folder / ".venv" / "bin" / "python"), "-m", "golden_lsp"], ctx
     rounds = result.get("completions") or []

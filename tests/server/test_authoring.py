@@ -361,8 +361,12 @@ async def test_add_as_locator_to_the_record_last_edited(client: LanguageClient, 
 
 
 async def complete(client: LanguageClient, golden_dir: Path, half: str, drop: str | None = None):
+    """Completion with ``half`` typed as the questions file's last line, the cursor at its ``|``
+    (else at its end); lines holding ``drop`` left out."""
     q = golden_dir / "questions.jsonl"
     lines = [s for s in lines_of(q) if drop is None or drop not in s]
+    at = half.index("|") if "|" in half else len(half)
+    half = half.replace("|", "", 1) if "|" in half else half
     text = "\n".join(lines).rstrip("\n") + "\n" + half
     client.doc_version = getattr(client, "doc_version", 0) + 1
     uri = uri_of(q)
@@ -372,7 +376,7 @@ async def complete(client: LanguageClient, golden_dir: Path, half: str, drop: st
         change_doc(client, uri, client.doc_version, text)
     n = len(text.split("\n")) - 1
     got = await client.text_document_completion_async(
-        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(half)))
+        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(half[:at])))
     )
     return got.items if got else []
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import SERVER, change_doc, init_params, open_doc, published, uri_of
 from lsprotocol import types
 from pytest_lsp import LanguageClient
-from test_authoring import code_actions, pos_of
+from test_authoring import code_actions, complete, pos_of
 from test_server import apply_edits, quote_columns, set_quote, utf16
 
 SUBDOC = "user-guide/deploying-your-docs.md"
@@ -34,21 +34,7 @@ def subfolder_set(golden_dir: Path) -> Path:
 async def complete_at(client: LanguageClient, golden_dir: Path, line: str) -> tuple[str, list]:
     """Completion at the ``|`` of ``line``, typed as the last line of the questions file; the line
     without the marker and the items."""
-    q = golden_dir / "questions.jsonl"
-    at = line.index("|")
-    typed = line.replace("|", "", 1)
-    text = q.read_text(encoding="utf-8").rstrip("\n") + "\n" + typed
-    client.doc_version = getattr(client, "doc_version", 0) + 1
-    uri = uri_of(q)
-    if client.doc_version == 1:
-        open_doc(client, q, text)
-    else:
-        change_doc(client, uri, client.doc_version, text)
-    n = len(text.split("\n")) - 1
-    got = await client.text_document_completion_async(
-        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(typed[:at])))
-    )
-    return typed, (got.items if got else [])
+    return line.replace("|", "", 1), await complete(client, golden_dir, line)
 
 
 def applied(line: str, item: types.CompletionItem) -> str:
