@@ -15,6 +15,8 @@ import pytest
 from core_support import cli_env, loc, make_project, qline, run_cli, write_docs
 from migrate_support import CASES, CONFIG, V1, V2, built_repository, case_lines, git
 
+from golden_lsp.core.labels.quotepolicy import problems
+
 SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-schema-2.1.0.json").read_text(encoding="utf-8"))
 BROKEN = ("quote-not-found", "quote-ambiguous", "unknown-doc")
 
@@ -416,3 +418,21 @@ def test_a_clean_check_runs_no_git(cli, tmp_path):
     assert broken
     proc = run_cli(["check", repo, "--format", "github", "--select", ",".join(BROKEN)], tmp_path, env)
     assert proc.returncode == 1 and marker.exists()  # a broken label: now git is asked
+
+
+def test_check_and_migrate_name_the_same_quote_for_a_reworded_label(cli, tmp_path):
+    """One quote policy and one picker: the fix ``check`` proposes for a label whose sentence was
+    reworded (its closest passage's quote) is the quote ``migrate`` writes for it, and it is a
+    phrase, not a fragment."""
+    root, old = set_with_old_folder(tmp_path)
+    found = json.loads(cli(["check", root, "--format", "json"]).stdout)
+    fixes = {
+        d["line"]: d["fix"]["replacement"] for d in found if d["code"] == "quote-not-found" and "fix" in d
+    }
+    report = json.loads(cli(["migrate", root, "--from-corpus", old, "--format", "json"]).stdout)
+    edited = next(x for x in report["locators"] if x["id"] == "reworded")
+    assert edited["status"] == "edited"
+    assert fixes[edited["line"]] == edited["quote"], (fixes, edited)
+    text = (root / "corpus" / edited["doc"]).read_text(encoding="utf-8")
+    at = text.index(edited["quote"])
+    assert problems(text, at, at + len(edited["quote"])) == [] and len(edited["quote"].split()) >= 4

@@ -10,6 +10,7 @@ from golden_lsp.core.goldenset.artifact import artifact_text
 from golden_lsp.core.labels import quotepick
 from golden_lsp.core.labels.hints import not_found_hint
 from golden_lsp.core.labels.quotepick import lengthen
+from golden_lsp.core.labels.quotepolicy import problems
 from golden_lsp.core.labels.resolve import (
     EXACT,
     LIST_ITEM,
@@ -201,11 +202,16 @@ def test_not_found_message_gives_raw_doc_position_and_replacement(tmp_path):
     assert "across a line break at 3:12" in d.message
     # and what to do, on the command line too (the editor's quick fix does the same)
     assert d.message.endswith(
-        ": a quote stays on one line, so quote 'alpha beta' (at 3:12) or 'gamma' (at 4:1) instead"
+        ": a quote stays on one line, so quote 'Some text: alpha beta' (at 3:1) or "
+        "'gamma delta and more words here' (at 4:1) instead"
     )
-    # never a fix that spans lines: each line's part, longest first, where it sits in the raw file
-    assert d.data["replacement"] == "alpha beta"
-    assert d.data["replacements"] == [["alpha beta", "3:12"], ["gamma", "4:1"]]
+    # never a fix that spans lines: on each line, the picker's quote holding its part (the parts
+    # alone, "alpha beta" and "gamma", are fragments), where it sits in the raw file
+    assert d.data["replacement"] == "Some text: alpha beta"
+    assert d.data["replacements"] == [
+        ["Some text: alpha beta", "3:1"],
+        ["gamma delta and more words here", "4:1"],
+    ]
     assert d.data["hint"] == "line break"
     (rel,) = d.related
     assert (rel.range.line, rel.range.column, rel.range.end_line, rel.range.end_column) == (2, 11, 3, 5)
@@ -221,7 +227,8 @@ def test_not_found_typography_hint_on_a_bom_line(tmp_path):
     d = only(analysis, "quote-not-found")
     # canonical column 7; the BOM is not a column in the editor's buffer; 1-based 8
     assert "with different quotes or dashes at 1:8" in d.message
-    assert d.data["replacement"] == "\u201cdon\u2019t panic\u201d \u2014 always"
+    # the corpus text starts on a quotation mark, not a word: the fix is the picker's quote holding it
+    assert d.data["replacement"] == "We say \u201cdon\u2019t panic\u201d \u2014 always"
 
 
 def test_line_break_hint_offers_only_the_parts_that_are_unique_on_their_line():
@@ -259,7 +266,14 @@ def test_not_found_says_what_differs_and_where(tmp_path, quote, kind, message):
     assert d.data["hint"] == kind and message in d.message, d.message
     (rel,) = d.related
     assert rel.range.line == 2
-    assert ("replacement" in d.data) == (kind != "closest")  # a guess is a hint, never a relabel
+    # every kind has a fix the picker chose (the closest passage's too: a suggestion for a person,
+    # which the editor offers without preferring it, never a relabel)
+    text = doc
+    fix = d.data["replacement"]
+    assert (
+        d.data["replacements"][0][0] == fix
+        and problems(text, text.index(fix), text.index(fix) + len(fix)) == []
+    )
 
 
 def test_a_quote_longer_than_two_lines_of_the_document_gets_a_plain_not_found(tmp_path):
@@ -338,9 +352,9 @@ def test_lengthen_known_results_stay_on_the_line():
     found = occurrences(text, "the cat")
     assert len(found) == 3
     got = [lengthen(text, "the cat", at) for at in found]
-    # the third: "off.\nthe cat" is shorter than "the cat slept" but leaves the line; the full
-    # stop is no word to end on
-    assert got == ["the cat sat", "the cat ran", "the cat slept"]
+    # each a phrase to the clause's end (the policy prefers four words or more, and whole clauses);
+    # the third never leaves its line, and the full stop is no word to end on
+    assert got == ["the cat sat on the big mat", "the cat ran off", "the cat slept"]
     for at, ext in zip(found, got):
         _check_extension(text, "the cat", at, ext)
 
@@ -384,19 +398,20 @@ def test_lengthen_ends_on_words_not_on_markdown_markers():
     assert lengthen(text, "**read**", at) == "The **read** path is slow"
     # only stop words added: not unique enough to mean anything, so more words
     text = "On the way up. On the way down.\n"
-    assert lengthen(text, "the way", text.index("the way", 5)) == "the way down"
+    assert lengthen(text, "the way", text.index("the way", 5)) == "On the way down"
 
 
 def test_lengthen_is_cached_for_repeated_code_action_requests(monkeypatch):
-    text = "alpha the cat\nbeta the cat\n"
+    text = "alpha the cat sat\nbeta the cat ran\n"
     searches = []
     real = quotepick.occurrences
     monkeypatch.setattr(quotepick, "occurrences", lambda *args: searches.append(args) or real(*args))
-    monkeypatch.setattr(quotepick, "count_at_most", lambda *args: pytest.fail("a probe scanned the document"))
     textcache.reset()
     first = lengthen(text, "the cat", 6)
-    # one scan for the quote's occurrences; every probe looks only there
+    # the quote's occurrences are found once; every uniqueness probe looks only there
     assert searches == [(text, "the cat")]
-    assert lengthen(text, "the cat", 6) == first == "alpha the cat"
+    # asked again (the next cursor move): answered from the memo, nothing searched at all
+    monkeypatch.setattr(quotepick, "count_at_most", lambda *args: pytest.fail("searched again"))
+    monkeypatch.setattr(quotepick, "acceptable", lambda *args: pytest.fail("checked again"))
+    assert lengthen(text, "the cat", 6) == first == "alpha the cat sat"
     assert len(searches) == 1 and textcache.memo_of(lengthen).hits == 1
-    assert lengthen(text, "the cat", 19) == "beta the cat" and len(searches) == 1

@@ -2,8 +2,8 @@
 
 "Anchor here" (from a selection or a paragraph in a chapter) and "Find candidate passages" (from a
 ranked block) both end by writing a quote into the questions file. The quote is the picker's
-(``quotepick``): the shortest unique quote inside the selection that holds its first word, else
-— the selected words repeat elsewhere — the shortest one around the whole selection inside its
+(``quotepick``, so it meets the quote policy): the best quote inside the selection, else — the
+selected words are too few or repeat elsewhere — the best one around the whole selection inside its
 block; always on the selection's first line, inside the block around its start, so the span a
 builder expands it to is that block and contains the place the author pointed at. When there is
 none, ``no_anchor_reason`` says why, for the editor to show instead of silence. The edits are
@@ -28,11 +28,12 @@ def _place(text: str, start: int, end: int | None) -> tuple[int, int, int, int]:
     return start, end if end is not None and end > start else start, lo, hi
 
 
-def quote_at(text: str, start: int, end: int | None = None) -> str | None:
-    """A unique quote for the selection [start, end), or the cursor at ``start`` in its block:
-    inside the selection, else around it inside its block; None when there is none."""
+def quote_at(text: str, start: int, end: int | None = None, answer: str = "") -> str | None:
+    """The picker's quote for the selection [start, end), or the cursor at ``start`` in its block:
+    inside the selection, else around it inside its block (sharing what it can with the record's
+    expected ``answer``); None when there is none."""
     start, end, lo, hi = _place(text, start, end)
-    found = unique_quote_at(text, start, start, end) if end > start else None
+    found = unique_quote_at(text, start, start, end, answer, passage=(lo, hi)) if end > start else None
     if found is None:
         found = quote_around(text, start, max(end, start + 1), lo, hi)
     return None if found is None else text[found[0] : found[1]]

@@ -59,6 +59,8 @@ def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
         }
         if "replacement" in d.data:
             item["fix"] = {"replacement": d.data["replacement"]}
+        elif "renamed_to" in d.data:
+            item["fix"] = {"doc": d.data["renamed_to"]}
         out.append(item)
     return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
 

@@ -12,6 +12,7 @@ from ..core.engine.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
 from ..core.findings.diagnostics import BROKEN_LABEL, Severity, plural
 from ..core.goldenset.config import Config
 from ..core.goldenset.project import GoldenSet
+from ..core.goldenset.renames import renamed, with_renames
 from ..core.io.files import display as _display
 from .common import add_set_options, progress
 from .common import golden_set as _common_golden_set
@@ -83,6 +84,9 @@ def _check(args: argparse.Namespace) -> int:
     analyses = [a for _, a in checked]
     # errors first, then warnings, then notes, each in file and line order (a sort that keeps order)
     diags = sorted((d for a in analyses for d in a.diagnostics), key=lambda d: _RANK[d.severity])
+    if any(d.code == "unknown-doc" for d in diags):  # a doc renamed: where its labels' quotes went
+        for golden, analysis in checked:
+            diags = with_renames(diags, renamed(golden.corpus, analysis))
     if args.format in REANCHORED_FORMATS and any(d.code in BROKEN_LABEL for d in diags):
         from .migrate import with_reanchoring  # the old corpus is read only for a broken label
 

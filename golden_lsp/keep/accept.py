@@ -32,7 +32,7 @@ def judge_name(proposal: Proposal) -> str:
     return f"{JUDGE_PREFIX}{proposal.model}"
 
 
-def passage_quote(corpus: Corpus, proposal: Proposal) -> str | None:
+def passage_quote(corpus: Corpus, proposal: Proposal, answer: str = "") -> str | None:
     """A unique quote inside the proposal's passage, at its first line (not a heading) that has
     one and whose span contains it; None when no line of the passage has one."""
     doc = corpus.docs.get(proposal.doc)
@@ -44,7 +44,7 @@ def passage_quote(corpus: Corpus, proposal: Proposal) -> str | None:
         stop = end if stop == -1 else stop
         line = text[pos:stop]
         if line.strip() and not line.lstrip().startswith("#"):
-            quote = quote_at(text, pos, end)
+            quote = quote_at(text, pos, end, answer)
             if quote is not None:
                 return quote
         pos = stop + 1
@@ -68,7 +68,7 @@ def note_edit(record: QuestionRecord, judge: str, bulk: bool) -> tuple[int, int,
 
 def accept_edits(record: QuestionRecord, corpus: Corpus, proposal: Proposal) -> Edits | None:
     """The editor's "Accept": the locator and the ``judged_by`` note, on the record's line."""
-    quote = passage_quote(corpus, proposal)
+    quote = passage_quote(corpus, proposal, record.expected_answer or "")
     edits = add_locator_edits(record, proposal.doc, quote) if quote is not None else None
     if edits is None:
         return None
@@ -126,10 +126,10 @@ def _accept_record(
         if any(s.doc_id == p.doc and s.start < p.char_end and p.char_start < s.end for s in spans):
             done.skipped.append((p, "the passage is labelled already"))
             continue
-        quote = passage_quote(corpus, p)
+        quote = passage_quote(corpus, p, record.expected_answer or "")
         edits = add_locator_edits(record, p.doc, quote) if quote is not None else None
         if quote is None or edits is None:
-            done.skipped.append((p, "no unique quote in the passage"))
+            done.skipped.append((p, "no quote golden-lsp may write in the passage"))
             continue
         line = apply(line, edits)
         record = _reparsed(line)

@@ -20,7 +20,7 @@ rewrite is told apart from what a person must look at, one status per locator (`
 Everything here is pure: texts in (doc ID → canonical text, old and new), ``Relocation`` values
 out; ``golden-lsp migrate``, ``check``'s CI formats and the editor's quick fix all call
 ``Relocator``, so they give the same answer for the same locator. A new quote always comes from
-the one quote picker (``quotepick.unique_quote_at``) and is kept only when ``resolve.span_at``
+the one quote picker (``quotepick.passage_quote``) and is kept only when ``resolve.span_at``
 expands it to the passage found. Thousands of locators stay fast: every old passage is looked for
 in all documents in one Aho–Corasick pass per document (``quoteindex``), and a fuzzy search
 compares only the blocks sharing one of the passage's rarest words (an index per document, kept
@@ -35,11 +35,12 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from itertools import chain
 from typing import NamedTuple
 
 from ..core.corpus.index import Corpus
 from ..core.engine import quoteindex
-from ..core.labels.quotepick import unique_quote_at
+from ..core.labels.quotepick import line_starts, passage_quote, unique_quote_at
 from ..core.labels.resolve import Span, enclosing_block, occurrences, span_at
 from ..core.text.memo import per_text
 
@@ -381,30 +382,21 @@ def _everywhere(needles: list[str], texts: Mapping[str, str]) -> dict[str, dict[
     return out
 
 
-def _lines_of(text: str, lo: int, hi: int) -> Iterator[int]:
-    """The first non-blank character of each line of [lo, hi)."""
-    pos = lo
-    while pos < hi:
-        end = text.find("\n", pos, hi)
-        end = hi if end == -1 else end
-        stripped = len(text[pos:end]) - len(text[pos:end].lstrip())
-        if pos + stripped < end:
-            yield pos + stripped
-        pos = end + 1
-
-
 def _quote_for(doc: str, text: str, lo: int, hi: int, at: int, keep: str | None) -> str | None:
     """A quote unique in ``text`` that expands to exactly [lo, hi): ``keep`` (the old quote) when it
-    does, else the picker's quote at ``at``, else at each line of the passage; None when none does."""
+    does, else the picker's best quote of the passage near ``at``, keeping the old quote's words
+    where it can (``quotepick.passage_quote``: the same quote ``check``'s fix names for the same
+    passage), else the best on each line of the passage; None when none does."""
     if keep:
         starts = occurrences(text, keep, 2)
         if len(starts) == 1 and _expands(doc, text, starts[0], keep) == (lo, hi):
             return keep
+    best = passage_quote(text, lo, hi, near=at, prefer=keep or "")
     tried = set()
-    for n, pos in enumerate([at, *_lines_of(text, lo, hi)]):
+    each_line = (unique_quote_at(text, pos, lo, hi, prefer=keep or "") for pos in line_starts(text, lo, hi))
+    for n, found in enumerate(chain([best], each_line)):
         if n > _LINES_TRIED:
             break
-        found = unique_quote_at(text, pos, lo, hi)
         if found is None or found in tried:
             continue
         tried.add(found)

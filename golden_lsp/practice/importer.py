@@ -4,7 +4,7 @@ ragas, DeepEval, a golden-dataset JSON or Chroma's question CSV give each questi
 free text ("reference contexts") or as chunk IDs. None of that is a label a build can check: a
 context may be a paraphrase, may occur twice, may belong to a chunk that a re-chunking deleted.
 This module finds each context in the canonical corpus text and, where it occurs exactly once,
-writes the shortest unique whole-word quote inside it (``quotepick.unique_quote_at``) whose
+writes the picker's quote inside it (``quotepick.unique_quote_at``: the quote policy) whose
 expanded span covers it — several quotes when one block cannot cover the context. Everything
 else is kept, never guessed: the context goes into an ``// unanchored:`` comment above its
 record and becomes a finding (``import-not-found`` with the nearest near-exact passage when one
@@ -61,12 +61,15 @@ class Existing:
 # --- anchoring ----------------------------------------------------------------------------------
 
 
-def _cover(doc: CorpusDoc, lo: int, hi: int) -> tuple[list[tuple[int, int, Span]], int | None]:
+def _cover(
+    doc: CorpusDoc, lo: int, hi: int, answer: str = ""
+) -> tuple[list[tuple[int, int, Span]], int | None]:
     """Quotes inside [lo, hi), one per line at most, with the spans they expand to, that cover
     every line of it holding a letter or digit; and the start of the first such line left
     uncovered (no unique quote on it, and no other quote's span reaching it), else None.
 
-    Each line not yet covered gets the shortest unique quote around its first word: a quote in
+    Each line not yet covered gets the picker's quote near its first word (sharing what it can
+    with the sample's expected ``answer``): a quote in
     the first line of a paragraph or list item covers the whole block, so one locator suffices
     whenever one block holds the context, and a context over several blocks gets one per block.
     Lines of markup only (a table's rule, a code fence) carry no answer and need no quote.
@@ -81,7 +84,7 @@ def _cover(doc: CorpusDoc, lo: int, hi: int) -> tuple[list[tuple[int, int, Span]
         if any(c.isalnum() for c in text[pos:end]):
             lines.append((pos, end))
             if not any(span.start <= pos and end <= span.end for *_, span in quotes):
-                q = unique_quote_at(text, pos, lo, hi)
+                q = unique_quote_at(text, pos, lo, hi, answer=answer)
                 if q is not None:
                     quotes.append((*q, span_at(doc.doc_id, text, q[0], text[q[0] : q[1]], False)))
         pos = end + 1
@@ -100,10 +103,11 @@ class _Anchorer:
             c.chunk_id: (doc, c) for doc in corpus.docs.values() for c in doc.chunks
         }
 
-    def anchor(self, ctx: Context, where: Range, label: str) -> list[dict] | Diagnostic:
-        """The context's locators, or the finding saying why it has none."""
+    def anchor(self, ctx: Context, where: Range, label: str, answer: str = "") -> list[dict] | Diagnostic:
+        """The context's locators (their quotes sharing what they can with the sample's expected
+        ``answer``), or the finding saying why it has none."""
         if ctx.text is None:
-            return self._anchor_chunk(ctx.chunk_id, where, label)
+            return self._anchor_chunk(ctx.chunk_id, where, label, answer)
         needle = canonicalize(ctx.text).strip()
         if not needle:
             return self._finding("import-not-found", f"{label} is empty", where)
@@ -131,9 +135,9 @@ class _Anchorer:
         if not found:
             return self._not_found(needle, where, label)
         doc, start = found[0]
-        return self._locators(doc, start, start + len(needle), where, label)
+        return self._locators(doc, start, start + len(needle), where, label, answer)
 
-    def _anchor_chunk(self, chunk_id: str, where: Range, label: str) -> list[dict] | Diagnostic:
+    def _anchor_chunk(self, chunk_id: str, where: Range, label: str, answer: str) -> list[dict] | Diagnostic:
         hit = self.chunks.get(chunk_id)
         if hit is None:
             return self._finding(
@@ -145,12 +149,12 @@ class _Anchorer:
         doc, chunk = hit
         body = doc.text[chunk.start : chunk.end]
         lo = chunk.start + len(body) - len(body.lstrip())
-        return self._locators(doc, lo, chunk.start + len(body.rstrip()), where, label)
+        return self._locators(doc, lo, chunk.start + len(body.rstrip()), where, label, answer)
 
     def _locators(
-        self, doc: CorpusDoc, lo: int, hi: int, where: Range, label: str
+        self, doc: CorpusDoc, lo: int, hi: int, where: Range, label: str, answer: str
     ) -> list[dict] | Diagnostic:
-        quotes, uncovered = _cover(doc, lo, hi)
+        quotes, uncovered = _cover(doc, lo, hi, answer)
         if uncovered is not None:
             line_end = doc.text.find("\n", uncovered)
             related = (
@@ -163,8 +167,8 @@ class _Anchorer:
             return self._finding(
                 "import-ambiguous",
                 f"{label} occurs once in {doc.doc_id}, but its line at "
-                f"{where_line.line}:{where_line.column} holds no unique quote (the same "
-                "words occur elsewhere in the document): anchor it by hand",
+                f"{where_line.line}:{where_line.column} holds no quote golden-lsp may write (its "
+                "words occur elsewhere in the document, or make only a fragment): anchor it by hand",
                 where,
                 related,
             )
@@ -230,7 +234,7 @@ def import_samples(
         locators: list[dict] = []
         for i, ctx in enumerate(sample.contexts, 1):
             label = f"context {i} of sample {sample.id or n}"
-            finding = anchorer.anchor(ctx, sample.range, label)
+            finding = anchorer.anchor(ctx, sample.range, label, sample.expected_answer)
             if not isinstance(finding, Diagnostic):
                 out.anchored += 1
                 locators += [loc for loc in finding if loc not in locators]

@@ -3,10 +3,11 @@ the doc meant, re-anchor a label the corpus change broke (``reanchor.py``), rebu
 
 Every edit replaces exactly one JSON string token — the quote, or the doc — with a correctly
 escaped JSON string, so a fix can never touch another field or another line. The quotes come from
-the picker (``quotepick``): ``lengthen``, the shortest extension on the line that is unique and
-still points at the occurrence the author picked; ``quote_around``, the closest passage to a
-typo'd quote as a quote (whole words, unique, on its line) — offered, never preferred, since the
-closest passage is a guess. A doc the corpus does not hold gets one fix per close doc ID.
+the one picker (``quotepick``), so they meet the quote policy: ``lengthen``, the best quote on the
+line that holds the occurrence the author picked; for a quote not found, the finding's own
+``replacements`` (the corpus text as it is, or the closest passage's best quote — offered, never
+preferred, since the closest passage is a guess), the very ones ``check --format json`` gives as
+``fix``. A doc the corpus does not hold gets one fix per close doc ID.
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ from lsprotocol import types
 
 from ..core.check.rules import MAX_LISTED_OCCURRENCES, short
 from ..core.findings.diagnostics import BROKEN_LABEL, Range
-from ..core.labels.quotepick import lengthen, quote_around
+from ..core.goldenset.renames import renamed
+from ..core.labels.quotepick import lengthen
 from . import reanchor
 from .convert import EDITOR_HINTS, to_lsp
 from .reanchor import Reanchoring
@@ -56,9 +58,7 @@ def code_actions(
             out.extend(_lengthen_actions(view, d, line))
         elif d.code == "quote-not-found" and "replacement" in d.data:
             out.extend(_replacement_action(view, d, line))
-        elif d.code == "quote-not-found" and d.data.get("hint") == "closest":
-            out.extend(_closest_action(view, d, line))
-        elif d.code == "unknown-doc" and d.data.get("suggestions"):
+        elif d.code == "unknown-doc":
             out.extend(_doc_actions(view, d, line))
         elif d.code in EDITOR_HINTS:
             out.append(
@@ -116,74 +116,47 @@ def _lengthen_actions(view: View, d, line: int) -> list[types.CodeAction]:
 
 
 def _replacement_action(view: View, d, line: int) -> list[types.CodeAction]:
-    """ "Use the corpus text" for a near miss. Across a line break the whole text would be a quote
-    spanning lines (quote-multiline), so each line's unique part is offered instead, the longest
-    preferred: the author chooses which half labels the answer."""
+    """The fixes of a quote not found as it is, each a quote the picker chose (the finding's
+    ``replacements``, as ``check --format json`` gives them): "Use the corpus text" for a near
+    miss (across a line break, one per line — the whole text would span lines, quote-multiline —
+    the author choosing which half labels the answer), "Use the closest passage" for a typo."""
     resolved = _locator_at(view, line, d.range.column)
     if resolved is None:
         return []
     node = resolved.locator.quote_node
     lsp_diag = to_lsp(view, d)
-    if d.data.get("hint") == "line break":
-        return [
-            types.CodeAction(
-                title=f"Use the corpus text on one line at {where}: {short(text)!r}",
-                kind=types.CodeActionKind.QuickFix,
-                is_preferred=i == 0,
-                diagnostics=[lsp_diag],
-                edit=_string_edit(view, line, node, text),
-            )
-            for i, (text, where) in enumerate(d.data["replacements"])
-        ]
-    where = d.related[0].range if d.related else None
-    at = f" at {where.line + 1}:{where.column + 1}" if where else ""
+    how = {"line break": "Use the corpus text on one line", "closest": "Use the closest passage"}
     return [
         types.CodeAction(
-            title=f"Use the corpus text{at}",
+            title=f"{how.get(d.data.get('hint', ''), 'Use the corpus text')} at {where}: {short(text)!r}",
             kind=types.CodeActionKind.QuickFix,
-            is_preferred=True,
+            is_preferred=i == 0 and d.data.get("hint") != "closest",
             diagnostics=[lsp_diag],
-            edit=_string_edit(view, line, node, d.data["replacement"]),
+            edit=_string_edit(view, line, node, text),
         )
-    ]
-
-
-def _closest_action(view: View, d, line: int) -> list[types.CodeAction]:
-    """ "Use the closest passage" for a quote not found as it is (a typo): the passage as a quote."""
-    resolved = _locator_at(view, line, d.range.column)
-    doc = view.golden.corpus.docs.get(d.data.get("doc_id", ""))
-    where = d.related[0] if d.related else None
-    if resolved is None or doc is None or where is None or where.offsets is None:
-        return []
-    found = quote_around(doc.text, *where.offsets)
-    if found is None:
-        return []
-    quote = doc.text[found[0] : found[1]]
-    row, col = doc.positions.raw_position(found[0])
-    return [
-        types.CodeAction(
-            title=f"Use the closest passage at {row + 1}:{col + 1}: {short(quote)!r}",
-            kind=types.CodeActionKind.QuickFix,
-            diagnostics=[to_lsp(view, d)],
-            edit=_string_edit(view, line, resolved.locator.quote_node, quote),
-        )
+        for i, (text, where) in enumerate(d.data["replacements"])
     ]
 
 
 def _doc_actions(view: View, d, line: int) -> list[types.CodeAction]:
-    """ "Change doc to <id>" for each doc ID close to one the corpus does not hold."""
+    """ "Change doc to <id>" for a doc the corpus does not hold: first, preferred, the document
+    every quote labelled with it occurs once in (renamed without history: ``renames.renamed``,
+    which reads the corpus, so only when asked for), then each doc ID close to it."""
     resolved = _locator_at(view, line, d.range.column, field="doc")
     if resolved is None:
         return []
-    suggestions = d.data["suggestions"]
+    unknown = d.data.get("doc_id", resolved.locator.doc)
+    target = renamed(view.golden.corpus, view.analysis, only=unknown).get(unknown)
+    choices = [c for c in [target, *d.data.get("suggestions", [])] if c is not None]
     lsp_diag = to_lsp(view, d)
     return [
         types.CodeAction(
-            title=f"Change doc to {doc_id!r}",
+            title=f"Change doc to {doc_id!r}"
+            + (" (every quote of it is there: renamed?)" if doc_id == target else ""),
             kind=types.CodeActionKind.QuickFix,
-            is_preferred=len(suggestions) == 1,
+            is_preferred=doc_id == target or (target is None and len(choices) == 1),
             diagnostics=[lsp_diag],
             edit=_string_edit(view, line, resolved.locator.doc_node, doc_id),
         )
-        for doc_id in suggestions
+        for doc_id in dict.fromkeys(choices)
     ]

@@ -32,8 +32,8 @@ from ..core.corpus.document import CorpusDoc, DocumentChanged
 from ..core.engine.held import HELD
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
+from ..core.labels.facts import prepare as prepare_document_hints
 from ..core.labels.hints import PREPARED_TEXTS
-from ..core.labels.hints import prepare_hints as prepare_document_hints
 from . import progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report

@@ -717,8 +717,9 @@ async def test_a_fifo_artifact_is_a_config_error_and_the_server_stays_responsive
 
 
 async def test_line_break_fix_never_writes_a_quote_spanning_lines(client: LanguageClient, golden_dir: Path):
-    """A near miss across a line break: the author is offered each line's part (longest first),
-    never the corpus text with its line break, which would raise quote-multiline."""
+    """A near miss across a line break: the author is offered, on each line, the picker's quote
+    holding that line's part (longest part first), never the corpus text with its line break,
+    which would raise quote-multiline."""
     q = golden_dir / "questions.jsonl"
     text = q.read_text(encoding="utf-8")
     lines = text.split("\n")
@@ -733,9 +734,9 @@ async def test_line_break_fix_never_writes_a_quote_spanning_lines(client: Langua
         json.loads(apply_edits(text, a.edit.changes[uri]).split("\n")[n])["locators"][0]["quote"]
         for a in fixes
     ]
-    assert quotes == ["on the rack, soles down.", "- Poles and ice axes"]
+    assert quotes == ["on the rack, soles down", "Poles and ice axes stay there too"]
     assert [a.is_preferred for a in fixes] == [True, False]
-    assert fixes[0].title == "Use the corpus text on one line at 13:70: 'on the rack, soles down.'"
+    assert fixes[0].title == "Use the corpus text on one line at 13:70: 'on the rack, soles down'"
     for version, fix in enumerate(fixes, start=2):
         change_doc(client, uri, version, apply_edits(text, fix.edit.changes[uri]))
         pub = await published(client, uri, lambda p, v=version: p.version == v)

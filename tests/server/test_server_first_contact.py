@@ -15,7 +15,7 @@ from pytest_lsp import LanguageClient
 from test_authoring import code_actions, pos_of
 from test_server import apply_edits, quote_columns, utf16
 
-from golden_lsp.core.labels.quotepick import meaningful
+from golden_lsp.core.labels.quotepolicy import meaningful
 from golden_lsp.core.labels.resolve import occurrences
 
 DOC = "05-first-contact.md"
@@ -247,10 +247,38 @@ async def test_a_wrong_doc_gets_the_doc_meant_as_a_quick_fix(
     uri = open_doc(client, q, text)
     d, fixes = await fixes_for(client, uri, text, n, "unknown-doc")
     assert f"did you mean '{DOC}'?" in d.message
-    [fix] = [a for a in fixes if a.title == f"Change doc to {DOC!r}"]
+    [fix] = [a for a in fixes if a.title.startswith(f"Change doc to {DOC!r}")]
     assert fix.is_preferred
     fixed = apply_edits(text, fix.edit.changes[uri])
     assert json.loads(fixed.split("\n")[n])["locators"][0] == {"doc": DOC, "quote": "Pay the warden in cash"}
+    change_doc(client, uri, 2, fixed)
+    pub = await published(client, uri, lambda p: p.version == 2)
+    assert not [
+        x for x in pub.diagnostics if x.range.start.line == n and x.severity == types.DiagnosticSeverity.Error
+    ]
+
+
+async def test_a_doc_renamed_to_an_unrelated_name_gets_the_document_its_quotes_are_in(
+    client: LanguageClient, golden_dir: Path
+):
+    """No doc name is close to ``setup-guide.md``, but the record's quote occurs once in one
+    chapter: the quick fix names that chapter (preferred), as ``check --format json``'s ``fix``."""
+    q = golden_dir / "questions.jsonl"
+    renamed = {
+        "id": "ex904",
+        "query": "Where do boots go in the hut?",
+        "expected_answer": "In the boot room by the entrance, on the rack.",
+        "locators": [{"doc": "setup-guide.md", "quote": "Take off your boots in the boot room"}],
+        "hop": "single",
+    }
+    text = q.read_text(encoding="utf-8").rstrip("\n") + "\n" + json.dumps(renamed) + "\n"
+    n = text.split("\n").index(json.dumps(renamed))
+    uri = open_doc(client, q, text)
+    _, fixes = await fixes_for(client, uri, text, n, "unknown-doc")
+    [fix] = [a for a in fixes if a.is_preferred]
+    assert fix.title == "Change doc to '03-life-in-the-hut.md' (every quote of it is there: renamed?)"
+    fixed = apply_edits(text, fix.edit.changes[uri])
+    assert json.loads(fixed.split("\n")[n])["locators"][0]["doc"] == "03-life-in-the-hut.md"
     change_doc(client, uri, 2, fixed)
     pub = await published(client, uri, lambda p: p.version == 2)
     assert not [

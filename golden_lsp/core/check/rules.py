@@ -32,6 +32,9 @@ MIN_RECORDS = 50
 MAX_DOC_SHARE = 0.6
 #: occurrences of an ambiguous quote listed as related locations and counted (beyond: "more than 20")
 MAX_LISTED_OCCURRENCES = 20
+#: the most answer-bearing chunks a record's spans have before ``many-chunks`` (the golden-dataset
+#: guide: "a query can have 1–10 relevant chunks (typical: 1–3)")
+MAX_BEARING_CHUNKS = 10
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,14 @@ def _related(doc, position, start: int, end: int, message: str) -> Related:
 
 
 def short(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut at a word's end when it is longer than ``limit`` (never inside a
+    word that a shorter cut keeps whole)."""
     text = text.replace("\n", "⏎")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rstrip().rfind(" ")
+    return (cut[:space].rstrip() if space > limit // 2 else cut) + "…"
 
 
 # --- one line ---------------------------------------------------------------------------------
@@ -94,6 +103,7 @@ def line_result(
         resolved.append(resolve_locator(corpus, hit_rule, locator, diags, found))
     record_shape(record, resolved, diags)
     record_practice(record, resolved, diags, settings)
+    many_chunks(record, resolved, diags)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
     return LineResult(record, resolved, diags, ok, tuple(sorted(deps.items())))
 
@@ -242,23 +252,24 @@ def not_found(doc: CorpusDoc, quote: str, facts: QuoteFacts, cols: tuple[int, in
             f"quote not found in {doc_id}; {HINT_WHY[hint.kind]} at {where.line}:{where.column}: "
             f"{short(hint.corpus_text)!r}"
         )
-        # a fix never writes a quote spanning lines: for a line break, the parts on one line
-        choices = list(facts.part_texts) if hint.kind == "line break" else [hint.corpus_text]
-        parts = [
-            (part, "{0.line}:{0.column}".format(_related(doc, facts.position, a, b, "").range.one_based()))
-            for part, (a, b) in zip(facts.part_texts, hint.parts)
-        ]
-        if choices:
-            data["replacement"] = choices[0]
-            data["replacements"] = [list(p) for p in parts]
-        if hint.kind == "line break":
-            message += (
-                ": a quote stays on one line, so quote "
-                + " or ".join(f"{short(part, 40)!r} (at {at})" for part, at in parts)
-                + " instead"
-                if parts
-                else ": a quote stays on one line, so quote words of one of its lines"
-            )
+    # a fix writes a quote the picker chose (never one spanning lines: for a line break, one per line)
+    fixes = [
+        (fix, "{0.line}:{0.column}".format(_related(doc, facts.position, a, b, "").range.one_based()))
+        for fix, (a, b) in zip(facts.fix_texts, facts.fixes)
+    ]
+    if fixes:
+        data["replacement"] = fixes[0][0]
+        data["replacements"] = [list(f) for f in fixes]
+    if hint.kind == "line break":
+        message += (
+            ": a quote stays on one line, so quote "
+            + " or ".join(f"{short(fix, 40)!r} (at {at})" for fix, at in fixes)
+            + " instead"
+            if fixes
+            else ": a quote stays on one line, so quote words of one of its lines"
+        )
+    elif hint.kind == "closest" and fixes:
+        message += f"; to label it, quote {short(fixes[0][0])!r}"
     return Diagnostic.at_columns("quote-not-found", message, *cols, (loc,), **data)
 
 
@@ -276,6 +287,7 @@ def unknown_doc(corpus: Corpus, doc_id: str, cols: tuple[int, int]) -> Diagnosti
             f"unknown doc {doc_id!r}: the file is in the corpus folder, but the corpus glob "
             f"{corpus.glob!r} leaves it out (set 'glob' in the config{wider})",
             *cols,
+            doc_id=doc_id,
         )
     from rapidfuzz import fuzz, process, utils  # imported only when a doc is unknown
 
@@ -302,6 +314,7 @@ def unknown_doc(corpus: Corpus, doc_id: str, cols: tuple[int, int]) -> Diagnosti
         f"unknown doc {doc_id!r} ({known})",
         *cols,
         suggestions=close,
+        doc_id=doc_id,
     )
 
 
@@ -341,6 +354,23 @@ def record_shape(record: QuestionRecord, resolved: list[ResolvedLocator], diags:
                 "answer-too-thin",
                 f"expected_answer is under {MIN_ANSWER_CHARS} characters: too thin to grade against",
                 *record.field_range("expected_answer"),
+            )
+        )
+
+
+def many_chunks(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
+    """many-chunks: the record's spans bear more than ``MAX_BEARING_CHUNKS`` chunks under the set's
+    chunking and hit rule (each chunk counted once, however many spans it bears)."""
+    n = len({c.chunk_id for r in resolved for c in r.chunks})
+    if n > MAX_BEARING_CHUNKS and "locators" in record.value:
+        diags.append(
+            Diagnostic.at_columns(
+                "many-chunks",
+                f"the record's spans bear {n} chunks under this chunking and hit rule (a record has 1 to "
+                f"{MAX_BEARING_CHUNKS}, typically 1 to 3): a span grown too far, or a question too broad "
+                "to grade — narrow the spans or split the question",
+                *record.field_range("locators"),
+                chunks=n,
             )
         )
 

@@ -97,7 +97,16 @@ def compact(doc: CorpusDoc) -> None:
 def fact_row(f: QuoteFacts) -> list:
     hint = f.hint and [f.hint.start, f.hint.end, f.hint.kind, f.hint.corpus_text, f.hint.parts, f.hint.score]
     positions = [[o, *p] for o, p in sorted((f.positions or {}).items())]
-    return [f.starts, f.block, f.exact_chars, f.block_chars, hint, f.part_texts, positions]
+    return [
+        f.starts,
+        f.block,
+        f.exact_chars,
+        f.block_chars,
+        hint,
+        [list(x) for x in f.fixes],
+        f.fix_texts,
+        positions,
+    ]
 
 
 def _ints(values: Any, n: int | None = None) -> tuple[int, ...]:
@@ -117,7 +126,7 @@ def _pair(values: Any) -> tuple[int, int]:
 
 def facts_of(quote: str, row: Any, limit: int) -> QuoteFacts:
     """A stored row back as facts; ValueError/TypeError for any row golden-lsp would not write."""
-    starts_, block, exact_chars, block_chars, hint, part_texts, positions = row
+    starts_, block, exact_chars, block_chars, hint, fixes_, fix_texts, positions = row
     starts = _ints(starts_)
     if len(starts) > limit or list(starts) != sorted(set(starts)):
         raise ValueError("starts")
@@ -144,12 +153,19 @@ def facts_of(quote: str, row: Any, limit: int) -> QuoteFacts:
         ):
             raise ValueError("hint")
         hint = Hint(start, end, kind, corpus_text, tuple(_pair(p) for p in parts), float(score))
-    if not isinstance(part_texts, list) or not all(isinstance(t, str) for t in part_texts):
-        raise ValueError("part texts")
+    fixes = tuple(_pair(f) for f in fixes_) if isinstance(fixes_, list) else None
+    if (
+        fixes is None
+        or (hint is None and fixes)
+        or not isinstance(fix_texts, list)
+        or len(fix_texts) != len(fixes)
+        or not all(isinstance(t, str) and len(t) == b - a for t, (a, b) in zip(fix_texts, fixes))
+    ):
+        raise ValueError("fixes")
     table = {o: (line, col) for o, line, col in (_ints(p, 3) for p in positions)}
     needed = {o for s in starts[: limit - 1] for o in (s, s + len(quote))} if len(starts) > 1 else set()
     if hint is not None:
-        needed |= {hint.start, hint.end, *(o for p in hint.parts for o in p)}
-    if not needed <= table.keys() or (hint is not None and len(part_texts) != len(hint.parts)):
+        needed |= {hint.start, hint.end, *(o for f in fixes for o in f)}
+    if not needed <= table.keys():
         raise ValueError("positions")
-    return QuoteFacts(starts, block, exact_chars, block_chars, hint, tuple(part_texts), table or None)
+    return QuoteFacts(starts, block, exact_chars, block_chars, hint, fixes, tuple(fix_texts), table or None)

@@ -83,6 +83,8 @@ CODE_MODULES = (
     "labels/anycase",
     "labels/hints",
     "labels/facts",
+    "labels/quotepick",
+    "labels/quotepolicy",
     "engine/cacherows",
     "engine/diskcache",
     "engine/packs",

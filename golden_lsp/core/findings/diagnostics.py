@@ -86,6 +86,11 @@ FINDINGS: dict[str, Finding] = _table(
     Finding("no-bearing-chunk", E, "No chunk bears the span under the hit rule.", blocking=True),
     Finding("hop-mismatch", W, "The record's hop does not match its number of locators."),
     Finding("span-too-short", W, "The resolved span is too short to be a meaningful label."),
+    Finding(
+        "many-chunks",
+        Severity.INFO,
+        "The record's spans bear more than ten chunks: a span grown too far, or a question too broad.",
+    ),
     Finding("answer-too-thin", W, "The expected answer is too short."),
     Finding("empty-query", E, "The record's query is empty: there is nothing to retrieve for."),
     Finding("too-few-records", W, "The set has fewer records than a golden set needs."),

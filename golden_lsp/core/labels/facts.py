@@ -17,7 +17,9 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
-from .hints import Hint, not_found_hint
+from .hints import Hint, not_found_hint, prepare_hints
+from .quotepick import passage_quote, quote_around
+from .quotepolicy import acceptable, prepare_quotes
 from .resolve import enclosing_block, occurrences
 
 #: every ``hints.Hint.kind``
@@ -45,8 +47,10 @@ class QuoteFacts:
     block_chars: int = 0
     #: for a quote occurring nowhere: why, for the author (None when nothing is close)
     hint: Hint | None = None
-    #: for a "line break" hint: the text of each of ``hint.parts``
-    part_texts: tuple[str, ...] = ()
+    #: for a quote occurring nowhere: the quotes a fix may write instead — [start, end) of each and
+    #: its text, best first (``fixes_for``: one for each line of a "line break", else one)
+    fixes: tuple[tuple[int, int], ...] = ()
+    fix_texts: tuple[str, ...] = ()
     #: canonical offset → (line, column) in the raw file, for every offset a finding shows
     positions: dict[int, tuple[int, int]] | None = None
 
@@ -85,10 +89,40 @@ def quote_facts(
         hint = not_found_hint(text, quote)
     if hint is None:
         return QuoteFacts(())
-    offsets = {hint.start, hint.end, *(o for part in hint.parts for o in part)}
+    fixes = fixes_for(text, quote, hint)
+    offsets = {hint.start, hint.end, *(o for fix in fixes for o in fix)}
     return QuoteFacts(
         (),
         hint=hint,
-        part_texts=tuple(text[a:b] for a, b in hint.parts),
+        fixes=fixes,
+        fix_texts=tuple(text[a:b] for a, b in fixes),
         positions={o: raw_position(o) for o in offsets},
     )
+
+
+def prepare(text: str) -> None:
+    """Build now what the facts of a quote not found in ``text`` need — its hint's case index, its
+    fix's word index — so the first keystroke that breaks a quote there does not pay for them: the
+    language server calls this in idle time, a document at a time."""
+    prepare_hints(text)
+    prepare_quotes(text)
+
+
+def fixes_for(text: str, quote: str, hint: Hint) -> tuple[tuple[int, int], ...]:
+    """The quotes a fix of the missing ``quote`` may write, all from the one picker and so meeting
+    the quote policy: for the closest passage, the best quote of its block (keeping the missing
+    quote's words where it can: ``migrate`` writes the same one for the same passage); for the same
+    words with other white space, quotes, case or normalisation, those words as the corpus has
+    them when they make a good quote, else the best quote holding them; for words across a line
+    break, one such quote on each line."""
+    if hint.kind == "closest":
+        lo, hi, _ = enclosing_block(text, hint.start, hint.start + 1)
+        found = passage_quote(text, lo, hi, near=hint.start, prefer=quote)
+        return () if found is None else (found,)
+    places = hint.parts if hint.kind == "line break" else ((hint.start, hint.end),)
+    out = []
+    for a, b in places:
+        found = (a, b) if acceptable(text, a, b) else quote_around(text, a, b, prefer=quote)
+        if found is not None and found not in out:
+            out.append(found)
+    return tuple(out)

@@ -219,5 +219,11 @@ def closest_passage(text: str, plan: _Plan, search: Search) -> Hint | None:
                 a += 1
             while b > a and text[b - 1].isspace():
                 b -= 1
+            # whole words: the alignment may begin or end inside one (a window is on one line)
+            line_lo, line_hi = line_bounds(text, lo)
+            while line_lo < a < b and text[a - 1].isalnum() and text[a].isalnum():
+                a -= 1
+            while a < b < min(line_hi, len(text)) and text[b].isalnum() and text[b - 1].isalnum():
+                b += 1
             best = Hint(a, b, "closest", text[a:b], score=found.score)
     return best
