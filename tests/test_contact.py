@@ -95,9 +95,8 @@ def test_init_on_a_documentation_site_anchors_its_record_in_prose(tmp_path: Path
     [record] = [json.loads(line) for line in lines if line.startswith("{")]
     [locator] = record["locators"]
     assert locator["doc"] == "user-guide/configuration.md", record
-    assert (
-        locator["quote"] in "The configuration file lives at the root of the project and every setting in it"
-    )
+    prose = "The configuration file lives at the root of the project and every setting in it has a default."
+    assert locator["quote"] in prose
     assert record["expected_answer"].startswith("The configuration file lives")
     assert ":::" not in json.dumps(record) and "!!!" not in json.dumps(record)
     check = run_cli(["check", "set", "--format", "json"], cwd=tmp_path)

@@ -391,10 +391,10 @@ async def test_completion_continues_a_half_typed_quote_unique_first(client: Lang
     assert first.label.startswith(typed) and len(occurrences(raw, first.label)) == 1
     assert "1 match" in first.detail
     # the edit replaces exactly what is typed inside the string, and closes it (nothing follows)
-    assert first.text_edit.new_text == json.dumps(first.label)[1:]
+    assert first.text_edit.new_text == json.dumps(first.label, ensure_ascii=False)[1:]
     assert first.text_edit.range.start.character == utf16(half) - len(typed)
     assert first.text_edit.range.end.character == utf16(half)
-    assert first.filter_text == json.dumps(first.label)[1:-1]
+    assert first.filter_text == json.dumps(first.label, ensure_ascii=False)[1:-1]
     for item in items:
         n = len(occurrences(raw, item.label, 11))
         assert item.label.startswith(typed)
