@@ -1,4 +1,4 @@
-"""Real Emacs (Debian emacs-nox 28 with elpa-eglot and elpa-lsp-mode), in batch, with exactly the
+"""Real Emacs (Debian emacs-nox 28 with elpa-eglot, elpa-lsp-mode and elpa-company), in batch, with exactly the
 snippets editors/README.md gives: the example questions file (one quote made ambiguous) opens in
 the questions mode, the client starts golden-lsp, flymake shows the quote-ambiguous diagnostic and
 a hover on a resolved quote names its chapter; through eglot, with markdown-mode and without it
@@ -55,12 +55,17 @@ def find_emacs(output_dir: Path) -> str:
     return emacs
 
 
-def emacs_package(emacs_client: str) -> None:
-    """Skip (or fail) when the Debian package of an Emacs package is not installed."""
-    if not list(Path("/usr/share/emacs/site-lisp/elpa").glob(f"{emacs_client}-*")):
-        unavailable(
-            f"the Debian package elpa-{emacs_client} is not installed (scripts/editor-deps.sh installs it)"
-        )
+def emacs_package(name: str, output_dir: Path) -> None:
+    """Skip (or fail) when the Debian package of an Emacs package is not installed, after
+    scripts/editor-deps.sh had the chance to install it."""
+
+    def found() -> bool:
+        return any(Path("/usr/share/emacs/site-lisp/elpa").glob(f"{name}-*"))
+
+    if not found():
+        editor_deps(output_dir)
+    if not found():
+        unavailable(f"the Debian package elpa-{name} is not installed (scripts/editor-deps.sh installs it)")
 
 
 def run_emacs(
@@ -69,7 +74,7 @@ def run_emacs(
     """Real Emacs in batch with the README's snippets for ``client``, running ``script`` (in this
     folder) on ``questions``; the process, the result it wrote and a context for assertion messages."""
     emacs = find_emacs(output_dir)
-    emacs_package(client)
+    emacs_package(client, output_dir)
     snippet = tmp_path / "golden-lsp.el"
     snippet.write_text("\n".join(readme_elisp(m) for m in SNIPPETS[client]), encoding="utf-8")
     out = output_dir / "result.json"
@@ -150,7 +155,7 @@ def test_emacs_completion_leaves_the_record_wanted(client, ui, tmp_path, output_
     closed and a quote after words typed (sole candidates), and through company a multi-word quote
     from the menu at the end of a quote and in its middle; each line is the record wanted."""
     if ui == "company":
-        emacs_package("company")
+        emacs_package("company", output_dir)
     folder = subfolder_copy(tmp_path)
     questions = folder / "questions.jsonl"
     cases = completion_cases(folder, multi_word=ui == "company")
