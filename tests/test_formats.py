@@ -88,13 +88,15 @@ def test_paths_are_relative_under_the_working_directory_and_absolute_outside(tmp
     root = make_project(tmp_path / "set dir", lines=SAMPLE_LINES + [NOT_FOUND])
     inside = sarif_of(cli, tmp_path, root / "questions.jsonl")["runs"][0]["results"]
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in inside} == {
-        "set%20dir/questions.jsonl"
+        "set%20dir/questions.jsonl",
+        "set%20dir/golden-lsp.toml",  # too-few-records, on the config
     }
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     outside = sarif_of(cli, elsewhere, root / "questions.jsonl")["runs"][0]["results"]
     assert {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in outside} == {
-        (root / "questions.jsonl").as_uri()
+        (root / "questions.jsonl").as_uri(),
+        (root / "golden-lsp.toml").as_uri(),
     }
 
 
@@ -149,6 +151,6 @@ def test_info_findings_are_notices_and_sarif_notes(project, cli):
     )
     write_questions(project / "questions.jsonl", SAMPLE_LINES + [NOT_FOUND])
     github = cli(["check", "--format", "github"], cwd=project).stdout
-    assert "::notice file=questions.jsonl,line=2,col=1," in github and "title=too-few-records::" in github
+    assert "::notice file=golden-lsp.toml,line=1,col=1," in github and "title=too-few-records::" in github
     results = {r["ruleId"]: r for r in sarif_of(cli, project)["runs"][0]["results"]}
     assert results["too-few-records"]["level"] == "note" and results["quote-not-found"]["level"] == "error"

@@ -63,6 +63,10 @@ def test_the_threshold_is_inclusive():
     lost = Relocator(old(), new, threshold=similarity + 1e-9).relocate("a.md", "the job far easier")
     assert (lost.status, lost.similarity) == ("lost", similarity)
     assert "the closest, in a.md, is" in lost.note
+    # the note names the threshold that takes it, and that threshold does
+    taken = float(lost.note.split("--threshold ")[1].split()[0])
+    again = Relocator(old(), new, threshold=taken).relocate("a.md", "the job far easier")
+    assert again.status == "edited" and taken <= similarity
 
 
 def test_an_edited_label_gets_a_unique_quote_expanding_to_the_passage():

@@ -229,7 +229,11 @@ def test_vocabulary_and_required_types_come_from_the_config(tmp_path):
         (1, '"factual"')
     ]
     (missing,) = found(analysis, "query-type-missing")
-    assert missing.severity.value == "warning" and "'why'" in missing.message and missing.range.line == 0
+    assert missing.severity.value == "warning" and "'why'" in missing.message
+    # on the config, at the line of the key it is about
+    config = (root / "golden-lsp.toml").read_text(encoding="utf-8").split("\n")
+    at = next(i for i, line in enumerate(config) if line.startswith("required_query_types"))
+    assert missing.path == root / "golden-lsp.toml" and missing.range.line == at
 
 
 def test_split_leak_same_query_or_overlapping_spans_across_dev_and_test(tmp_path):

@@ -1,7 +1,9 @@
 """The findings about the whole set at scale: a corpus of many unlabelled documents does not drown
 the other findings (one doc-unlabelled finding above ``MAX_UNLABELLED_LISTED``, every one with
-``--select doc-unlabelled``), ``check`` prints errors first, set-level findings sit on the first
-line that is not a comment, and a keystroke that leaves them alone hands back the same objects.
+``--select doc-unlabelled``), ``check`` prints errors first, set-level findings sit where a person
+acts on them (a document's in that document, the set's on the config, else on the first line that
+is not a comment, never on a record), with SARIF fingerprints that do not move with lines or
+counts, and a keystroke that leaves them alone hands back the same objects.
 """
 
 from __future__ import annotations
@@ -52,16 +54,67 @@ def test_select_doc_unlabelled_lists_every_document_and_stats_counts_them(tmp_pa
     assert re.search(rf"^  doc-unlabelled +{n}$", stats, re.M), stats
 
 
-def test_set_level_findings_sit_on_the_first_line_that_is_not_a_comment(tmp_path, cli):
+def test_without_a_config_the_sets_findings_sit_on_the_first_line_that_is_not_a_comment(tmp_path, cli):
     lines = ["// a comment", "", *SAMPLE_LINES[1:]]
     _, analysis = analyze_lines(tmp_path, SAMPLE_DOCS, lines)
     d = only(analysis, "too-few-records")
     assert (d.range.line, d.range.column, d.range.end_column) == (2, 0, 1)
-    make_project(tmp_path / "set", SAMPLE_DOCS, lines)
-    out = cli(["check"], cwd=tmp_path / "set").stdout
+    make_project(tmp_path / "set", SAMPLE_DOCS, lines, config=None)
+    out = cli(["check", "--corpus", "corpus"], cwd=tmp_path / "set").stdout
     assert out.startswith("questions.jsonl:3:1: warning[too-few-records] "), out
-    empty = make_project(tmp_path / "empty", SAMPLE_DOCS, ["// nothing yet"])
-    assert cli(["check"], cwd=empty).stdout.startswith("questions.jsonl:1:1: warning[too-few-records] ")
+    empty = make_project(tmp_path / "empty", SAMPLE_DOCS, ["// nothing yet"], config=None)
+    out = cli(["check", "--corpus", "corpus"], cwd=empty).stdout
+    assert out.startswith("questions.jsonl:1:1: warning[too-few-records] "), out
+
+
+def test_the_sets_findings_sit_where_a_person_acts_on_them(tmp_path, cli):
+    """A document's finding in that document, the set's on the config at the key it is about; the
+    questions file's records carry none of them (a new set's first record used to carry them all)."""
+    config = 'corpus = "corpus"\n# the types every set needs\nrequired_query_types = ["comparison"]\n'
+    docs = {**SAMPLE_DOCS, "unused.md": "# Unused\n\nNobody quotes this document at all.\n"}
+    lines = [qline("q1", [loc("guide.md", "depends on the chunk boundaries")])]
+    make_project(tmp_path, docs, lines, config=config)
+    found = {
+        (f["code"], f["path"], f["line"], f["column"])
+        for f in json.loads(cli(["check", "--format", "json"]).stdout)
+    }
+    assert found == {
+        ("too-few-records", "golden-lsp.toml", 1, 1),
+        ("query-type-missing", "golden-lsp.toml", 3, 1),
+        ("doc-dominates", "corpus/guide.md", 1, 1),
+        ("doc-unlabelled", "corpus/faq.md", 1, 1),
+        ("doc-unlabelled", "corpus/unused.md", 1, 1),
+    }
+    text = cli(["check"]).stdout
+    assert "corpus/unused.md:1:1: warning[doc-unlabelled] no question points into unused.md" in text
+
+
+def test_sarif_fingerprints_of_the_sets_findings_follow_neither_lines_nor_counts(tmp_path, cli):
+    make_project(tmp_path, {**SAMPLE_DOCS, "unused.md": "# Unused\n\nNobody quotes this one.\n"})
+
+    def fingerprints() -> dict[tuple[str, str], str]:
+        log = json.loads(cli(["check", "--format", "sarif"]).stdout)
+        return {
+            (r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]): next(
+                iter(r["partialFingerprints"].values())
+            )
+            for r in log["runs"][0]["results"]
+        }
+
+    before = fingerprints()
+    assert ("too-few-records", "golden-lsp.toml") in before and (
+        "doc-unlabelled",
+        "corpus/unused.md",
+    ) in before
+    q = tmp_path / "questions.jsonl"
+    q.write_text("// moved down\n\n" + q.read_text(encoding="utf-8"), encoding="utf-8")  # lines move
+    assert fingerprints() == before
+    # one more record: too-few-records says 8 records, not 7, and is still the same alert
+    q.write_text(
+        q.read_text(encoding="utf-8") + qline("q9", [loc("faq.md", "offsets break whenever")]) + "\n"
+    )
+    after = fingerprints()
+    assert after[("too-few-records", "golden-lsp.toml")] == before[("too-few-records", "golden-lsp.toml")]
 
 
 def test_check_prints_errors_first(tmp_path, cli):

@@ -45,6 +45,16 @@ class CursorContext:
     in_string: bool
     #: members of the innermost object on the whole line (string values, keys of any value)
     members: dict[str, object]
+    #: the cursor's column
+    col: int = 0
+    #: a string token ends on the line (its closing quote is there)
+    closed: bool = False
+
+    @property
+    def typed(self) -> tuple[int, int]:
+        """[start, end) columns of what is typed of the token before the cursor: inside a string,
+        after its opening quote (what a completion replaces, so the quotes stay the user's)."""
+        return (self.start + 1 if self.in_string else self.start), self.col
 
 
 def _decode_partial(raw: str) -> str:
@@ -80,7 +90,7 @@ class _Scan:
         self.found: CursorContext | None = None
         self.found_frame: Frame | None = None
 
-    def here(self, prefix: str, start: int, end: int, in_string: bool) -> None:
+    def here(self, prefix: str, start: int, end: int, in_string: bool, closed: bool = False) -> None:
         """The cursor is here: on what the innermost container expects next."""
         frame = self.found_frame = self.frame
         kind: str = "none"
@@ -98,7 +108,7 @@ class _Scan:
             and obj.parent.kind == "array"
             and obj.parent.key == "locators"
         )
-        self.found = CursorContext(kind, key, in_locator, prefix, start, end, in_string, {})
+        self.found = CursorContext(kind, key, in_locator, prefix, start, end, in_string, {}, self.col, closed)
 
     def value_done(self, value: object) -> None:
         frame = self.frame
@@ -144,7 +154,7 @@ class _Scan:
         inner_end = end - 1 if closed else end
         value = _decode_partial(line[i + 1 : inner_end])
         if self.found is None and (i < col <= inner_end or (col == end and not closed)):
-            self.here(_decode_partial(line[i + 1 : col]), i, end if closed else col, True)
+            self.here(_decode_partial(line[i + 1 : col]), i, end if closed else col, True, closed)
         if frame is not None and frame.kind == "object" and frame.expecting == "key":
             frame.current_key = value
             frame.members.setdefault(value, None)

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import sys
+from collections.abc import Sequence
 
 from .. import __version__
 from ..core.goldenset.config import ConfigError
@@ -54,19 +56,70 @@ LIBRARY_EXTRAS = {
 }
 
 
-def missing_extra(command: str, exc: ImportError) -> str | None:
+def _flag(argv: Sequence[str], name: str) -> str | None:
+    """The value of ``--name VALUE`` or ``--name=VALUE`` in ``argv`` (None: not given)."""
+    for i, arg in enumerate(argv):
+        if arg == name and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith(name + "="):
+            return arg[len(name) + 1 :]
+    return None
+
+
+def needed_extras(command: str, argv: Sequence[str]) -> list[str]:
+    """Every extra ``command`` needs with the flags ``argv`` gives it, in install order: the
+    command's own, the eval extra for scoring a run, the search extra for BM25."""
+    retriever = _flag(argv, "--retriever")
+    scoring = _flag(argv, "--run") is not None or retriever is not None
+    if command == "retrieve":
+        retriever = retriever or "bm25"
+    needs = {
+        "eval": ["eval"],
+        "qrels": ["eval"],
+        "retrieve": [],
+        "report": ["report", *(["eval"] if scoring else [])],
+        "judge": ["eval"] if _flag(argv, "--run") is not None else ["search"],
+    }.get(command, [])
+    if retriever == "bm25":
+        needs.append("search")
+    return list(dict.fromkeys(needs))
+
+
+def _installed(extra: str) -> bool:
+    """Whether every library of ``extra`` that a command imports can be imported."""
+    for library, extras in LIBRARY_EXTRAS.items():
+        if extra in extras:
+            try:
+                if importlib.util.find_spec(library) is None:
+                    return False
+            except (ImportError, ValueError):
+                return False
+    return True
+
+
+def missing_extra(command: str, exc: ImportError, argv: Sequence[str] = ()) -> str | None:
     """The one-line reason for a library of an extra that is not installed (None for any other
-    import error): the command's own extra when it provides the library, else the first that does."""
+    import error), naming every extra the command needs with these flags that is missing — not one
+    now and the next after it is installed: the command's own extra when it provides the library,
+    else the first that does, and the others it needs."""
     module = COMMANDS.get(command, "")
     providers = LIBRARY_EXTRAS.get((exc.name or "").partition(".")[0])
     if providers is None:
         return None
     extra = EXTRAS[module] if EXTRAS.get(module) in providers else providers[0]
-    return f"{command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
+    wanted = needed_extras(command, argv)
+    missing = [e for e in dict.fromkeys([*wanted, extra]) if e == extra or not _installed(e)]
+    missing.sort(key=lambda e: wanted.index(e) if e in wanted else len(wanted))
+    names = " and ".join(missing)
+    return (
+        f"{command} needs the {names} extra{'s' if len(missing) > 1 else ''}: "
+        f"pip install 'golden-lsp[{','.join(missing)}]' ({exc})"
+    )
 
 
-def _parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser for ``command`` (only its module imported), or for every command."""
+def _parser(command: str | None = None, argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser for ``command`` (only its module imported), or for every command (``argv``: the
+    whole command line, for naming the extras it needs)."""
     parser = argparse.ArgumentParser(
         prog="golden-lsp",
         description="Quote-anchored RAG golden sets: check, build, or serve the editor (no command: serve).",
@@ -82,7 +135,7 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
                 continue
             extra = EXTRAS.get(name, "test")
             raise ConfigError(
-                missing_extra(command, exc)
+                missing_extra(command, exc, argv)
                 or f"{command} needs the {extra} extra: pip install 'golden-lsp[{extra}]' ({exc})"
             ) from None
         module.register(sub)
@@ -108,7 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or argv[0] in ("--stdio", "--tcp"):
         argv.insert(0, "serve")
     try:
-        parser = _parser(argv[0])
+        parser = _parser(argv[0], argv)
     except ConfigError as exc:
         sys.stderr.write(f"golden-lsp: {exc}\n")
         return USAGE_ERROR
@@ -134,7 +187,7 @@ def main(argv: list[str] | None = None) -> int:
         sys.stderr.write(f"golden-lsp: {exc}\n")
         return USAGE_ERROR
     except ImportError as exc:  # a library of an extra, imported only now that the command runs
-        reason = missing_extra(args.command, exc)
+        reason = missing_extra(args.command, exc, argv)
         if reason is None:
             raise
         sys.stderr.write(f"golden-lsp: {reason}\n")

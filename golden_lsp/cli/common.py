@@ -17,7 +17,14 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ..core.findings.diagnostics import FINDINGS
-from ..core.goldenset.config import DEFAULT_QUESTIONS, Config, ConfigError, config_for, named_finding
+from ..core.goldenset.config import (
+    DEFAULT_QUESTIONS,
+    Config,
+    ConfigError,
+    NoCorpus,
+    config_for,
+    named_finding,
+)
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display, read_regular, write_outputs
 from ..core.text.canon import NotUtf8Error, decode_strict
@@ -96,6 +103,8 @@ def golden_set(args: argparse.Namespace, target: Path | None, lean: bool = False
     # a --questions file outside any set is checked against the set the command is run in
     outside = Path.cwd() if target is None and args.questions is not None else None
     config = config_for(target or (args.questions and args.questions.parent), args.config, outside)
+    if target is not None and target.is_dir() and args.config is None and args.questions is None:
+        _refuse_unread(target, config)
     overrides = {
         k: getattr(args, k)
         for k in ("corpus", "glob", "questions", "artifact", "manifest", "max_chars", "hit_rule")
@@ -112,7 +121,32 @@ def golden_set(args: argparse.Namespace, target: Path | None, lean: bool = False
         config = config.with_overrides({"severity": severity}, Path.cwd())
     if args.select:  # what a run selects it lists in full
         config = dataclasses.replace(config, in_full=tuple(args.select))
-    return GoldenSet(config, lean, jobs)
+    try:
+        return GoldenSet(config, lean, jobs)
+    except NoCorpus:
+        if config.source is not None:
+            raise
+        where = display(target) if target is not None else "the working directory"
+        raise NoCorpus(
+            f"no corpus: no golden-lsp.toml in {where} or above: give the set's folder or "
+            "questions file as PATH, its config with --config, or the corpus folder with --corpus DIR"
+        ) from None
+
+
+def _refuse_unread(folder: Path, config: Config) -> None:
+    """A folder given whose questions file the config found walking up does not name is refused:
+    checking that config's set instead would pass on a file nobody read (a CI gate never may)."""
+    if config.source is None or config.source.parent == folder.resolve():
+        return
+    named = config.questions_path().resolve()
+    own = [folder / DEFAULT_QUESTIONS, *sorted(folder.glob("*.questions.jsonl"))]
+    stray = [p for p in own if p.is_file() and p.resolve() != named]
+    if stray:
+        raise ConfigError(
+            f"{display(folder)} holds {display(stray[0])}, but the config found above it, "
+            f"{display(config.source)}, checks {display(named)}: check the file itself "
+            f"(golden-lsp check {display(stray[0])}), or give {display(folder)} a golden-lsp.toml of its own"
+        )
 
 
 @contextmanager

@@ -129,14 +129,19 @@ def _quote_at(record: RecordLine, d: Diagnostic) -> str:
 
 def _fingerprints(diags: Sequence[Diagnostic], analyses: Sequence[Analysis]) -> list[str]:
     """One stable value per finding: code + record id + quote where the finding is on a record,
-    so an alert follows its record when lines above it move; code + file + message otherwise. A
-    repeat within one run gets an occurrence number."""
+    so an alert follows its record when lines above it move; code + what it is about for a finding
+    about the set (the document, the query type; nothing for the set as a whole), so it follows
+    neither lines nor the counts in its message; code + file + message otherwise. A repeat within
+    one run gets an occurrence number."""
     places = _records_by_place(analyses)
     seen: Counter[str] = Counter()
     out = []
     for d in diags:
         record = places.get((d.path.resolve(), d.range.line))
-        if record is not None and record.record is not None and not d.whole_set:
+        if d.whole_set:
+            about = d.data.get("doc") or d.data.get("query_type") or ""
+            key = "\0".join((d.code, "set", str(about)))
+        elif record is not None and record.record is not None:
             rec = record.record
             key = "\0".join((d.code, "record", str(rec.id or rec.query or ""), _quote_at(record, d)))
         else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 
@@ -81,12 +82,18 @@ def _check(args: argparse.Namespace) -> int:
             golden = _golden_set(args, target)
             checked.append((golden, golden.check()))
         _tell_recovered(golden)
+    if any(d.code == "unknown-doc" for _, a in checked for d in a.diagnostics):
+        # a doc renamed: where its labels' quotes went (read only when a doc is unknown)
+        checked = [
+            (
+                golden,
+                dataclasses.replace(a, diagnostics=with_renames(a.diagnostics, renamed(golden.corpus, a))),
+            )
+            for golden, a in checked
+        ]
     analyses = [a for _, a in checked]
     # errors first, then warnings, then notes, each in file and line order (a sort that keeps order)
     diags = sorted((d for a in analyses for d in a.diagnostics), key=lambda d: _RANK[d.severity])
-    if any(d.code == "unknown-doc" for d in diags):  # a doc renamed: where its labels' quotes went
-        for golden, analysis in checked:
-            diags = with_renames(diags, renamed(golden.corpus, analysis))
     if args.format in REANCHORED_FORMATS and any(d.code in BROKEN_LABEL for d in diags):
         from .migrate import with_reanchoring  # the old corpus is read only for a broken label
 

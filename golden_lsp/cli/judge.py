@@ -107,7 +107,9 @@ def _judge(args: argparse.Namespace) -> int:
     conf = golden.config.judge
     name = args.provider or conf.get("provider") or ("command" if args.command else None)
     model, command = args.model or conf.get("model"), args.command or conf.get("command")
-    model_name = judge_model(name, model, command)
+    chosen = name is not None and (bool(model) if name != "command" else bool(command))
+    # a dry run lists the calls even before a judge is chosen (none of them is then cached)
+    model_name = judge_model(name, model, command) if chosen or not args.dry_run else None
     prompt_file = args.prompt or conf.get("prompt")
     prompt = load_prompt(prompt_file)
     analysis = golden.analyze()
@@ -124,8 +126,11 @@ def _judge(args: argparse.Namespace) -> int:
     head = {"records": len(records), "candidates": len(passages), "source": source}
     ident = {"provider": name, "model": model_name, "prompt": prompt.name, "prompt_digest": prompt.digest}
     if args.dry_run:
-        assert name is not None  # judge_model checked it
-        calls = jd.plan(passages, prompt, name, model_name, JudgmentCache())
+        calls = (
+            jd.plan(passages, prompt, name, model_name, JudgmentCache())
+            if name is not None and model_name is not None
+            else passages
+        )
         return _dry_run(args, golden, calls, prompt, {**head, **ident})
     existing = [] if args.audit else read_proposals(out)  # a broken file stops the run before a call
     provider = make_provider(name, model, command)
@@ -196,8 +201,13 @@ def _dry_run(
     if args.format == "json":
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
         return 0
+    judge = (
+        f"to {head['provider']} {head['model']}"
+        if head["model"] is not None
+        else "(no judge chosen yet: --provider and --model say which, and which calls are cached)"
+    )
     out = [
-        f"dry run: {plural(len(calls), 'call')} to {head['provider']} {head['model']} ({result['cached']} of "
+        f"dry run: {plural(len(calls), 'call')} {judge} ({result['cached']} of "
         f"{head['candidates']} candidates cached, {result['remaining']} left past --max-calls), "
         f"≈ {result['input_tokens_estimate']:,} input tokens (≈ {jd.CHARS_PER_TOKEN} characters a token); "
         f"prompt {head['prompt']} {head['prompt_digest'][:19]}…; {head['records']} records, {head['source']}; "

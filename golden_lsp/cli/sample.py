@@ -1,5 +1,6 @@
-"""``golden-lsp sample LOG [LOG ...] --n N``: skeleton records drawn from query logs
-(``golden_lsp.practice.sampling``; strata in ``practice.strata``), on stdout or into a new file."""
+"""``golden-lsp sample LOG [LOG ...] [PATH] --n N``: skeleton records drawn from query logs
+(``golden_lsp.practice.sampling``; strata in ``practice.strata``) for the set at ``PATH`` (its
+queries are not drawn again, its ids not reused), on stdout or into a new file."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
+from ..core.goldenset.project import is_input_name
 from ..core.io.files import display
 from ..core.io.jsontext import dumps
 from ..core.labels.recordmeta import is_iso_date
@@ -21,11 +23,12 @@ from .common import add_set_options, golden_set, printable, read_input, tell, wr
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("sample", help="draw new questions from query logs into skeleton records")
     p.add_argument(
-        "logs",
+        "inputs",
         type=Path,
         nargs="+",
-        metavar="LOG",
-        help="one query per line, or JSONL with 'query' (and 'rephrased', 'request_id', any fields)",
+        metavar="LOG [LOG ...] [PATH]",
+        help="query logs (one query per line, or JSONL with 'query', 'rephrased', 'request_id', any "
+        "fields); then, optionally, the set: a folder holding a config or a questions file",
     )
     p.add_argument("--n", type=int, required=True, help="how many queries to draw")
     p.add_argument(
@@ -84,9 +87,19 @@ def _checked(args: argparse.Namespace) -> list[str]:
     return strata
 
 
+def _logs_and_set(inputs: list[Path]) -> tuple[list[Path], Path | None]:
+    """The logs, and the set's PATH: the last of two or more inputs when it is a folder or named as
+    a questions file is (``questions.jsonl``, ``*.questions.jsonl``) — a log is neither."""
+    last = inputs[-1]
+    if len(inputs) > 1 and (last.is_dir() or is_input_name(last.name)):
+        return inputs[:-1], last
+    return inputs, None
+
+
 def _sample(args: argparse.Namespace) -> int:
     strata = _checked(args)
-    golden = golden_set(args, None)
+    args.logs, path = _logs_and_set(args.inputs)
+    golden = golden_set(args, path)
     texts = [read_input(log, "query log") for log in args.logs]
     if args.out is not None:
         golden.refuse_outputs({"output": args.out}, dict.fromkeys(args.logs, "query log"))

@@ -396,7 +396,14 @@ def signals(ev: Evaluation) -> list[Note]:
                     )
                 )
             else:
-                out.append(Note("info", f"hit@1/hit@10 = {ratio:.2f} {tag}: between 0.6 and 0.85"))
+                out.append(
+                    Note(
+                        "info",
+                        f"hit@1/hit@10 = {ratio:.2f} {tag}: between 0.6 and 0.85 — neither signal: most "
+                        "answers found in the top 10 are ranked first, some are not; a reranker and "
+                        "finding more answers can both help",
+                    )
+                )
     if 10 in ks and 50 in ks:
         h10, h50 = ev.value("hit", 10), ev.value("hit", 50)
         if h50 - h10 < DEPTH_EPSILON and h50 < 1:

@@ -235,7 +235,13 @@ class Relocator:
             elsewhere = self._near(words, others, lambda w: everywhere[w] - here[w])
             best = sorted(best + self._ranked(needle, exact, elsewhere), key=_best_first)[:2]
         if not best or best[0][0] < self.threshold:
-            closest = f" (the closest, in {best[0][1].doc}, is {_pct(best[0][0])} similar)" if best else ""
+            closest = ""
+            if best:
+                taken = math.floor(best[0][0] * 100) / 100  # the --threshold that takes it
+                closest = (
+                    f" (the closest, in {best[0][1].doc}, is {_pct(best[0][0])} similar: "
+                    f"--threshold {taken:g} would take it as edited, for review)"
+                )
             return _with(
                 base,
                 similarity=best[0][0] if best else None,

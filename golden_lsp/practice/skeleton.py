@@ -6,7 +6,9 @@ written here is a complete, clean golden set — one short chapter and one recor
 so that ``check`` passes at once and every later edit is an edit of something that works (its
 config turns off the two set-shape rules a one-record set cannot meet, saying when to drop that). Given
 an existing corpus instead, the one record is anchored in that corpus: its quote is the shortest
-unique one around the first paragraph line (``quotepick.unique_quote_at``), so it resolves too,
+unique one around the first line of prose (``prose_lines``: mostly words, no markup, never a
+documentation generator's directive such as ``::: module.Class``) in a paragraph
+(``quotepick.unique_quote_at``), so it resolves too,
 and a corpus with Markdown files in subfolders gets the recursive glob ``**/*.md`` (with ``*.md``
 every document in a subfolder would vanish from the set). Nothing is ever overwritten: a file that
 exists is kept and reported as kept.
@@ -16,6 +18,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,7 +28,7 @@ from ..core.corpus.document import CorpusConfigError
 from ..core.corpus.index import load_corpus
 from ..core.goldenset.config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
 from ..core.labels.quotepick import unique_quote_at
-from ..core.labels.resolve import span_at
+from ..core.labels.resolve import PARAGRAPH, span_at
 
 CHAPTER_NAME = "01-writing-a-golden-set.md"
 CHAPTER = """\
@@ -85,32 +89,74 @@ def corpus_glob(corpus_root: Path) -> str:
     return RECURSIVE_GLOB if next(nested, None) is not None else FLAT_GLOB
 
 
-def _config_text(corpus: str, glob: str) -> str:
-    return (
+def config_text(corpus: str, glob: str, questions: str = DEFAULT_QUESTIONS, small: bool = True) -> str:
+    """The config of a set whose corpus folder is ``corpus`` (relative to the config); ``small``:
+    a new set, with the two set-shape rules it cannot meet yet turned off."""
+    text = (
         f"# golden-lsp: paths are relative to this file\n"
         f"corpus = {json.dumps(corpus)}\n"
         f"glob = {json.dumps(glob)}\n"
-        f"questions = {json.dumps(DEFAULT_QUESTIONS)}\n"
-        f"\n"
-        f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
-        f"[severity]\n"
-        f'too-few-records = "off"\n'
-        f'doc-dominates = "off"\n'
+        f"questions = {json.dumps(questions)}\n"
     )
+    if small:
+        text += (
+            f"\n"
+            f"# A new set is small: delete this table once it has {MIN_RECORDS} records over several documents.\n"
+            f"[severity]\n"
+            f'too-few-records = "off"\n'
+            f'doc-dominates = "off"\n'
+        )
+    return text
+
+
+#: how a line that is no prose begins: headings, tables, fences, quotes, HTML, lists, rules, and the
+#: directives of documentation generators (mkdocstrings' ``::: module.Class``, admonitions, Jinja)
+NOT_PROSE = ("#", "|", "```", "~~~", ">", "<", ":::", "!!!", "???", "{%", "{{", "[TOC]", "---", "***", "===")
+#: a prose line has this many words, and words make up this share of its characters
+PROSE_WORDS, PROSE_SHARE = 6, 0.6
+_WORD = re.compile(r"[^\W\d_]{2,}(?:['’-][^\W\d_]+)*")
+
+
+def prose_lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, line) of each line of ``text`` that reads as prose: outside fenced code and front
+    matter, not indented code, beginning with no markup, and mostly words."""
+    fence, pos = None, 0
+    lines = text.split("\n")
+    if lines and lines[0].strip() == "---":  # YAML front matter: up to the closing ---
+        end = next((i for i in range(1, len(lines)) if lines[i].strip() in ("---", "...")), 0)
+        pos = sum(len(line) + 1 for line in lines[: end + 1])
+        lines = lines[end + 1 :]
+    for line in lines:
+        start, pos = pos, pos + len(line) + 1
+        body = line.strip()
+        if fence is not None:
+            fence = None if body.startswith(fence) else fence
+            continue
+        if body.startswith(("```", "~~~")):
+            fence = body[:3]
+            continue
+        if (
+            line.startswith(("    ", "\t"))
+            or body.startswith(NOT_PROSE)
+            or re.match(r"([-*+]|\d+[.)])\s", body)
+        ):
+            continue
+        words = _WORD.findall(body)
+        if len(words) >= PROSE_WORDS and sum(map(len, words)) >= PROSE_SHARE * len(body.replace(" ", "")):
+            yield start, line
 
 
 def anchored_record(corpus_root: Path, glob: str = FLAT_GLOB) -> dict:
-    """One record anchored in the first paragraph line of an existing corpus that makes a label."""
+    """One record anchored in the first prose paragraph of an existing corpus that makes a label
+    (``prose_lines``: never a heading, a table, code, or a documentation generator's directive)."""
     try:
         corpus = load_corpus(corpus_root, glob)
     except CorpusConfigError as exc:
         raise ConfigError(str(exc)) from None
     for doc in corpus.docs.values():
-        text, pos = doc.text, 0
-        for line in text.split("\n"):
-            start, pos = pos, pos + len(line) + 1
-            body = line.strip()
-            if len(body) < MIN_SPAN_CHARS or body.startswith(("#", "|", "```", "~~~", ">", "<")):
+        text = doc.text
+        for start, line in prose_lines(text):
+            if len(line.strip()) < MIN_SPAN_CHARS:
                 continue
             found = unique_quote_at(text, start + len(line) // 2, start, start + len(line))
             if found is None:
@@ -118,7 +164,7 @@ def anchored_record(corpus_root: Path, glob: str = FLAT_GLOB) -> dict:
             quote = text[found[0] : found[1]]
             span = span_at(doc.doc_id, text, found[0], quote, False)
             passage = " ".join(text[span.start : span.end].split())
-            if len(passage) < max(MIN_SPAN_CHARS, MIN_ANSWER_CHARS):
+            if span.rule != PARAGRAPH or len(passage) < max(MIN_SPAN_CHARS, MIN_ANSWER_CHARS):
                 continue
             return {
                 "id": "q001",
@@ -129,12 +175,13 @@ def anchored_record(corpus_root: Path, glob: str = FLAT_GLOB) -> dict:
                 "tags": ["example"],
             }
     raise ConfigError(
-        f"no paragraph in {corpus_root} to anchor a first record in "
-        f"(a line of {MIN_SPAN_CHARS}+ characters with a unique quote)"
+        f"no prose paragraph in {corpus_root} to anchor a first record in "
+        f"(a line of {MIN_SPAN_CHARS}+ characters, mostly words, with a unique quote)"
     )
 
 
-def _write_new(path: Path, text: str) -> Written:
+def write_new(path: Path, text: str) -> Written:
+    """``text`` written to ``path`` only when no file is there (never overwritten)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     try:
         with path.open("x", encoding="utf-8", newline="\n") as f:  # "x": never over an existing file
@@ -154,12 +201,12 @@ def init(target: Path, corpus: Path | None = None) -> list[Written]:
         glob = corpus_glob(corpus)
         record = anchored_record(corpus, glob)
         rel = Path(os.path.relpath(corpus.resolve(), target.resolve())).as_posix()
-        files = [(target / CONFIG_NAME, _config_text(rel, glob))]
+        files = [(target / CONFIG_NAME, config_text(rel, glob))]
     else:
         record = OWN_RECORD
         files = [
-            (target / CONFIG_NAME, _config_text("corpus", FLAT_GLOB)),
+            (target / CONFIG_NAME, config_text("corpus", FLAT_GLOB)),
             (target / "corpus" / CHAPTER_NAME, CHAPTER),
         ]
     files.append((target / DEFAULT_QUESTIONS, HELP + json.dumps(record, ensure_ascii=False) + "\n"))
-    return [_write_new(path, text) for path, text in files]
+    return [write_new(path, text) for path, text in files]

@@ -31,10 +31,21 @@ def line_edits(view: View, line: int, edits: list[tuple[int, int, str]]) -> type
 
 
 def append_edit(view: View, line: str) -> types.WorkspaceEdit:
+    """``line`` appended to a questions file as its last line, the file's final line break kept
+    last: inserted before that break (an editor holding lines, as Neovim does, makes a text
+    inserted after it a line of its own and keeps an empty line after it), into a last line that
+    is empty, or with a line break before and after at the end of a file that has no final one."""
     text = view.buffer.text
-    end = view.buffer.position_at(len(text))
-    new = (line + "\n") if not text or text.endswith("\n") else ("\n" + line + "\n")
-    return types.WorkspaceEdit(changes={view.uri: [types.TextEdit(types.Range(end, end), new)]})
+    ending = next((e for e in ("\r\n", "\n", "\r") if text.endswith(e)), "")
+    body = text[: len(text) - len(ending)]
+    if not ending:
+        new = "\n" + line + "\n" if text else line + "\n"
+    elif not body or body.endswith(("\n", "\r")):
+        new = line
+    else:
+        new = ending + line
+    at = view.buffer.position_at(len(body))
+    return types.WorkspaceEdit(changes={view.uri: [types.TextEdit(types.Range(at, at), new)]})
 
 
 def free_id(view: View) -> str:

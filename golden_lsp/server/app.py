@@ -31,7 +31,19 @@ from ..core.corpus.document import DocumentChanged
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import CONFIG_NAMES
-from . import actions, anchor, candidates, completion, hover, inlay, labels, navigation, proposals, symbols
+from . import (
+    actions,
+    anchor,
+    candidates,
+    completion,
+    hover,
+    inlay,
+    labels,
+    navigation,
+    newconfig,
+    proposals,
+    symbols,
+)
 from .base import BaseServer
 from .client import APPLY_EDIT_COMMAND, ClientSupport, fit_code_actions
 from .convert import SOURCE, editor_counts
@@ -330,6 +342,8 @@ def on_code_action(
             + candidates.code_actions(view, params.range)
             + proposals.code_actions(view, params.range)
         )
+    elif (path := _unconfigured(ls, params.text_document.uri)) is not None:
+        found = newconfig.code_actions(params.text_document.uri, path, ls.session.client.create_files)
     else:
         return None
     only = params.context.only
@@ -340,6 +354,18 @@ def on_code_action(
         ls.window_show_message(types.ShowMessageParams(types.MessageType.Info, f"golden-lsp: {message}"))
     ls.reasons_shown = messages
     return answer
+
+
+def _unconfigured(ls: GoldenServer, uri: str) -> Path | None:
+    """The path of an open questions file that has no config (None for any other document)."""
+    path = path_of(uri)
+    if uri not in ls.session.buffers or path is None or not ls.session.sets.is_questions_file(path):
+        return None
+    try:
+        ls.session.view(uri)
+    except ConfigError as exc:
+        return path if newconfig.unconfigured(exc, path, ls.session.sets) else None
+    return None
 
 
 def _of_kind(action: types.CodeAction, kind: str) -> bool:
@@ -366,6 +392,25 @@ async def open_record(ls: GoldenServer, *args: Any) -> bool:
         types.ShowDocumentParams(location.uri, take_focus=True, selection=location.range)
     )
     return bool(result and result.success)
+
+
+@server.command(newconfig.CREATE_CONFIG_COMMAND)
+@guarded
+def create_config(ls: GoldenServer, *args: Any) -> dict:
+    """Write a config beside an open questions file that has none (the config-error's quick fix)."""
+    uri = args[0] if args and isinstance(args[0], str) else None
+    path = _unconfigured(ls, uri) if uri else None
+    if path is None:
+        return {"ok": False, "message": "not an open questions file without a config"}
+    written, message = newconfig.create(path)
+    ls.window_show_message(
+        types.ShowMessageParams(
+            types.MessageType.Info if written else types.MessageType.Warning, f"golden-lsp: {message}"
+        )
+    )
+    if written:
+        ls.session.files_changed([path.parent / newconfig.CONFIG_NAME])
+    return {"ok": written, "message": message}
 
 
 @server.command(APPLY_EDIT_COMMAND)

@@ -8,7 +8,8 @@ plain text without markdown-mode; a client without ``codeActionLiteralSupport`` 
 does not declare, it does not get; the status is sent only to a client that asks for it with the
 initialization option ``statusNotification: true``). The features build their answers in full;
 ``fit_code_actions`` fits a list of code actions to the client — a disabled action (``disabled.
-reason``: why "Anchor here" cannot anchor) becomes a message for a client that cannot show it,
+reason``: why "Anchor here" cannot anchor) has its reason in its title too (Neovim lists a disabled
+action by its title and "(disabled)" alone), and becomes a message for a client that cannot show it,
 and a code action becomes a command applying its edit (``APPLY_EDIT_COMMAND``) for a client that
 takes commands only. Hovers go through a ``markup.Markup`` for ``markdown_hover``; diagnostics
 through ``convert`` with ``related_information``.
@@ -27,6 +28,22 @@ from lsprotocol import types
 APPLY_EDIT_COMMAND = "golden-lsp.applyEdit"
 #: the initialization option a client sets to get the ``golden-lsp/status`` notification
 STATUS_OPTION = "statusNotification"
+#: clients (by ``clientInfo.name``) that count a position's character in code points, both ways,
+#: while offering no position encoding (whose default is UTF-16): lsp-mode 8.0 (``"emacs"``) moves
+#: ``forward-char`` by a position's character and sends ``point - line-beginning-position``
+CODE_POINT_CLIENTS = frozenset({"emacs"})
+
+
+def counted_encoding(params: types.InitializeParams) -> str | None:
+    """The position encoding a client counts in without offering it (UTF-32 for lsp-mode), to be
+    offered on its behalf; None for a client that offers encodings or counts UTF-16 as it should.
+    Without it, lsp-mode shows a finding after a character outside the BMP (an emoji) one
+    character late, and its edits after one land a character early in the server's text."""
+    general = params.capabilities.general
+    if general is not None and general.position_encodings:
+        return None
+    info = params.client_info
+    return types.PositionEncodingKind.Utf32 if info is not None and info.name in CODE_POINT_CLIENTS else None
 
 
 @dataclass(frozen=True)
@@ -38,6 +55,8 @@ class ClientSupport:
     disabled_code_actions: bool = True
     related_information: bool = True
     apply_edit: bool = True
+    #: workspace edits may create files (``resourceOperations`` holds ``create``)
+    create_files: bool = True
     status_notifications: bool = False
 
     @classmethod
@@ -48,12 +67,18 @@ class ClientSupport:
         action = text.code_action if text else None
         publish = text.publish_diagnostics if text else None
         options = params.initialization_options
+        edits = caps.workspace.workspace_edit if caps.workspace else None
         return cls(
             markdown_hover=bool(hover and types.MarkupKind.Markdown in (hover.content_format or ())),
             code_action_literals=bool(action and action.code_action_literal_support),
             disabled_code_actions=bool(action and action.disabled_support),
             related_information=bool(publish and publish.related_information),
             apply_edit=bool(caps.workspace and caps.workspace.apply_edit),
+            create_files=bool(
+                edits
+                and edits.document_changes
+                and types.ResourceOperationKind.Create in (edits.resource_operations or ())
+            ),
             status_notifications=isinstance(options, dict) and options.get(STATUS_OPTION) is True,
         )
 
@@ -76,6 +101,9 @@ def fit_code_actions(
             if context.trigger_kind != types.CodeActionTriggerKind.Automatic:
                 messages.append(f"{action.title}: {action.disabled.reason}")
             continue
+        if (disabled := action.disabled) is not None:  # its title says why: Neovim lists it by title
+            action = copy.copy(action)
+            action.title = f"{action.title} — {disabled.reason}"
         if action.diagnostics and not support.related_information:
             action = copy.copy(action)
             action.diagnostics = [_without_related(d) for d in action.diagnostics or ()]

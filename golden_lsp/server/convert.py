@@ -2,7 +2,9 @@
 
 Codes, messages and severities are the CLI's own, with one editor-specific choice: a stale
 artifact or manifest is a hint in the editor (with the build as its fix), because it is the
-expected state while the author is still editing and only CI must refuse it. What was converted
+expected state while the author is still editing and only CI must refuse it. A finding sits in
+the file the CLI names: the set's findings in a chapter or the config go to that file, not to the
+questions file (``Converted.elsewhere``). What was converted
 is kept per file (``Converted``), as LSP objects and as JSON text, so a keystroke converts and
 serialises only the findings that changed.
 """
@@ -13,6 +15,7 @@ import json
 from collections.abc import Callable
 
 from lsprotocol import types
+from pygls.uris import from_fs_path
 
 from ..core.check.model import Analysis
 from ..core.corpus.index import Corpus
@@ -30,19 +33,20 @@ _SEVERITY = {
 
 
 def to_lsp(view: View, d: Diagnostic, related_information: bool = True) -> types.Diagnostic:
-    """The LSP diagnostic of a finding; its related locations only for a client that takes them."""
+    """The LSP diagnostic of a finding, in the questions file of ``view`` or in the file it sits in
+    (a chapter, the config: the set's findings, at a line's start); its related locations only
+    for a client that takes them."""
     severity = types.DiagnosticSeverity.Hint if d.code in EDITOR_HINTS else _SEVERITY[d.severity]
     related = [
         types.DiagnosticRelatedInformation(view.related_location(r), r.message)
         for r in (d.related if related_information else ())
     ]
+    r = d.range
     return types.Diagnostic(
-        range=view.range(d.range)
+        range=view.range(r)
         if d.path == view.path
-        else types.Range(types.Position(0, 0), types.Position(0, 0)),
-        message=d.message
-        if d.path == view.path
-        else f"{d.path}:{d.range.line + 1}:{d.range.column + 1}: {d.message}",
+        else types.Range(types.Position(r.line, r.column), types.Position(r.end_line, r.end_column)),
+        message=d.message,
         severity=severity,
         code=d.code,
         source=SOURCE,
@@ -67,8 +71,35 @@ class Converted:
         self.related_information = True
         #: uri → (corpus, encoding, id(core finding) → [finding, LSP diagnostic, JSON text or None])
         self._files: dict[str, tuple[Corpus, str, dict[int, list]]] = {}
+        #: uri → its findings' entries that sit in other files, by the URI of each such file
+        self._placed: dict[str, dict[str, list[list]]] = {}
 
     def _entries(self, view: View) -> list[list]:
+        """The entries of the findings of ``view`` that sit in its own file (those that sit in
+        another are kept apart, ``elsewhere``)."""
+        own: list[list] = []
+        placed: dict[str, list[list]] = {}
+        for entry in self._all_entries(view):
+            d = entry[0]
+            if d.path == view.path:
+                own.append(entry)
+            else:
+                placed.setdefault(from_fs_path(str(d.path)) or str(d.path), []).append(entry)
+        self._placed[view.uri] = placed
+        return own
+
+    def elsewhere(self, view: View) -> dict[str, list[str]]:
+        """The JSON texts of the findings of ``view`` that sit in other files (a chapter, the
+        config), by the URI of each, as of the last ``encoded`` of ``view``."""
+        out = {}
+        for uri, entries in self._placed.get(view.uri, {}).items():
+            for entry in entries:
+                if entry[2] is None:
+                    entry[2] = self._encode(entry[1])
+            out[uri] = [e[2] for e in entries]
+        return out
+
+    def _all_entries(self, view: View) -> list[list]:
         corpus, encoding = view.golden.corpus, view.buffer.encoding
         kept = self._files.get(view.uri)
         before = kept[2] if kept is not None and kept[1] == encoding else {}
@@ -103,6 +134,7 @@ class Converted:
 
     def forget(self, uri: str) -> None:
         self._files.pop(uri, None)
+        self._placed.pop(uri, None)
 
 
 def full_report(result_id: str, items: str) -> str:

@@ -3,8 +3,9 @@
 The author's question on hover is "what will the builder do with this?": for a quote, the span
 it expands to (document, line:col, offsets, which expansion rule), the text of that span, its
 coverage and the chunks that bear it; for an ``id`` the record's summary; for a ``doc`` the
-document's size and chunk count. A quote that does not resolve shows its findings instead, and,
-when the corpus change broke it, what it used to span and what re-anchoring does (``reanchor.py``).
+document's size and chunk count. A quote that does not resolve names its findings (their messages
+are the diagnostics') and shows each occurrence of an ambiguous one in its line, and, when the
+corpus change broke it, what it used to span and what re-anchoring does (``reanchor.py``).
 Each is written through a ``markup.Markup``: Markdown, or plain text for a client that renders none.
 """
 
@@ -15,6 +16,7 @@ import json
 from lsprotocol import types
 
 from ..core.check.model import RecordLine, ResolvedLocator
+from ..core.check.rules import MAX_LISTED_OCCURRENCES
 from ..core.findings.diagnostics import Range, plural
 from ..core.labels.questions import QuestionRecord
 from ..core.labels.recordmeta import metadata
@@ -24,6 +26,8 @@ from .reanchor import Reanchoring
 from .view import Target, View
 
 SPAN_PREVIEW_CHARS = 400
+#: characters of an ambiguous quote's line shown on each side of each occurrence
+CONTEXT_CHARS = 40
 
 
 def _preview(text: str) -> str:
@@ -39,19 +43,7 @@ def _quote_text(
 ) -> str:
     span = resolved.span
     if span is None:
-        notes = [
-            d
-            for d in view.analysis.diagnostics
-            if d.range.line == rec.line
-            and resolved.locator.quote_node is not None
-            and d.range.column == resolved.locator.quote_node.start
-        ]
-        body = (
-            "\n\n".join(f"{mu.strong(d.code)} — {d.message}" for d in notes) or "This quote does not resolve."
-        )
-        return f"{mu.strong('quote')} → not resolved\n\n{body}" + _used_to_span(
-            view, rec, resolved, mu, reanchoring
-        )
+        return _unresolved_text(view, rec, resolved, mu) + _used_to_span(view, rec, resolved, mu, reanchoring)
     doc = view.golden.corpus.docs[span.doc_id]
     line, col = doc.positions.raw_position(span.quote_start)
     lines = [
@@ -69,6 +61,36 @@ def _quote_text(
     else:
         lines.append(mu.strong("no answer-bearing chunk"))
     return "\n\n".join(lines)
+
+
+def _unresolved_text(view: View, rec: RecordLine, resolved: ResolvedLocator, mu: Markup) -> str:
+    """A quote that does not resolve: the codes of its findings, not their messages (VS Code shows
+    a finding's message in the same hover), and what the findings do not show: each occurrence of
+    an ambiguous quote in its line, for the author to pick the one meant."""
+    node = resolved.locator.quote_node
+    codes = sorted(
+        {
+            d.code
+            for d in view.analysis.diagnostics
+            if d.range.line == rec.line and node is not None and d.range.column == node.start
+        }
+    )
+    head = f"{mu.strong('quote')} → not resolved" + (
+        f" ({', '.join(mu.code(c) for c in codes)}: the finding says why)" if codes else ""
+    )
+    doc = view.golden.corpus.docs.get(resolved.locator.doc or "")
+    quote = resolved.locator.quote
+    if doc is None or not resolved.ambiguous_at or not isinstance(quote, str):
+        return head
+    text = doc.text
+    rows = []
+    for at in resolved.ambiguous_at[:MAX_LISTED_OCCURRENCES]:
+        row, col = doc.positions.raw_position(at)
+        start = max(text.rfind("\n", 0, at) + 1, at - CONTEXT_CHARS)
+        end = text.find("\n", at + len(quote))
+        end = min(len(text) if end == -1 else end, at + len(quote) + CONTEXT_CHARS)
+        rows.append([f"{row + 1}:{col + 1}", " ".join(text[start:end].split())])
+    return head + "\n\n" + mu.table(["occurrence", "in its line"], rows)
 
 
 def _record_text(r: QuestionRecord, rec: RecordLine, mu: Markup) -> str:

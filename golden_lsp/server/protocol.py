@@ -12,7 +12,8 @@ and a JSON string holds no raw line break — so it marks a real header wherever
 for a body that is not JSON, -32600 for a message that is not a request or arrives after
 ``shutdown``, -32601 for a method the server does not know, -32602 for params that do not fit or
 a command it does not have (pygls answers the last two as well, but also reports each to the
-client as a server error, and prints the command's with a traceback). Everything else is pygls'
+client as a server error, and prints the command's with a traceback); a cancel of a request
+already answered is taken silently (pygls writes a warning to stderr, an error in a client's log). Everything else is pygls'
 own handling, except one way out: a notification (``notify_encoded``) or a request's result
 (``Encoded``) that the server already holds as JSON text (its cached diagnostics) is sent as it
 is, skipping pygls' serialisation of the whole message. Every message goes out through
@@ -34,12 +35,14 @@ import threading
 from collections.abc import Callable
 from typing import Any, BinaryIO, TypeVar
 
+import attrs
 import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcParseError
 from pygls.protocol import LanguageServerProtocol, lsp_method
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 
+from .client import counted_encoding
 from .outgoing import Key, QueuedWriter
 
 PARSE_ERROR = -32700
@@ -173,6 +176,13 @@ class StrictProtocol(LanguageServerProtocol):
             return
         self.handle_message(message)
 
+    def _handle_cancel_notification(self, msg_id: Any) -> None:
+        """A cancel of a request the server already answered (or never had) is the ordinary race of
+        a client cancelling what it no longer needs: nothing to do, and nothing written to stderr,
+        which clients log as errors (pygls warns there; Neovim's lsp.log filled with ERROR lines)."""
+        if msg_id in self._request_futures:
+            super()._handle_cancel_notification(msg_id)
+
     def _unknown(self, method: str, params: Any) -> tuple[int, str] | None:
         """The error answering a request for a method or command the server has no handler for."""
         if method not in self.fm.builtin_features and method not in self.fm.features:
@@ -279,6 +289,15 @@ def _user_handler_only(method: str) -> Callable:
 class BufferedProtocol(StrictProtocol):
     """pygls' protocol minus its document store: golden-lsp keeps documents in its own buffers
     (``positions.Buffer``), so pygls would only hold and re-split a second copy per keystroke."""
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        """pygls' initialize, with the encoding a client counts in without offering it offered for
+        it (``client.counted_encoding``), so the negotiated encoding is the one it uses."""
+        if (counted := counted_encoding(params)) is not None:
+            general = params.capabilities.general or types.GeneralClientCapabilities()
+            params.capabilities.general = attrs.evolve(general, position_encodings=[counted])
+        return (yield from super().lsp_initialize(params))
 
     lsp_text_document__did_open = _user_handler_only(types.TEXT_DOCUMENT_DID_OPEN)
     lsp_text_document__did_change = _user_handler_only(types.TEXT_DOCUMENT_DID_CHANGE)

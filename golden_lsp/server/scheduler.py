@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import traceback
 from collections.abc import Callable, Coroutine
 from pathlib import Path
@@ -36,6 +37,7 @@ from ..core.labels.hints import PREPARED_TEXTS
 from . import progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report
+from .newconfig import editor_message
 from .protocol import Encoded
 from .session import Session, path_of
 from .watch import CorpusWatcher
@@ -84,6 +86,9 @@ class Scheduler:
         self._config_errors: dict[str, str] = {}
         #: the params of the last publication of each questions file (one the same is not sent)
         self._published: dict[str, str] = {}
+        #: the set's findings that sit in other files (a chapter, the config): the URI of each
+        #: such file → the questions file whose analysis placed them → their JSON texts
+        self._elsewhere: dict[str, dict[str, list[str]]] = {}
         #: the result id and JSON text of each file's last pull report: a pull whose diagnostics
         #: are the same text keeps the id (the client is answered "unchanged")
         self._reports: dict[str, tuple[str, str]] = {}
@@ -208,7 +213,8 @@ class Scheduler:
         try:
             view = session.view(uri)
         except ConfigError as exc:
-            self._publish_config_error(uri, str(exc))
+            self._place_elsewhere(uri, {})
+            self._publish_config_error(uri, editor_message(exc, path_of(uri), session.sets))
             return
         if view is None:
             return
@@ -221,6 +227,9 @@ class Scheduler:
             if self._published.get(uri) != params:  # a republish that changes nothing is not sent
                 self._published[uri] = params
                 protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+        else:
+            self.converted.encoded(view)  # (what sits in other files is known once converted)
+        self._place_elsewhere(uri, self.converted.elsewhere(view))
         if session.client.status_notifications:
             protocol.notify(
                 STATUS_NOTIFICATION,
@@ -233,6 +242,35 @@ class Scheduler:
             )
         if session.chapter_labels_changed(uri):
             self.refresh(code_lens=True)
+
+    def _place_elsewhere(self, source: str, placed: dict[str, list[str]]) -> None:
+        """The findings the analysis of ``source`` places in other files (``placed``, by URI) go to
+        those files, with what other questions files place there; a file whose findings changed
+        is published again (pushed, or the client asked to pull again)."""
+        changed = False
+        for target in set(placed) | {t for t, by in self._elsewhere.items() if source in by}:
+            by = self._elsewhere.setdefault(target, {})
+            before = self._elsewhere_text(target)
+            if placed.get(target):
+                by[source] = placed[target]
+            else:
+                by.pop(source, None)
+            text = self._elsewhere_text(target)
+            if not by:
+                del self._elsewhere[target]
+            if text == before:
+                continue
+            changed = True
+            if not self.pull_diagnostics:
+                params = f'{{"uri": {json.dumps(target)}, "diagnostics": {text}}}'
+                self.server.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, params)
+        if changed and self.pull_diagnostics:
+            self.refresh(diagnostics=True)
+
+    def _elsewhere_text(self, target: str) -> str:
+        """The JSON text of the diagnostics list of a file the set's findings sit in."""
+        items = [text for by in self._elsewhere.get(target, {}).values() for text in by]
+        return f"[{', '.join(items)}]"
 
     def _publish_config_error(self, uri: str, message: str) -> None:
         buf = self.session.buffers[uri]
@@ -257,10 +295,13 @@ class Scheduler:
         """The answer to a diagnostic pull: unchanged when the diagnostics are the same text as the
         report the client holds (whatever was typed or changed since), else the full report from
         the cached text."""
+        if uri in self._elsewhere and not self.session.is_questions(uri):
+            return Encoded(full_report(str(next(self._report_ids)), self._elsewhere_text(uri)))
         try:
             view = self.session.view(uri) if self.pull_diagnostics else None
         except ConfigError as exc:
-            return types.RelatedFullDocumentDiagnosticReport(items=[config_error_diagnostic(str(exc))])
+            message = editor_message(exc, path_of(uri), self.session.sets)
+            return types.RelatedFullDocumentDiagnosticReport(items=[config_error_diagnostic(message)])
         if view is None:
             # a client that pulls but cannot be told to pull again is pushed to: an empty pull
             # report keeps it from showing every finding twice, once stale
@@ -279,6 +320,7 @@ class Scheduler:
         file's are cleared."""
         self._cancel(uri)
         self._cancel(path_of(uri))
+        self._place_elsewhere(uri, {})
         self.converted.forget(uri)
         self._published.pop(uri, None)
         self._reports.pop(uri, None)

@@ -252,14 +252,15 @@ class Session:
 
     def files_changed(self, paths: Sequence[Path | None]) -> None:
         """Files changed on disk, as the client's or the server's own watcher reported them (or
-        saved in the editor): a config, a chapter that is not open, an artifact or manifest."""
+        saved in the editor): a config, a chapter that is not open or whose file is gone (renamed
+        or deleted while open), an artifact or manifest."""
         for path in paths:
             if path is None:
                 continue
             if path.name in CONFIG_NAMES:
                 self.sets.reload()
                 self.invalidate()
-            elif path.suffix == ".md" and path not in self.sets.corpus_buffers:
+            elif path.suffix == ".md" and (path not in self.sets.corpus_buffers or self.sets.orphaned(path)):
                 self.corpus_changed(path)
             elif path.suffix in (".json", ".jsonl") and self.sets.is_derived_file(path):
                 self.invalidate()

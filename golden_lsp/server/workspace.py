@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.corpus.document import DocumentChanged
+from ..core.corpus.index import Corpus
 from ..core.engine.docindex import AUTO
 from ..core.goldenset.config import Config, ConfigError, config_for
 from ..core.goldenset.project import GoldenSet
@@ -100,7 +101,8 @@ class GoldenSets:
         if golden is None:
             golden = GoldenSet(config, lean=True, jobs=AUTO, first=first)
             for doc_path, text in self.corpus_buffers.items():
-                golden.set_corpus(golden.corpus.with_document(doc_path, text))
+                if doc_path.is_file():  # (a buffer whose file is gone is no document)
+                    golden.set_corpus(golden.corpus.with_document(doc_path, text))
             self._sets[key] = golden
         return golden
 
@@ -124,7 +126,14 @@ class GoldenSets:
         return [g for g in self._sets.values() if g.corpus.doc_id_for(path) is not None]
 
     def buffer_changed(self, path: Path, text: str) -> bool:
-        """An open corpus file's text changed; True when any set's corpus changed with it."""
+        """An open corpus file's text changed; True when any set's corpus changed with it. A buffer
+        whose file is gone (deleted, or renamed on disk while open) is no corpus document, as it is
+        none for ``check``: what it held leaves the corpus, and its edits count for nothing."""
+        if not path.is_file():
+            self.corpus_buffers.pop(path, None)
+            return self._update(
+                path, lambda corpus: corpus.with_file(path) if _holds(corpus, path) else corpus
+            )
         self.corpus_buffers[path] = text
 
         def change(corpus):
@@ -154,6 +163,10 @@ class GoldenSets:
                     touched = True
         return touched
 
+    def orphaned(self, path: Path) -> bool:
+        """Whether ``path`` is an open corpus buffer whose file is gone."""
+        return path in self.corpus_buffers and not path.is_file()
+
     def corpus_roots(self) -> set[Path]:
         """The corpus folders of the sets loaded so far."""
         return {golden.corpus.root for golden in self.known()}
@@ -175,3 +188,9 @@ class GoldenSets:
             )
             for g in self._sets.values()
         )
+
+
+def _holds(corpus: Corpus, path: Path) -> bool:
+    """Whether ``corpus`` has a document (or a broken file) at ``path``."""
+    doc_id = corpus.doc_id_for(path)
+    return doc_id is not None and (doc_id in corpus.docs or doc_id in corpus.broken)

@@ -267,3 +267,87 @@ def run_nvim_script(
         res,
         f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}",
     )
+
+
+#: a chapter in a subfolder of the corpus (doc ids with a slash, as a documentation site has them)
+SUBDOC = "user-guide/deploying-your-docs.md"
+SUBCHAPTER = (
+    "# Deploying your docs\n\nYou can deploy your documentation to any static host 🎉 once the site "
+    'is built.\n\nThe build writes every page into the "site" folder for the host to serve.\n'
+)
+#: a record being typed, up to its first locator's doc value
+TYPED_RECORD = (
+    '{"id": "ex900", "query": "Where does the build put the pages?", "expected_answer": '
+    '"Into the site folder, for the host to serve.", "locators": [{"doc": '
+)
+
+
+def subfolder_copy(dest: Path) -> Path:
+    """A copy of examples/ whose corpus also has a chapter in a subfolder (the glob reads
+    subfolders), and a blank last line in its questions file to type a record on."""
+    folder = dest / "examples"
+    shutil.copytree(EXAMPLES, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (folder / "corpus" / SUBDOC).parent.mkdir()
+    (folder / "corpus" / SUBDOC).write_text(SUBCHAPTER, encoding="utf-8")
+    config = folder / "golden-lsp.toml"
+    config.write_text(config.read_text(encoding="utf-8").replace('glob = "*.md"', 'glob = "**/*.md"'))
+    questions = folder / "questions.jsonl"
+    questions.write_text(questions.read_text(encoding="utf-8").rstrip("\n") + "\n\n", encoding="utf-8")
+    return folder
+
+
+def completion_cases(folder: Path, multi_word: bool = True) -> list[dict]:
+    """What a person completes while typing a record: each case a ``line`` with ``|`` at the
+    cursor, the item to ``pick`` ("first": the sole or selected one; "multiword": the first
+    multi-word one after the first), the ``item`` that must be chosen (``None``: any of ``offered``)
+    and the locator the line must have afterwards (``want``, ``{}`` standing for the chosen item):
+    a doc in a subfolder in a string the editor closed (one candidate), a quote after words typed
+    (one candidate), and, with ``multi_word``, a quote from the menu at the end of the string and
+    in its middle (the text after the cursor stays)."""
+    from golden_lsp.assist.continuations import continuations
+
+    typed = "The build writes every"
+    [(sole, _)] = continuations(SUBCHAPTER, typed)
+    chapter = "01-planning-a-hut-tour.md"
+    offered = [q for q, _ in continuations((folder / "corpus" / chapter).read_text(encoding="utf-8"), "Book")]
+    assert len(offered) > 1 and any(" " in q for q in offered[1:]), offered
+    cases = [
+        {
+            "line": TYPED_RECORD + '"user-guide/dep|"}]}',
+            "pick": "first",
+            "item": SUBDOC,
+            "want": {"doc": "{}"},
+        },
+        {
+            "line": TYPED_RECORD + f'"{SUBDOC}", "quote": "{typed}|"}}]}}',
+            "pick": "first",
+            "item": sole,
+            "want": {"doc": SUBDOC, "quote": "{}"},
+        },
+    ]
+    if multi_word:
+        for after in ("", " xyz"):
+            cases.append(
+                {
+                    "line": TYPED_RECORD + f'"{chapter}", "quote": "Book|{after}"}}]}}',
+                    "pick": "multiword",
+                    "item": None,
+                    "offered": offered,
+                    "want": {"doc": chapter, "quote": "{}" + after},
+                }
+            )
+    return cases
+
+
+def completed_as_wanted(case: dict, line_after: str, chosen: str | None) -> str | None:
+    """Why ``line_after`` is not the record ``case`` wants (``None`` when it is)."""
+    item = case["item"] or chosen
+    if case["item"] is None and (chosen not in case["offered"] or " " not in chosen):
+        return f"chose {chosen!r}, not a multi-word item of {case['offered']}"
+    try:
+        got = json.loads(line_after)
+    except ValueError as exc:
+        return f"not JSON ({exc}): {line_after}"
+    want = json.loads(TYPED_RECORD + '""}]}')
+    want["locators"][0] = {k: v.format(item) for k, v in case["want"].items()}
+    return None if got == want else f"{line_after}\n  wanted {json.dumps(want, ensure_ascii=False)}"

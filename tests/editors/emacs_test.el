@@ -13,31 +13,7 @@
 ;; 1.9 declares relatedInformation unsupported) and the code actions at the ambiguous quote, the
 ;; first "Lengthen" one applied as `eglot-code-actions' applies it.
 
-(require 'json)
-(require 'cl-lib)
-
-(defvar golden-result (list (cons 'ok :json-false)))
-(defvar golden-timeout (string-to-number (or (getenv "GOLDEN_TIMEOUT") "30")))
-
-(defun golden-put (key value)
-  (setf (alist-get key golden-result) value))
-
-(defun golden-finish (code)
-  (with-temp-file (getenv "GOLDEN_OUT")
-    (insert (json-encode golden-result)))
-  (kill-emacs code))
-
-(defun golden-wait (what pred)
-  "Wait (bounded) for PRED while Emacs reads the server's messages; record whether it came true."
-  (let ((deadline (+ (float-time) golden-timeout)) done)
-    (while (and (not (setq done (ignore-errors (funcall pred)))) (< (float-time) deadline))
-      (accept-process-output nil 0.1)
-      ;; what an interactive Emacs does between commands: run idle timers (flymake, lsp-deferred)
-      (dolist (timer (copy-sequence timer-idle-list))
-        (when (timerp timer)
-          (timer-event-handler timer))))
-    (golden-put what (if done t :json-false))
-    done))
+(load (expand-file-name "emacs_support.el" (file-name-directory load-file-name)) nil t)
 
 (defun golden-line-diagnostics (line)
   (save-excursion
@@ -67,31 +43,8 @@
                     (buffer-substring-no-properties (line-beginning-position) (line-end-position)))))))
 
 (defun golden-main ()
-  (let ((client (intern (getenv "GOLDEN_CLIENT"))))
-    (golden-put 'client (symbol-name client))
-    (golden-put 'emacs emacs-version)
-    ;; with -Q: the Debian ELPA packages (elpa-eglot, elpa-lsp-mode) as package.el would load them
-    (add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
-    (package-activate-all)
-    (when (getenv "GOLDEN_NO_MARKDOWN") ; a user without markdown-mode
-      (fmakunbound 'gfm-view-mode))
-    (load (getenv "GOLDEN_SNIPPET") nil t)
-    (when (eq client 'lsp-mode)
-      (require 'lsp-mode)
-      ;; what pressing `i' (import the project root) at lsp-mode's first prompt does
-      (lsp-workspace-folders-add (file-name-directory (getenv "GOLDEN_QUESTIONS"))))
-    (find-file (getenv "GOLDEN_QUESTIONS"))
-    (switch-to-buffer (current-buffer)) ; shown in a window, as eglot's hover and flymake want
-    (golden-put 'major-mode (symbol-name major-mode))
-    ;; eglot-ensure connects on the first command after the file opens
-    (run-hooks 'post-command-hook)
-    (golden-put 'managed
-                (if (golden-wait 'connected
-                                 (lambda ()
-                                   (pcase client
-                                     ('eglot (and (fboundp 'eglot-current-server) (eglot-current-server)))
-                                     ('lsp-mode (and (bound-and-true-p lsp-mode) (lsp-workspaces))))))
-                    t :json-false))
+  (let ((client golden-client))
+    (golden-put 'managed (if (golden-open) t :json-false))
     (golden-put 'server-command
                 (pcase client
                   ('eglot (let ((s (eglot-current-server))) (and s (process-command (jsonrpc--process s)))))
@@ -124,8 +77,4 @@
                         t :json-false))
     (golden-finish (if (eq (alist-get 'ok golden-result) t) 0 2))))
 
-(condition-case err
-    (golden-main)
-  (error
-   (golden-put 'error (format "%S" err))
-   (golden-finish 9)))
+(golden-run #'golden-main)

@@ -114,6 +114,14 @@ local function main()
         end
       end
       table.insert(result.anchor_actions, { title = a.title, disabled = a.disabled ~= nil, new_texts = texts })
+      if a.title == 'New golden question anchored here' and a.edit then
+        -- applied as Neovim applies a chosen code action's edit, and the questions file written
+        vim.lsp.util.apply_workspace_edit(a.edit, client.offset_encoding)
+        vim.api.nvim_buf_call(buf, function()
+          vim.cmd('silent write')
+        end)
+        result.anchor_written = true
+      end
     end
   end
   result.ok = #result.inlay_hints > 0

@@ -4,17 +4,23 @@
 --      GOLDEN_EDIT_CHAPTER / GOLDEN_EDIT_QUOTE / GOLDEN_EDIT_LINE: a chapter edited (unsaved) in Neovim,
 --        a quote of it and the 0-based questions line that quotes it;
 --      GOLDEN_DISK_CHAPTER / GOLDEN_DISK_QUOTE / GOLDEN_DISK_LINE: the same for a chapter another
---        program rewrites on disk while it is not open.
+--        program rewrites on disk while it is not open;
+--      GOLDEN_RENAMED_TO: where the edited chapter is renamed on disk at the end, while its buffer
+--        stays open under the old name.
 local t = dofile(vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':h') .. '/nvim_support.lua')
 local result = t.result
 
-local function not_found_on(buf, line)
+local function code_on(buf, line, code)
   for _, d in ipairs(vim.diagnostic.get(buf)) do
-    if t.code_of(d) == 'quote-not-found' and d.lnum == line then
+    if t.code_of(d) == code and d.lnum == line then
       return true
     end
   end
   return false
+end
+
+local function not_found_on(buf, line)
+  return code_on(buf, line, 'quote-not-found')
 end
 
 local function write_file(path, text)
@@ -96,6 +102,8 @@ local function main()
     return fail(4, 'the status line does not show the latest analysis')
   end
   t.step('status line: ' .. tostring(_G.golden_shown))
+  -- the chapter's status line is its set's
+  result.chapter_statusline = golden.statusline(chapter)
 
   vim.api.nvim_buf_set_lines(chapter, 0, -1, false, original)
   if not t.expect('undo_clears', function()
@@ -125,6 +133,25 @@ local function main()
     return fail(7, 'restoring the chapter on disk was not picked up')
   end
   t.step('restored on disk')
+
+  -- 4. the open chapter renamed on disk (its buffer keeps the old name): no document any more
+  assert(os.rename(os.getenv('GOLDEN_EDIT_CHAPTER'), os.getenv('GOLDEN_RENAMED_TO')))
+  if not t.expect('rename_unknown', function()
+    return code_on(buf, edit_line, 'unknown-doc')
+  end) then
+    return fail(8, 'the chapter renamed on disk still counts under its old name')
+  end
+  -- an edit of the orphaned buffer does not bring it back, and it has no code lenses
+  vim.api.nvim_buf_set_lines(chapter, 0, -1, false, vim.list_extend(vim.deepcopy(original), { '', 'More text.' }))
+  vim.wait(1500)
+  result.orphan_edit_unknown = code_on(buf, edit_line, 'unknown-doc')
+  local lenses = client:request_sync('textDocument/codeLens', { textDocument = vim.lsp.util.make_text_document_params(chapter) }, 10000, chapter)
+  result.orphan_lenses = lenses and lenses.result and #lenses.result or 0
+  result.diagnostics_after_rename = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    table.insert(result.diagnostics_after_rename, { line = d.lnum, code = t.code_of(d) })
+  end
+  t.step('renamed on disk: unknown-doc on line ' .. edit_line)
   result.ok = true
   return t.finish(0)
 end

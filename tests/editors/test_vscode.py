@@ -22,7 +22,17 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-from editor_support import REPO, editor_deps, free_port, isolated_env, run
+from editor_support import (
+    REPO,
+    completed_as_wanted,
+    completion_cases,
+    editor_deps,
+    free_port,
+    isolated_env,
+    run,
+    subfolder_copy,
+    venv_bin,
+)
 
 HERE = Path(__file__).resolve().parent
 EXT_DIR = REPO / "editors" / "vscode"
@@ -170,10 +180,19 @@ def test_vsix_manifest_has_the_registry_fields(built):
 
 
 def code_server_session(
-    request, deps, vsix, folder: Path, settings: dict, probe: dict, output_dir: Path, quick: bool = False
+    request,
+    deps,
+    vsix,
+    folder: Path,
+    settings: dict,
+    probe: dict,
+    output_dir: Path,
+    quick: bool = False,
+    venv_on_path: bool = True,
 ):
     """Install the .vsix and the probe into a fresh code-server, open folder in headless Chromium,
-    run the probe (config `probe`, paths filled in here) in step with the CDP driver.
+    run the probe (config `probe`, paths filled in here) in step with the CDP driver; without
+    ``venv_on_path`` the extension host's PATH lacks this Python's environment (a login shell's).
     Returns (probe_out, facts_file, driver, cs_log, shot)."""
     # unix socket paths (code-server IPC, Chromium's singleton) must stay short: not under tmp_path
     state = Path(tempfile.mkdtemp(prefix="glvs-", dir="/tmp"))
@@ -187,6 +206,8 @@ def code_server_session(
     (user_data / "Machine").mkdir(parents=True)
     (user_data / "Machine" / "settings.json").write_text(json.dumps(settings, indent=2))
     env = isolated_env(state / "e")
+    if not venv_on_path:
+        env["PATH"] = os.pathsep.join(p for p in env["PATH"].split(os.pathsep) if Path(p) != venv_bin())
     env["PATH"] = os.pathsep.join([deps["GOLDEN_LSP_NODE_BIN"], env["PATH"]])
     code_server = deps["GOLDEN_LSP_CODE_SERVER"]
     common = ["--user-data-dir", user_data, "--extensions-dir", ext_dir]
@@ -433,12 +454,7 @@ def test_vscode_draws_every_inlay_hint_of_a_multi_hop_record(
     probe_out, facts_file, driver, cs_log, _shot = code_server_session(
         request, deps, vsix, folder, settings, {"inlayLines": multi}, output_dir, quick=True
     )
-    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
-    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
-    ctx = (
-        f"\nprobe result:\n{json.dumps(result, indent=2)[:8000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:8000]}"
-        f"\ncode-server log:\n{_read(cs_log)[-2000:]}"
-    )
+    result, facts, ctx = outcome(probe_out, facts_file, cs_log)
     assert result.get("ok") is True and driver is not None and driver.returncode == 0, ctx
     assert result.get("maximumLength") == 43, ctx  # VS Code's default, not a test setting
     drawn_lines = (facts.get("before") or {}).get("viewLines") or []
@@ -473,6 +489,17 @@ def test_vscode_draws_every_inlay_hint_of_a_multi_hop_record(
                 assert re.match(rf"→ line {line}\b", text), (loc, text, line)
 
 
+def outcome(probe_out: Path, facts_file: Path, cs_log: Path) -> tuple[dict, dict, str]:
+    """What the probe and the page saw in a session, and a context for assertion messages."""
+    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
+    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
+    ctx = (
+        f"\nprobe result:\n{json.dumps(result, indent=2)[:8000]}\nDOM facts:\n{json.dumps(facts, indent=2)[:8000]}"
+        f"\nprobe log:\n{_read(Path(str(probe_out) + '.log'))[-3000:]}\ncode-server log:\n{_read(cs_log)[-2000:]}"
+    )
+    return result, facts, ctx
+
+
 def _read(p: Path) -> str:
     try:
         return p.read_text(errors="replace")
@@ -481,20 +508,66 @@ def _read(p: Path) -> str:
 
 
 def test_vscode_says_when_it_cannot_find_the_server(request, built, tmp_path, output_dir):
-    """No server anywhere: a notification says so and the status bar shows it."""
+    """No server anywhere: a notification says so and the status bar shows it; once
+    goldenLsp.server.path names the server, it starts and the notification goes."""
     deps, vsix = built
     folder = tmp_path / "no-server"
     folder.mkdir()
     shutil.copy2(REPO / "examples" / "questions.jsonl", folder / "questions.jsonl")
     settings = {"goldenLsp.server.path": str(tmp_path / "missing" / "golden-lsp")}
+    server = venv_bin() / "golden-lsp"
     probe_out, facts_file, _driver, cs_log, _shot = code_server_session(
-        request, deps, vsix, folder, settings, {"expectNoServer": True}, output_dir
+        request,
+        deps,
+        vsix,
+        folder,
+        settings,
+        {"expectNoServer": True, "fixServerPath": str(server)},
+        output_dir,
+        venv_on_path=False,
     )
-    result = json.loads(probe_out.read_text()) if probe_out.is_file() else {}
-    facts = json.loads(facts_file.read_text()) if facts_file.is_file() else {}
-    ctx = f"\nprobe result:\n{json.dumps(result, indent=2)}\nDOM facts:\n{json.dumps(facts, indent=2)[:4000]}\ncode-server log:\n{_read(cs_log)[-2000:]}"
+    result, facts, ctx = outcome(probe_out, facts_file, cs_log)
     assert result.get("ok") is True, ctx
     assert result.get("serverCommand") is None, ctx
     assert "no server" in (result.get("statusBarText") or ""), ctx
     notes = " ".join((facts.get("before") or {}).get("notifications") or [])
     assert "golden-lsp" in notes and "goldenLsp.server.path" in notes and "no executable" in notes, ctx
+    # the path set: the server runs, and neither the notification nor the status bar says otherwise
+    assert result.get("serverCommandAfter") == [str(server)], ctx
+    assert (
+        "golden" in result.get("statusBarTextAfter", "") and "no server" not in result["statusBarTextAfter"]
+    ), ctx
+    after = " ".join((facts.get("after") or {}).get("notifications") or [])
+    assert "no executable" not in after, ctx
+
+
+def test_vscode_finds_the_workspace_venv_and_completes(request, built, tmp_path, output_dir):
+    """With no setting, no interpreter and no golden-lsp on the extension host's PATH, the server
+    of the workspace's .venv runs; completion chosen in the editor (the suggest widget, accepted)
+    leaves the record wanted: a doc in a subfolder inside a string the editor closed, a quote after
+    words typed, a multi-word quote at the end of a quote and in its middle."""
+    deps, vsix = built
+    folder = subfolder_copy(tmp_path)
+    (folder / ".venv").symlink_to(Path(sys.prefix))  # this test's environment, as the project's
+    questions = folder / "questions.jsonl"
+    cases = completion_cases(folder)
+    line = len(questions.read_text(encoding="utf-8").split("\n")) - 2
+    probe_out, facts_file, driver, cs_log, _shot = code_server_session(
+        request,
+        deps,
+        vsix,
+        folder,
+        {},
+        {"completions": {"line": line, "cases": cases}},
+        output_dir,
+        quick=True,
+        venv_on_path=False,
+    )
+    result, _facts, ctx = outcome(probe_out, facts_file, cs_log)
+    assert result.get("ok") is True and driver is not None and driver.returncode == 0, ctx
+    assert result.get("serverCommand") == [str(folder / ".venv" / "bin" / "python"), "-m", "golden_lsp"], ctx
+    rounds = result.get("completions") or []
+    assert len(rounds) == len(cases), ctx
+    for case, r in zip(cases, rounds, strict=True):
+        wrong = completed_as_wanted(case, r["lineAfter"], r.get("chosen"))
+        assert wrong is None, f"{case['line']}: {wrong}" + ctx

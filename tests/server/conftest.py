@@ -152,6 +152,12 @@ def change_doc(client: LanguageClient, uri: str, version: int, text: str) -> Non
     )
 
 
+def latest_publications(client: LanguageClient) -> dict:
+    """The last diagnostics published for each URI (a questions file, and the chapters and config
+    the set's findings sit in)."""
+    return {p.uri: p for p in client.published}
+
+
 async def published(
     client: LanguageClient, uri: str, predicate=lambda p: True, timeout: float = 15.0, since: int = 0
 ):

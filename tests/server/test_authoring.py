@@ -297,9 +297,11 @@ async def test_new_question_anchored_here_resolves_to_the_selection(
     new = next(a for a in actions if a.title == "New golden question anchored here")
     [edit] = new.edit.changes[uri_of(q)]
     saved = q.read_text(encoding="utf-8")
-    assert edit.range.start == edit.range.end == pos_of(saved + "$", "$")  # appended at the end
-    text = saved + edit.new_text
+    # appended as the last line, before the file's final line break
+    assert saved.endswith("}\n") and edit.range.start == edit.range.end == pos_of(saved + "$", "\n$")
+    text = apply_edits(saved, [edit])
     added = text.rstrip("\n").split("\n")[-1]
+    assert text == saved + added + "\n"
     record = json.loads(added)
     assert record["id"] == free and record["query"] == "" and record["expected_answer"] == ""
     assert record["hop"] == "single" and record["locators"][0]["doc"] == CHAPTER
@@ -359,8 +361,12 @@ async def test_add_as_locator_to_the_record_last_edited(client: LanguageClient, 
 
 
 async def complete(client: LanguageClient, golden_dir: Path, half: str, drop: str | None = None):
+    """Completion with ``half`` typed as the questions file's last line, the cursor at its ``|``
+    (else at its end); lines holding ``drop`` left out."""
     q = golden_dir / "questions.jsonl"
     lines = [s for s in lines_of(q) if drop is None or drop not in s]
+    at = half.index("|") if "|" in half else len(half)
+    half = half.replace("|", "", 1) if "|" in half else half
     text = "\n".join(lines).rstrip("\n") + "\n" + half
     client.doc_version = getattr(client, "doc_version", 0) + 1
     uri = uri_of(q)
@@ -370,7 +376,7 @@ async def complete(client: LanguageClient, golden_dir: Path, half: str, drop: st
         change_doc(client, uri, client.doc_version, text)
     n = len(text.split("\n")) - 1
     got = await client.text_document_completion_async(
-        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(half)))
+        types.CompletionParams(types.TextDocumentIdentifier(uri), types.Position(n, utf16(half[:at])))
     )
     return got.items if got else []
 
@@ -384,9 +390,11 @@ async def test_completion_continues_a_half_typed_quote_unique_first(client: Lang
     first = items[0]
     assert first.label.startswith(typed) and len(occurrences(raw, first.label)) == 1
     assert "1 match" in first.detail
-    # the edit replaces exactly the typed string token with a closed JSON string
-    assert json.loads(first.text_edit.new_text) == first.label
-    assert first.text_edit.range.start.character == utf16(half) - len(typed) - 1
+    # the edit replaces exactly what is typed inside the string, and closes it (nothing follows)
+    assert first.text_edit.new_text == json.dumps(first.label, ensure_ascii=False)[1:]
+    assert first.text_edit.range.start.character == utf16(half) - len(typed)
+    assert first.text_edit.range.end.character == utf16(half)
+    assert first.filter_text == json.dumps(first.label, ensure_ascii=False)[1:-1]
     for item in items:
         n = len(occurrences(raw, item.label, 11))
         assert item.label.startswith(typed)
@@ -420,7 +428,7 @@ async def test_completion_of_doc_hop_id_and_keys(client: LanguageClient, golden_
     items = await complete(client, golden_dir, '{"id": "ex999", "')
     labels = [i.label for i in items]
     assert "query" in labels and "locators" in labels and "id" not in labels
-    assert items[labels.index("query")].text_edit.new_text == '"query": '
+    assert items[labels.index("query")].text_edit.new_text == 'query": '
     items = await complete(client, golden_dir, '{"id": "ex900", "locators": [{"doc": "a.md", "')
     assert [i.label for i in items] == [k for k in LOCATOR_FIELDS if k != "doc"]
     items = await complete(client, golden_dir, '{"id": "ex900", "split": "')

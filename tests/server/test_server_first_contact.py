@@ -116,9 +116,11 @@ async def test_anchor_here_on_a_list_line_quotes_words_not_markers(
 async def test_anchor_here_says_why_it_cannot(client: LanguageClient, chapter: Path):
     uri = open_doc(client, chapter)
     actions = await code_actions(client, uri, line_range(CHAPTER, "yes", nth=1))
-    [new] = [a for a in actions if a.title == "New golden question anchored here"]
+    [new] = [a for a in actions if a.title.startswith("New golden question anchored here")]
     assert new.edit is None and new.disabled is not None
     assert new.disabled.reason == "cannot anchor here: every quote of the words here also occurs at line 8"
+    # the title says why too: Neovim lists a disabled action by its title alone
+    assert new.title == f"New golden question anchored here — {new.disabled.reason}"
 
 
 # --- the corpus side: every record overlapping the block ----------------------------------------
@@ -222,12 +224,9 @@ async def test_an_occurrence_no_quote_on_its_line_can_point_at_says_why(
     uri = open_doc(client, q, text)
     _, fixes = await fixes_for(client, uri, text, n, "quote-ambiguous")
     # each "- yes" line is the other's twin: no fix, and the reason why (never a quote across lines)
+    why = "no quote on line {} holds this occurrence, occurs only once and has a word of its own"
     assert [(a.title, a.edit, a.disabled.reason if a.disabled else None) for a in fixes] == [
-        (
-            f"Lengthen to the occurrence at {row}:3",
-            None,
-            f"no quote on line {row} holds this occurrence, occurs only once and has a word of its own",
-        )
+        (f"Lengthen to the occurrence at {row}:3 — {why.format(row)}", None, why.format(row))
         for row in (8, 9)
     ]
 

@@ -3,7 +3,8 @@
 // - activates on questions files (questions.jsonl, *.questions.jsonl, goldenLsp.questionsPatterns)
 // - finds the server: goldenLsp.server.path, else the interpreter selected in the Python extension
 //   (asked through @vscode/python-extension) or python.defaultInterpreterPath, running
-//   `python -m golden_lsp`, else `golden-lsp` on PATH; says so in a notification when it cannot
+//   `python -m golden_lsp`, else a virtual environment of the workspace folder (.venv, venv), else
+//   `golden-lsp` on PATH; says so in a notification when it cannot, closed once a server starts
 // - commands: Build golden set, Check workspace, Restart server, Show server output
 // - status bar item fed by the server's `golden-lsp/status` notification
 // - corpus Markdown files go to the server too: code lenses and hover name the records labelling
@@ -51,6 +52,9 @@ let currentServer: ServerCommand | undefined;
 const statuses = new Map<string, SetStatus>();
 let lastStatusUri: string | undefined;
 let serverProblem: string | undefined;
+/** closes the notification saying why no server runs (VS Code closes no message notification
+ * from an extension: it is a progress notification, ended when a server starts) */
+let closeProblemNotice: (() => void) | undefined;
 
 function log(msg: string): void {
   output?.info(msg);
@@ -161,6 +165,23 @@ async function selectedPython(resource?: vscode.Uri): Promise<string[] | undefin
   return undefined;
 }
 
+/** The Python interpreters of the workspace folder's virtual environments (.venv, venv). */
+function workspaceVenvPythons(folder?: vscode.WorkspaceFolder): string[] {
+  if (!folder || folder.uri.scheme !== 'file') return [];
+  const bin = process.platform === 'win32' ? path.join('Scripts', 'python.exe') : path.join('bin', 'python');
+  return ['.venv', 'venv'].map((d) => path.join(folder.uri.fsPath, d, bin)).filter(isExecutable);
+}
+
+/** `python -m golden_lsp` with the first of these interpreters that can import golden_lsp. */
+async function pythonWithServer(pythons: string[], extraArgs: string[], source: string): Promise<ServerCommand | undefined> {
+  for (const exe of pythons) {
+    const probe = await run(exe, ['-c', 'import golden_lsp'], 20000);
+    if (probe.code === 0) return { command: exe, args: ['-m', 'golden_lsp', ...extraArgs], source: `${source} ${exe}` };
+    log(`${source} ${exe} cannot import golden_lsp: ${probe.out.trim()}`);
+  }
+  return undefined;
+}
+
 async function findServer(): Promise<ServerCommand | string> {
   const cfg = vscode.workspace.getConfiguration('goldenLsp');
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -175,14 +196,11 @@ async function findServer(): Promise<ServerCommand | string> {
     return { command: resolved, args: extraArgs, source: 'setting goldenLsp.server.path' };
   }
   const python = await selectedPython(folder?.uri);
-  if (python) {
-    const [exe, ...pre] = python;
-    const probe = await run(exe, [...pre, '-c', 'import golden_lsp'], 20000);
-    if (probe.code === 0) {
-      return { command: exe, args: [...pre, '-m', 'golden_lsp', ...extraArgs], source: `Python interpreter ${exe}` };
-    }
-    log(`the selected Python interpreter (${exe}) cannot import golden_lsp: ${probe.out.trim()}`);
-  }
+  const selected = python && (await pythonWithServer(python, extraArgs, 'Python interpreter'));
+  if (selected) return selected;
+  const venvs = workspaceVenvPythons(folder);
+  const inVenv = await pythonWithServer(venvs, extraArgs, 'the workspace\'s virtual environment');
+  if (inVenv) return inVenv;
   const onPath = whichOnPath('golden-lsp');
   if (onPath) return { command: onPath, args: extraArgs, source: 'PATH' };
   return (
@@ -192,7 +210,9 @@ async function findServer(): Promise<ServerCommand | string> {
       : vscode.extensions.getExtension(PVSC_EXTENSION_ID)
         ? 'no Python interpreter is selected in the Python extension, '
         : `the Python extension (${PVSC_EXTENSION_ID}) is not installed and python.defaultInterpreterPath is not set, `) +
-    'and there is no golden-lsp executable on PATH. Install it with "pip install golden-lsp" or set goldenLsp.server.path.'
+    (venvs.length ? `the workspace's ${venvs.join(', ')} cannot import golden_lsp, ` : 'the workspace has no .venv or venv, ') +
+    `and there is no golden-lsp executable on PATH (${process.env.PATH ?? ''}). Install it with "pip install golden-lsp" ` +
+    'or set goldenLsp.server.path to the golden-lsp executable.'
   );
 }
 
@@ -259,18 +279,12 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   if (client) return;
   const found = await findServer();
   if (typeof found === 'string') {
-    serverProblem = found;
-    log(found);
-    updateStatusBar();
-    void vscode.window
-      .showErrorMessage(`golden-lsp: ${found}`, 'Open Settings', 'Show Output')
-      .then((choice) => {
-        if (choice === 'Open Settings') void vscode.commands.executeCommand('workbench.action.openSettings', 'goldenLsp.server');
-        if (choice === 'Show Output') output.show();
-      });
+    showProblem(found);
     return;
   }
   serverProblem = undefined;
+  closeProblemNotice?.();
+  closeProblemNotice = undefined;
   currentServer = found;
   log(`starting server (${found.source}): ${[found.command, ...found.args].join(' ')}`);
   const folder = vscode.workspace.workspaceFolders?.[0];
@@ -310,15 +324,31 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     log('server started');
   } catch (e) {
     const msg = `golden-lsp: the server (${[found.command, ...found.args].join(' ')}) failed to start: ${e instanceof Error ? e.message : e}`;
-    log(msg);
-    serverProblem = msg;
     client = undefined;
-    updateStatusBar();
-    void vscode.window.showErrorMessage(msg, 'Show Output').then((choice) => {
-      if (choice) output.show();
-    });
+    showProblem(msg);
   }
   updateStatusBar();
+}
+
+/** Say why no server runs: in the output, the status bar and a notification, which stays until
+ * a server starts or the user closes it. */
+function showProblem(problem: string): void {
+  serverProblem = problem;
+  log(problem);
+  updateStatusBar();
+  closeProblemNotice?.();
+  void vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Notification, title: 'golden-lsp', cancellable: true },
+    (progress, token) => {
+      progress.report({
+        message: `${problem} [Open the settings](command:workbench.action.openSettings?%5B%22goldenLsp.server%22%5D) or [show the output](command:goldenLsp.showOutput).`,
+      });
+      return new Promise<void>((resolve) => {
+        closeProblemNotice = resolve;
+        token.onCancellationRequested(() => resolve());
+      });
+    },
+  );
 }
 
 function ensureStarted(context: vscode.ExtensionContext): Promise<void> {

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from ..corpus.document import CorpusDoc
@@ -45,17 +45,29 @@ MAX_BEARING_CHUNKS = 10
 @dataclass(frozen=True)
 class SetRules:
     """What a set's config tells the rules: the query-type vocabulary and the required types,
-    and whether doc-unlabelled lists every document however many (a run that selects it)."""
+    whether doc-unlabelled lists every document however many (a run that selects it), and where
+    the findings about the whole set sit: the config file (``home``), at the line of the key a
+    finding is about (``home_lines``: key → 0-based line, ``""`` the set's table in a pyproject);
+    with no config file, at the top of the questions file."""
 
     query_types: tuple[str, ...] = DEFAULT_QUERY_TYPES
     required_query_types: tuple[str, ...] = ()
     unlabelled_in_full: bool = False
+    home: Path | None = None
+    home_lines: tuple[tuple[str, int], ...] = ()
     #: the country whose national phone numbers ``query-pii`` also finds (config ``pii_region``)
     pii_region: str | None = None
     #: ``retention-expired``: the days a record with ``sampled_at`` may be kept, and the date it is
     #: judged on (the day the set was loaded)
     retention_days: int | None = None
     today: date | None = None
+
+    def place(self, questions: Path, top: Range, key: str = "") -> tuple[Path, Range]:
+        """Where a finding about the whole set (about the config key ``key``) sits."""
+        if self.home is None:
+            return questions, top
+        lines = dict(self.home_lines)
+        return self.home, Range.on_line(lines.get(key, lines.get("", 0)), 0, 0)
 
 
 def corpus_location(corpus: Corpus, doc_id: str, start: int, end: int, message: str) -> Related:

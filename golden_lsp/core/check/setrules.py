@@ -28,6 +28,8 @@ MAX_UNLABELLED_LISTED = 20
 UNLABELLED_NAMED = 5
 #: the data of a finding about the whole set (never changed in place)
 _ON_SET = {WHOLE_SET: True}
+#: where a finding about one document sits in it: its start
+_DOC_TOP = Range.on_line(0, 0, 0)
 
 #: the record values whose repeats are findings (duplicate-id, duplicate-query), in finding order
 _UNIQUE = ("id", "query")
@@ -130,7 +132,9 @@ def shape_findings(
     corpus: Corpus, path: Path, top: Range, tally: SetTally, settings: SetRules
 ) -> list[Diagnostic]:
     """The findings about the set's shape and its corpus: too few records, a dominating or
-    unlabelled document, a required query type missing, a corpus file that cannot be read."""
+    unlabelled document, a required query type missing, a corpus file that cannot be read. Each
+    sits where a person acts on it: a document's in that document (its first line), the whole
+    set's on the config (``SetRules.place``: at the key it is about), never on a record."""
     out: list[Diagnostic] = []
     spans = {doc_id: n for doc_id, n in tally.spans.items() if n > 0 and doc_id in corpus.docs}
     n_records = tally.n_records
@@ -140,8 +144,7 @@ def shape_findings(
                 "too-few-records",
                 f"{plural(n_records, 'record')}: a golden set needs at least "
                 f"{MIN_RECORDS} to measure anything",
-                path,
-                top,
+                *settings.place(path, top),
                 data=_ON_SET,
             )
         )
@@ -153,9 +156,9 @@ def shape_findings(
                     "doc-dominates",
                     f"{doc_id} holds {n} of {total} spans "
                     f"({n / total:.0%} > {MAX_DOC_SHARE:.0%}): the set is lopsided",
-                    path,
-                    top,
-                    data=_ON_SET,
+                    corpus.docs[doc_id].path,
+                    _DOC_TOP,
+                    data={**_ON_SET, "doc": doc_id},
                 )
             )
     if n_records:
@@ -166,9 +169,8 @@ def shape_findings(
                 Diagnostic(
                     "query-type-missing",
                     f"no record has query_type {qt!r} (required_query_types)",
-                    path,
-                    top,
-                    data=_ON_SET,
+                    *settings.place(path, top, "required_query_types"),
+                    data={**_ON_SET, "query_type": qt},
                 )
             )
     for broken in corpus.broken.values():
@@ -187,21 +189,27 @@ def unlabelled(
     corpus: Corpus, path: Path, top: Range, labelled: dict[str, int], settings: SetRules
 ) -> list[Diagnostic]:
     """doc-unlabelled: one finding per document no question points into (none of the
-    ``labelled`` documents of the corpus), each document a related location; above
-    ``MAX_UNLABELLED_LISTED`` of them (unless the run lists them in full,
-    ``SetRules.unlabelled_in_full``) one finding with the count and the first few, so that a
-    large corpus does not drown the other findings; that one costs the labelled documents and
-    the first few, not the corpus."""
+    ``labelled`` documents of the corpus), in that document; above ``MAX_UNLABELLED_LISTED`` of
+    them (unless the run lists them in full, ``SetRules.unlabelled_in_full``) one finding about
+    the set with the count and the first few as related locations, so that a large corpus does
+    not drown the other findings; that one costs the labelled documents and the first few, not
+    the corpus."""
 
     def related(doc_id: str) -> Related:
         doc = corpus.docs[doc_id]
-        return Related(doc.path, Range.on_line(0, 0, 0), "the unlabelled document", doc_id, (0, 0))
+        return Related(doc.path, _DOC_TOP, "the unlabelled document", doc_id, (0, 0))
 
     doc_ids = (d for d in corpus.docs if d not in labelled)
     n = len(corpus.docs) - len(labelled)
     if n <= MAX_UNLABELLED_LISTED or settings.unlabelled_in_full:
         return [
-            Diagnostic("doc-unlabelled", f"no question points into {d}", path, top, (related(d),), _ON_SET)
+            Diagnostic(
+                "doc-unlabelled",
+                f"no question points into {d}",
+                corpus.docs[d].path,
+                _DOC_TOP,
+                data={**_ON_SET, "doc": d},
+            )
             for d in doc_ids
         ]
     first = list(islice(doc_ids, UNLABELLED_NAMED))
@@ -211,8 +219,7 @@ def unlabelled(
             f"no question points into {n:,} of the {len(corpus.docs):,} documents "
             f"({', '.join(first)}, …): the full list is in `golden-lsp stats`, the report, or "
             "`golden-lsp check --select doc-unlabelled`",
-            path,
-            top,
+            *settings.place(path, top),
             tuple(map(related, first)),
             {**_ON_SET, "count": n},
         )

@@ -162,8 +162,9 @@ class Related:
     offsets: tuple[int, int] | None = None
 
 
-#: the key of ``Diagnostic.data`` marking a finding about the whole set (where it sits is only
-#: where the set's findings are shown: ``model.set_anchor``)
+#: the key of ``Diagnostic.data`` marking a finding about the whole set or one of its documents, not
+#: about the line it sits on (it sits where a person acts on it: the document, the config, or
+#: ``model.set_anchor``)
 WHOLE_SET = "whole_set"
 
 

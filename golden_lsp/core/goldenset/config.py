@@ -55,6 +55,11 @@ AUDIT_NAME = "audit.json"
 LEVELS = ("error", "warning", "info", "off")
 
 
+class NoCorpus(ConfigError):
+    """No corpus folder is configured (no config found, or one without ``corpus``): the command
+    line says to pass ``--corpus``, the editor offers to write the config."""
+
+
 @dataclass(frozen=True)
 class Config:
     corpus: Path | None = None
@@ -117,7 +122,7 @@ class Config:
 
     def corpus_path(self) -> Path:
         if self.corpus is None:
-            raise ConfigError("no corpus: set 'corpus' in golden-lsp.toml or pass --corpus DIR")
+            raise NoCorpus("no corpus: set 'corpus' in golden-lsp.toml or pass --corpus DIR")
         return self.corpus
 
 
@@ -244,6 +249,31 @@ def load_config(path: Path) -> Config:
         data = data.get("tool", {}).get("golden-lsp", {})
     values = _validated(data, path.parent, str(path))
     return _checked(Config(**values, source=path.resolve(), explicit=frozenset(values)), str(path))
+
+
+def key_lines(path: Path) -> dict[str, int]:
+    """The 0-based line of each top-level key of a config file (of ``[tool.golden-lsp]`` in a
+    pyproject, whose header line is under ``""``): where a finding about a key or the set sits.
+    Empty when the file cannot be read (its config would not have loaded)."""
+    try:
+        lines = read_regular(path).decode("utf-8").splitlines()
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, int] = {}
+    table = "" if path.name != "pyproject.toml" else None
+    for i, line in enumerate(lines):
+        header = re.match(r"\s*\[([^\]]*)\]\s*(#.*)?$", line)
+        if header:
+            table = (
+                "" if header.group(1).strip().strip('"') in ("tool.golden-lsp", 'tool."golden-lsp"') else None
+            )
+            if table == "" and path.name == "pyproject.toml":
+                out.setdefault("", i)
+            continue
+        key = re.match(r"\s*([A-Za-z0-9_-]+)\s*=", line)
+        if table == "" and key:
+            out.setdefault(key.group(1), i)
+    return out
 
 
 def config_for(start: Path | None, config_file: Path | None = None, also: Path | None = None) -> Config:

@@ -26,7 +26,7 @@ from ..labels.jsonline import is_skipped, split_lines
 from ..labels.scoring import parse_hit_rule
 from ..text.canon import NotUtf8Error, decode_strict, editor_text
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
-from .config import DEFAULT_QUESTIONS, Config, ConfigError
+from .config import DEFAULT_QUESTIONS, Config, ConfigError, key_lines
 
 
 class GoldenSet:
@@ -64,10 +64,13 @@ class GoldenSet:
                 self.corpus = load_corpus(config.corpus_path(), config.glob, config.max_chars)
         except (ValueError, CorpusConfigError) as exc:
             raise ConfigError(str(exc)) from None
+        home = config.source
         settings = SetRules(
             config.query_types,
             config.required_query_types,
             "doc-unlabelled" in config.in_full,
+            home,
+            tuple(key_lines(home).items()) if home is not None else (),
             config.pii_region,
             config.retention_days,
             date.today() if config.retention_days is not None else None,

@@ -156,9 +156,29 @@ def _invalid_json(text: str, lead: int, body: str, exc: Exception) -> Diagnostic
             f"invalid JSON: {brk} is not white space in JSON (column {col + 1}): remove it, or write it "
             f"as \\u{ord(body[pos]):04x} inside a string"
         )
+    elif (comma := _trailing_comma(body, pos, reason)) is not None:
+        closer = body[pos]
+        col, end = lead + comma, lead + comma + 1
+        message = (
+            f"invalid JSON: a trailing comma before {closer} (column {col + 1}): JSON allows none "
+            "after the last member or item — remove it"
+        )
     else:
         message = f"invalid JSON: {reason} (column {col + 1})"
     return Diagnostic.at_columns("invalid-json", message, col, end)
+
+
+def _trailing_comma(body: str, pos: int, reason: str) -> int | None:
+    """The column in ``body`` of a comma the decoder stopped after, at a closing ``}`` or ``]``
+    (``{"a": 1,}``: "Expecting property name…"; ``[1,]``: "Expecting value"); None otherwise."""
+    if (
+        pos >= len(body)
+        or body[pos] not in "}]"
+        or not reason.startswith(("Expecting property", "Expecting value"))
+    ):
+        return None
+    before = body[:pos].rstrip()
+    return len(before) - 1 if before.endswith(",") else None
 
 
 def decode_line(text: str) -> tuple[Any, JsonNode | None, tuple[int, int]] | Diagnostic:

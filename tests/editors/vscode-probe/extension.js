@@ -11,7 +11,11 @@
 // beside it and asks for its code lenses, and leaves that view for the final screenshot), inlayLines
 // (0-based lines: only reads the server's inlay hints of those lines and shows the first at the top,
 // for the page to read what VS Code draws there), anchor ({line, start, end}: a selection in the
-// chapter whose "Anchor here" code actions are read).
+// chapter whose "Anchor here" code actions are read), completions ({line, cases}: each case a line
+// with `|` at the cursor written to that line, completion triggered and the item accepted in the
+// editor, as Ctrl+Space, Down and Enter do: "first" the selected one, "multiword" the first
+// multi-word item after the first), fixServerPath (with expectNoServer: after the screenshot,
+// goldenLsp.server.path is set to this and the probe waits for the server to start).
 'use strict';
 const fs = require('fs');
 const vscode = require('vscode');
@@ -126,6 +130,26 @@ async function probe(cfg, result) {
     // the extension could not start a server: it must say so (notification + status bar)
     result.statusBarText = api && api.statusBarText ? api.statusBarText() : null;
     await sleep(1500);
+    if (cfg.phase1) fs.writeFileSync(cfg.phase1, JSON.stringify(result, null, 2));
+    if (cfg.go) await waitFor('the go file', () => fs.existsSync(cfg.go), 60000).catch((e) => log(String(e)));
+    if (cfg.fixServerPath) {
+      // the user sets the path: the server starts (and the notification goes)
+      await vscode.workspace.getConfiguration('goldenLsp').update('server.path', cfg.fixServerPath, vscode.ConfigurationTarget.Workspace);
+      result.serverCommandAfter = await waitFor('the server to start', () => api.serverCommand(), timeout);
+      result.statusBarTextAfter = await waitFor('a status bar without the problem', () => {
+        const text = api.statusBarText();
+        return text.includes('no server') ? null : text;
+      }, timeout);
+    }
+    return;
+  }
+
+  if (cfg.completions) {
+    await waitFor('the first analysis', () => api.statusFor(uri), timeout);
+    result.completions = [];
+    for (const c of cfg.completions.cases) {
+      result.completions.push(await complete(editor, doc, cfg.completions.line, c, timeout));
+    }
     if (cfg.phase1) fs.writeFileSync(cfg.phase1, JSON.stringify(result, null, 2));
     if (cfg.go) await waitFor('the go file', () => fs.existsSync(cfg.go), 60000).catch((e) => log(String(e)));
     return;
@@ -279,6 +303,36 @@ async function probe(cfg, result) {
     }
     await sleep(2000); // let both editors render hints and lenses before the final screenshot
   }
+}
+
+/** Write case.line (its `|` the cursor) to `line`, trigger completion in the editor, move to the
+ * item the case picks and accept it; the line afterwards. */
+async function complete(editor, doc, line, c, timeout) {
+  const at = c.line.indexOf('|');
+  const text = c.line.slice(0, at) + c.line.slice(at + 1);
+  await editor.edit((e) => e.replace(doc.lineAt(line).range, text));
+  const cursor = new vscode.Position(line, at);
+  editor.selection = new vscode.Selection(cursor, cursor);
+  const round = { lineBefore: text };
+  // the items as VS Code lists them for what is typed (all match it: ordered by sortText)
+  const list = await vscode.commands.executeCommand('vscode.executeCompletionItemProvider', doc.uri, cursor);
+  const items = [...(list ? list.items : [])].sort((a, b) => (a.sortText || '').localeCompare(b.sortText || ''));
+  const label = (it) => (typeof it.label === 'string' ? it.label : it.label.label);
+  round.menu = items.map(label);
+  let index = 0;
+  if (c.pick === 'multiword') index = items.findIndex((it, i) => i > 0 && label(it).includes(' '));
+  round.chosen = index >= 0 && items[index] ? label(items[index]) : null;
+  const deadline = Date.now() + timeout;
+  while (doc.lineAt(line).text === text && Date.now() < deadline) {
+    await vscode.commands.executeCommand('editor.action.triggerSuggest');
+    await sleep(1500); // the suggest widget asks the server and opens
+    for (let i = 0; i < index; i++) await vscode.commands.executeCommand('selectNextSuggestion');
+    await vscode.commands.executeCommand('acceptSelectedSuggestion');
+    await sleep(300);
+  }
+  round.lineAfter = doc.lineAt(line).text;
+  log(`completion ${JSON.stringify(round)}`);
+  return round;
 }
 
 async function activate() {

@@ -186,18 +186,44 @@ function M.language_id_of(_, filetype)
   return filetype == M.filetype and M.language_id or filetype
 end
 
---- Statusline component: "golden: 75 records, 2 errors" for the current buffer ('' elsewhere).
+--- The last status of the set `bufnr` belongs to: its own (a questions file), else that of a set
+--- whose corpus holds it (a chapter).
+local function status_for(bufnr)
+  if M.status[bufnr] then
+    return M.status[bufnr]
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  if name == '' then
+    return nil
+  end
+  name = normalize(name)
+  for _, st in pairs(M.status) do
+    if type(st.corpus) == 'string' then
+      local root = normalize(st.corpus)
+      if name:sub(1, #root + 1) == root .. '/' then
+        return st
+      end
+    end
+  end
+  return nil
+end
+
+--- Statusline component: "golden: 75 records, 2 errors" for the current buffer — a questions file,
+--- or a chapter of a set's corpus (that set's) — and '' elsewhere.
 function M.statusline(bufnr)
-  local st = M.status[bufnr or vim.api.nvim_get_current_buf()]
+  local st = status_for(bufnr or vim.api.nvim_get_current_buf())
   if not st then
     return ''
   end
-  local parts = { ('%d records'):format(st.records or 0) }
+  local function plural(n, word)
+    return ('%d %s%s'):format(n, word, n == 1 and '' or 's')
+  end
+  local parts = { plural(st.records or 0, 'record') }
   if (st.errors or 0) > 0 then
-    table.insert(parts, ('%d errors'):format(st.errors))
+    table.insert(parts, plural(st.errors, 'error'))
   end
   if (st.warnings or 0) > 0 then
-    table.insert(parts, ('%d warnings'):format(st.warnings))
+    table.insert(parts, plural(st.warnings, 'warning'))
   end
   return 'golden: ' .. table.concat(parts, ', ')
 end
