@@ -168,3 +168,15 @@ def test_sample_flags_that_do_not_fit_exit_2(cli, examples, extra, reason):
     log = write_log(examples / "log.jsonl", [{"query": "a question"}])
     proc = cli(["sample", log, "--n", "1", *extra], cwd=examples)
     assert proc.returncode == 2 and reason in proc.stderr
+
+
+def test_several_logs_then_the_sets_path_from_anywhere(cli, examples, tmp_path):
+    one = write_log(tmp_path / "one.jsonl", [{"query": "is the hut open in may"}])
+    two = write_log(tmp_path / "two.jsonl", [{"query": "can I bring my dog to the hut"}])
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    got = records(cli(["sample", one, two, examples, "--n", "5", "--seed", "1"], cwd=elsewhere))
+    assert [(r["query"], r["source"], r["id"]) for r in got] == [
+        ("is the hut open in may", "one.jsonl", "ex074"),
+        ("can I bring my dog to the hut", "two.jsonl", "ex075"),
+    ]

@@ -85,9 +85,7 @@ def _incidents(args: argparse.Namespace) -> int:
     used = [r.id for r in records if r.id] + list(committed)
     existing = {folded(q): rid for rid, q in committed.items() if isinstance(q, str)}
     existing.update((folded(r.query), r.id or "?") for r in records if r.query is not None)
-    done = intake(
-        incidents, existing, used, display(args.export), args.sampled_at or date.today().isoformat()
-    )
+    done = intake(incidents, existing, used, args.export.name, args.sampled_at or date.today().isoformat())
     tell(
         f"{display(args.export)}:{line}: note: incident skipped: the set already asks its query (record {rid})"
         for line, rid in done.skipped

@@ -113,7 +113,7 @@ def _sample(args: argparse.Namespace) -> int:
     logged = [
         q
         for i, (log, text) in enumerate(zip(args.logs, texts))
-        for q in sampling.read_log(text, display(log), i)
+        for q in sampling.read_log(text, display(log), i, log.name)
     ]
     if args.redact:
         logged, n_redacted = sampling.redacted(logged, golden.config.pii_region)

@@ -58,16 +58,18 @@ class LoggedQuery:
         return self.log, self.line
 
 
-def read_log(text: str, where: str, log: int = 0) -> list[LoggedQuery]:
-    """The log's queries in order, duplicates kept. JSONL when the first query line is a JSON object;
-    a bad line then raises ConfigError naming ``where`` and the line."""
+def read_log(text: str, where: str, log: int = 0, source: str | None = None) -> list[LoggedQuery]:
+    """The log's queries in order, duplicates kept, each of ``source`` (default ``where``). JSONL when
+    the first query line is a JSON object; a bad line then raises ConfigError naming ``where`` and
+    the line."""
+    source = where if source is None else source
     # lines as an editor counts them: a U+2028 inside a JSON string does not end one
     lines = [(no, line) for no, line in enumerate(split_lines(text), 1) if line.strip()]
     jsonl = bool(lines) and _object(lines[0][1]) is not None
     out = []
     for no, line in lines:
         if not jsonl:
-            out.append(LoggedQuery(line.strip(), False, no, where, log))
+            out.append(LoggedQuery(line.strip(), False, no, source, log))
             continue
         obj = _object(line)
         if obj is None or not isinstance(obj.get("query"), str) or not obj["query"].strip():
@@ -77,7 +79,7 @@ def read_log(text: str, where: str, log: int = 0) -> list[LoggedQuery]:
         if not isinstance(obj.get("rephrased", False), bool):
             raise ConfigError(f"{where}:{no}: 'rephrased' must be true or false")
         rest = {k: v for k, v in obj.items() if k not in ("query", "rephrased")}
-        out.append(LoggedQuery(obj["query"].strip(), obj.get("rephrased", False), no, where, log, rest))
+        out.append(LoggedQuery(obj["query"].strip(), obj.get("rephrased", False), no, source, log, rest))
     return out
 
 
