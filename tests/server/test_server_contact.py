@@ -90,7 +90,8 @@ async def test_completion_in_an_unclosed_string_closes_it(client: LanguageClient
     assert typed_in_range(line, items[0]) == "user-guide/" and items[0].text_edit.new_text == SUBDOC + '"'
     # keys: inside a closed key string only the name; outside a string the whole key and a colon
     line, items = await complete_at(client, subfolder_set, '{"id": "ex901", "qu|"')
-    assert [i.label for i in items] == ["query", "query_type"]
+    # every known key holding what is typed: request_id too, a record metadata field
+    assert [i.label for i in items] == ["query", "query_type", "request_id"]
     assert items[0].text_edit.new_text == "query" and typed_in_range(line, items[0]) == "qu"
     line, items = await complete_at(client, subfolder_set, '{"id": "ex901", qu|')
     assert items[0].text_edit.new_text == '"query": ' and typed_in_range(line, items[0]) == "qu"
