@@ -20,12 +20,13 @@ from typing import Any
 
 from ..corpus.document import CorpusDoc
 from ..corpus.index import Corpus
-from ..findings.diagnostics import Diagnostic, Range, Related, Severity, plural
+from ..findings.diagnostics import Diagnostic, Range, Related, Severity, plural, short
 from ..labels.facts import Found, QuoteFacts, quote_facts
 from ..labels.questions import DEFAULT_QUERY_TYPES, Locator, QuestionRecord
 from ..labels.recordmeta import is_iso_date
 from ..labels.resolve import EXACT, Span
 from ..labels.scoring import HitRule, bearing_chunks, union_coverage
+from .meaning import record_meaning
 from .model import LineResult, ResolvedLocator
 from .pii import NAMES as PII_NAMES
 from .pii import find as find_pii
@@ -80,17 +81,6 @@ def _related(doc, position, start: int, end: int, message: str) -> Related:
     return Related(doc.path, Range(*position(start), *position(end)), message, doc.doc_id, (start, end))
 
 
-def short(text: str, limit: int = 60) -> str:
-    """``text`` on one line, cut at a word's end when it is longer than ``limit`` (never inside a
-    word that a shorter cut keeps whole)."""
-    text = text.replace("\n", "⏎")
-    if len(text) <= limit:
-        return text
-    cut = text[: limit - 1]
-    space = cut.rstrip().rfind(" ")
-    return (cut[:space].rstrip() if space > limit // 2 else cut) + "…"
-
-
 # --- one line ---------------------------------------------------------------------------------
 
 
@@ -117,6 +107,7 @@ def line_result(
     record_pii(record, diags, settings.pii_region)
     record_retention(record, diags, settings)
     many_chunks(record, resolved, diags)
+    record_meaning(corpus, record, resolved, diags)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
     return LineResult(record, resolved, diags, ok, tuple(sorted(deps.items())))
 

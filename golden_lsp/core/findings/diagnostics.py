@@ -92,6 +92,14 @@ FINDINGS: dict[str, Finding] = _table(
         "The record's spans bear more than ten chunks: a span grown too far, or a question too broad.",
     ),
     Finding("answer-too-thin", W, "The expected answer is too short."),
+    Finding(
+        "answer-unsupported",
+        W,
+        "The expected answer relies on numbers, versions, code or names that none of its spans holds.",
+    ),
+    Finding(
+        "query-copies-passage", W, "The query copies a run of its passage's words: it tests string matching."
+    ),
     Finding("empty-query", E, "The record's query is empty: there is nothing to retrieve for."),
     Finding("too-few-records", W, "The set has fewer records than a golden set needs."),
     Finding("doc-dominates", W, "One document holds too large a share of the set's spans."),
@@ -200,6 +208,17 @@ class Diagnostic:
 
     def moved_to(self, line: int, path: Path) -> Diagnostic:
         return dataclasses.replace(self, range=self.range.moved_to(line), path=path)
+
+
+def short(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut at a word's end when it is longer than ``limit`` (never inside a
+    word that a shorter cut keeps whole)."""
+    text = text.replace("\n", "⏎")
+    if len(text) <= limit:
+        return text
+    cut = text[: limit - 1]
+    space = cut.rstrip().rfind(" ")
+    return (cut[:space].rstrip() if space > limit // 2 else cut) + "…"
 
 
 def plural(n: int, word: str, many: str | None = None) -> str:
