@@ -69,6 +69,7 @@ def test_every_status_from_an_old_corpus_folder(cli, tmp_path):
         "moved": 6,
         "requoted": 1,
         "edited": 1,
+        "fact-changed": 0,
         "ambiguous": 1,
         "lost": 1,
     }
@@ -138,7 +139,7 @@ def test_text_lists_each_locator_that_is_not_kept_then_the_counts(cli, tmp_path)
     lines = proc.stdout.splitlines()
     assert len(lines) == sum(s != "kept" for s in expected_statuses().values()) + 1
     assert lines[-1] == (
-        "kept 2, kept-changed 1, moved 6, requoted 1, edited 1, ambiguous 1, lost 1 (from old)"
+        "kept 2, kept-changed 1, moved 6, requoted 1, edited 1, fact-changed 0, ambiguous 1, lost 1 (from old)"
     )
     folder = next(x for x in lines if '"folder"' in x)
     text = (root / "questions.jsonl").read_text(encoding="utf-8").splitlines()
@@ -436,3 +437,101 @@ def test_check_and_migrate_name_the_same_quote_for_a_reworded_label(cli, tmp_pat
     text = (root / "corpus" / edited["doc"]).read_text(encoding="utf-8")
     at = text.index(edited["quote"])
     assert problems(text, at, at + len(edited["quote"])) == [] and len(edited["quote"].split()) >= 4
+
+
+# --- a fact changed under a label ---------------------------------------------------------------
+
+HTTP_V1 = """\
+# Client
+
+HTTPX requires Python 3.6+ and installs with pip from the package index.
+
+`Client.get` returns `None` when the body is streamed straight to a file on disk.
+
+Pass the `proxies` parameter to route every request through a proxy of your own.
+
+The connection pool keeps at most 10 connections alive per host by default.
+
+Timeouts default to five seconds for every request that the client makes on its own.
+"""
+HTTP_V2 = """\
+# Client
+
+HTTPX requires Python 3.8+ and installs with pip from the package index.
+
+`Client.get` returns `Response` when the body is streamed straight to a file on disk.
+
+Pass the `proxy` parameter to route every request through a proxy of your own.
+
+The connection pool keeps at most 20 connections alive per host by default.
+
+Timeouts default to five seconds for each request that the client makes on its own.
+"""
+FACT_CASES = [
+    ("python", "HTTPX requires Python", "It needs Python 3.6+ or newer.", "fact-changed", ["3.6+"], ["3.8+"]),
+    (
+        "none",
+        "when the body is streamed straight",
+        "It returns None.",
+        "fact-changed",
+        ["None"],
+        ["Response"],
+    ),
+    (
+        "proxies",
+        "route every request through a proxy",
+        "Pass a proxies mapping.",
+        "fact-changed",
+        ["proxies"],
+        ["proxy"],
+    ),
+    (
+        "pool",
+        "keeps at most 10 connections alive",
+        "At most 10 connections per host.",
+        "fact-changed",
+        ["10"],
+        ["20"],
+    ),
+    ("timeout", "five seconds for every request", "Five seconds for each request.", "edited", None, None),
+]
+
+
+def fact_project(tmp_path: Path) -> tuple[Path, Path]:
+    lines = [
+        qline(i, [loc("client.md", q)], query=f"What about {i}?", answer=a) for i, q, a, *_ in FACT_CASES
+    ]
+    root = make_project(tmp_path / "set", {"client.md": HTTP_V2}, lines, CONFIG)
+    return root, write_docs(tmp_path / "old", {"client.md": HTTP_V1})
+
+
+def test_a_passage_whose_answer_bearing_fact_changed_is_fact_changed_not_kept(cli, tmp_path):
+    root, old = fact_project(tmp_path)
+    proc = cli(["migrate", root, "--from-corpus", old, "--format", "json"])
+    assert proc.returncode == 0, proc.stderr
+    by = {x["id"]: x for x in json.loads(proc.stdout)["locators"]}
+    for rid, _, _, status, lost, new in FACT_CASES:
+        assert by[rid]["status"] == status, by[rid]
+        if lost is not None:
+            assert (by[rid]["fact_lost"], by[rid]["fact_new"]) == (lost, new)
+    assert by["pool"]["was"] == "edited" and by["python"]["was"] == "kept-changed"
+    text = cli(["migrate", root, "--from-corpus", old])
+    assert (
+        'fact-changed: record "none", locator 0: the passage no longer says what the answer relies on (None → Response)'
+        in text.stdout
+    )
+    assert "re-read 4 labels whose passage changed a fact" in text.stderr
+
+
+def test_write_never_applies_a_fact_changed_label_unless_asked(cli, tmp_path):
+    root, old = fact_project(tmp_path)
+    questions = root / "questions.jsonl"
+    before = questions.read_text(encoding="utf-8")
+    proc = cli(["migrate", root, "--from-corpus", old, "--write"])
+    assert proc.returncode == 0, proc.stderr
+    after = questions.read_text(encoding="utf-8")
+    assert "keeps at most 10 connections alive" in after  # the edited pool label is not rewritten
+    assert after.count("\n") == before.count("\n") and after != before  # the timeout label is
+    proc = cli(["migrate", root, "--from-corpus", old, "--write", "--rewrite-fact-changed"])
+    assert proc.returncode == 0, proc.stderr
+    assert "keeps at most 10 connections alive" not in questions.read_text(encoding="utf-8")

@@ -88,7 +88,7 @@ def test_one_locator_alone_gives_what_it_gives_in_a_batch():
     batch = Relocator(texts(V1), texts(V2)).relocate_all(wanted)
     alone = [Relocator(texts(V1), texts(V2)).relocate(*w) for w in wanted]
     assert batch == alone
-    assert {r.status for r in batch} == set(STATUSES)
+    assert {r.status for r in batch} == set(STATUSES) - {"fact-changed"}  # the record decides that one
 
 
 def test_an_exact_locator_edited_gets_the_closest_words_on_one_line():

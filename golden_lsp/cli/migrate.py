@@ -58,6 +58,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "file (atomically; nothing else changes)",
     )
     p.add_argument(
+        "--rewrite-fact-changed",
+        action="store_true",
+        help="with --write, also rewrite the fact-changed locators: their passage lost a number, version, "
+        "code span or name the record's expected_answer relies on (re-read each first)",
+    )
+    p.add_argument(
         "--threshold",
         type=_threshold,
         default=DEFAULT_THRESHOLD,
@@ -100,9 +106,21 @@ def _migrate(args: argparse.Namespace) -> int:
         sys.stdout.write(
             ", ".join(f"{status} {n}" for status, n in counts(migrated).items()) + f" (from {old.source})\n"
         )
-    n = sum(m.relocation.rewritten for m in migrated)
+    facts = [m for m in migrated if m.relocation.status == "fact-changed"]
+    if facts and args.format == "text":
+        sys.stderr.write(
+            f"golden-lsp: re-read {plural(len(facts), 'label')} whose passage changed a fact the answer "
+            f"relies on (records {', '.join(sorted({_q(m.record.id) for m in facts}))}): correct each "
+            "expected_answer or label; "
+            + (
+                "--rewrite-fact-changed writes their new quotes\n"
+                if not args.rewrite_fact_changed
+                else "their new quotes are written as asked\n"
+            )
+        )
+    n = sum(m.relocation.writes(args.rewrite_fact_changed) for m in migrated)
     if args.write:
-        _write(path, text, migrated)
+        _write(path, text, migrated, args.rewrite_fact_changed)
     elif n:
         sys.stderr.write(
             f"golden-lsp: run again with --write to rewrite {plural(n, 'locator')} ({', '.join(REWRITTEN)})\n"
@@ -110,7 +128,7 @@ def _migrate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _write(path: Path, text: str, migrated: list[Migrated]) -> None:
+def _write(path: Path, text: str, migrated: list[Migrated], fact_changed: bool) -> None:
     """Rewrite the questions file atomically, unless it changed since it was read."""
     try:
         raw = decode_strict(read_regular(path))
@@ -120,7 +138,7 @@ def _write(path: Path, text: str, migrated: list[Migrated]) -> None:
         raise ConfigError(
             f"questions file {display(path)} changed while golden-lsp was migrating it: nothing written"
         )
-    new = rewritten(raw, migrated)
+    new = rewritten(raw, migrated, fact_changed)
     if new is None:
         sys.stderr.write(f"golden-lsp: nothing to rewrite in {display(path)}\n")
         return
@@ -128,7 +146,7 @@ def _write(path: Path, text: str, migrated: list[Migrated]) -> None:
         write_atomically({path: new})
     except OSError as exc:
         raise ConfigError(f"cannot write {display(path)}: {exc.strerror or exc}") from None
-    n = sum(m.relocation.rewritten for m in migrated)
+    n = sum(m.relocation.writes(fact_changed) for m in migrated)
     sys.stderr.write(f"golden-lsp: rewrote {plural(n, 'locator')} in {display(path)}\n")
 
 
@@ -148,6 +166,8 @@ def describe(m: Migrated) -> str:
     what = change(r) if r.rewritten else r.note
     if r.status == "edited":
         what += f" ({r.note})"
+    if r.status == "fact-changed" and (moves := change(r)):
+        what += f"; its new place: {moves}"
     return f"{r.status}: record {record}, locator {m.locator.index}: {what}"
 
 
@@ -174,6 +194,11 @@ def _as_json(m: Migrated) -> dict:
         "quote": r.quote,
         "similarity": r.similarity,
         "note": r.note,
+        **(
+            {"was": r.was, "fact_lost": list(r.fact.lost), "fact_new": list(r.fact.added)}
+            if r.fact is not None
+            else {}
+        ),
     }
 
 

@@ -19,7 +19,7 @@ from typing import Protocol, TypeGuard
 from ..core.labels.jsonline import is_skipped, split_lines
 from ..core.labels.questions import Locator, QuestionRecord, parse_record
 from ..core.text.canon import editor_text
-from .relocate import STATUSES, Relocation, Relocator
+from .relocate import STATUSES, Relocation, Relocator, with_answer
 
 
 class Usable(Protocol):
@@ -51,7 +51,7 @@ def migrate(records: Iterable[tuple[int, QuestionRecord]], relocator: Relocator)
     out = []
     for line, record, loc in todo:
         if _usable(loc):
-            relocation = next(found)
+            relocation = with_answer(next(found), record.expected_answer)
         else:
             relocation = Relocation(
                 "lost", loc.doc, None, loc.quote, None, note='not a {"doc", "quote"} locator'
@@ -80,10 +80,13 @@ def counts(migrated: Iterable[Migrated]) -> dict[str, int]:
     return {status: seen[status] for status in STATUSES}
 
 
-def value_edits(locator: Locator, relocation: Relocation) -> list[tuple[int, int, str]]:
+def value_edits(
+    locator: Locator, relocation: Relocation, fact_changed: bool = False
+) -> list[tuple[int, int, str]]:
     """Column edits (start, end, JSON string) on the record's line that write a rewritten
-    relocation's doc and quote: only the values that change, each replaced whole."""
-    if not relocation.rewritten:
+    relocation's doc and quote (a fact-changed one's too when ``fact_changed``): only the values
+    that change, each replaced whole."""
+    if not relocation.writes(fact_changed):
         return []
     edits = []
     for name, old, new in (
@@ -99,15 +102,16 @@ def value_edits(locator: Locator, relocation: Relocation) -> list[tuple[int, int
 _BREAK = re.compile(r"\r\n|\r|\n")
 
 
-def rewritten(raw: str, migrated: Iterable[Migrated]) -> str | None:
+def rewritten(raw: str, migrated: Iterable[Migrated], fact_changed: bool = False) -> str | None:
     """The questions file's text (as read: a BOM, CRLF and all) with the new doc and quote of every
-    rewritten locator, every other character as it was; None when nothing changes."""
+    rewritten locator (and fact-changed one, when ``fact_changed``), every other character as it
+    was; None when nothing changes."""
     bom = len(raw) - len(editor_text(raw))
     starts = [bom] + [m.end() for m in _BREAK.finditer(raw, bom)]
     edits = sorted(
         (starts[m.line] + a, starts[m.line] + b, new)
         for m in migrated
-        for a, b, new in value_edits(m.locator, m.relocation)
+        for a, b, new in value_edits(m.locator, m.relocation, fact_changed)
     )
     if not edits:
         return None

@@ -15,7 +15,11 @@ rewrite is told apart from what a person must look at, one status per locator (`
   similar to it (``fuzz.ratio`` of rapidfuzz: the normalised Indel similarity of the two texts,
   1 − (insertions + deletions) / total length), best in the same document first; review it;
 - ``ambiguous``: the old text (or the best match) occurs more than once — nothing is guessed;
-  ``lost``: nothing reaches the threshold.
+  ``lost``: nothing reaches the threshold;
+- ``fact-changed``: a ``kept-changed`` or ``edited`` label whose passage lost a token its record's
+  ``expected_answer`` relies on (a number, version, code span, identifier or quoted string:
+  ``answertokens.fact_change``) — however similar the texts, the answer may now be false; never
+  written without ``--rewrite-fact-changed`` (``with_answer``).
 
 Everything here is pure: texts in (doc ID → canonical text, old and new), ``Relocation`` values
 out; ``golden-lsp migrate``, ``check``'s CI formats and the editor's quick fix all call
@@ -40,11 +44,12 @@ from typing import NamedTuple
 
 from ..core.corpus.index import Corpus
 from ..core.engine import quoteindex
+from ..core.labels.answertokens import FactChange, fact_change
 from ..core.labels.quotepick import line_starts, passage_quote, unique_quote_at
 from ..core.labels.resolve import Span, enclosing_block, occurrences, span_at
 from ..core.text.memo import per_text
 
-STATUSES = ("kept", "kept-changed", "moved", "requoted", "edited", "ambiguous", "lost")
+STATUSES = ("kept", "kept-changed", "moved", "requoted", "edited", "fact-changed", "ambiguous", "lost")
 #: the statuses whose new ``doc`` and ``quote`` are written (``--write``, the quick fix)
 REWRITTEN = ("moved", "requoted", "edited")
 DEFAULT_THRESHOLD = 0.8
@@ -75,10 +80,20 @@ class Relocation:
     #: the old span in the old text of ``old_doc`` (None: the locator did not resolve there)
     old_span: Span | None = None
     old_text: str | None = None
+    #: the new span's text, when it differs from the old one's (kept-changed, edited)
+    new_text: str | None = None
+    #: fact-changed: what the passage lost of what the answer relies on, and the status it had
+    fact: FactChange | None = None
+    was: str | None = None
 
     @property
     def rewritten(self) -> bool:
         return self.status in REWRITTEN
+
+    def writes(self, fact_changed: bool = False) -> bool:
+        """Its new doc and quote are written: a rewritten status, or (``fact_changed``: the person
+        asked for it) a fact-changed one that was."""
+        return self.rewritten or (fact_changed and self.was in REWRITTEN)
 
     def summary(self) -> str:
         """A few words a person reads in a quick fix's title or a CI message."""
@@ -90,6 +105,8 @@ class Relocation:
             return f"edited, {pct} similar{where}"
         if self.status == "kept-changed":
             return f"kept, its span changed ({pct} similar)"
+        if self.status == "fact-changed":
+            return f"the answer's facts changed: {self.fact}"
         return self.status
 
 
@@ -170,6 +187,7 @@ class Relocator:
         return _with(
             base,
             "kept-changed",
+            new_text=new_text,
             similarity=similarity,
             note=f"the quote resolves, but its span's text changed ({_pct(similarity)} similar): review it",
         )
@@ -264,6 +282,7 @@ class Relocator:
             "edited",
             doc=block.doc,
             quote=new_quote,
+            new_text=self.new[block.doc][block.start : block.end],
             similarity=score,
             note=f"the old span's text is gone; a passage{moved} is {_pct(score)} similar: review it",
         )
@@ -315,6 +334,24 @@ class Relocator:
                         self._blocks[line] = _Block(d, *enclosing_block(text, at, end)[:2])
                     found.add(self._blocks[line])
         return sorted(found)
+
+
+def with_answer(r: Relocation, answer: str | None) -> Relocation:
+    """``r``, or ``fact-changed`` when its passage changed and lost a token ``answer`` relies on."""
+    if not answer or r.old_text is None or r.new_text is None:
+        return r
+    change = fact_change(answer, r.old_text, r.new_text)
+    if change is None:
+        return r
+    return _with(
+        r,
+        "fact-changed",
+        fact=change,
+        was=r.status,
+        note=f"the passage no longer says what the answer relies on ({change}): re-read it and the "
+        f"record's expected_answer ({r.status}, {_pct(r.similarity or 0)} similar; --rewrite-fact-changed "
+        "writes its new quote anyway)",
+    )
 
 
 def _best_first(scored: tuple[float, _Block, str]) -> tuple:

@@ -28,7 +28,7 @@ from ..core.goldenset.project import GoldenSet
 from ..core.labels.questions import Locator
 from ..keep.migrate import value_edits
 from ..keep.oldcorpus import OldCorpus, at_revision
-from ..keep.relocate import Relocation, Relocator, texts_of
+from ..keep.relocate import Relocation, Relocator, texts_of, with_answer
 from .convert import to_lsp
 from .view import View
 
@@ -103,19 +103,25 @@ def actions(view: View, d: Diagnostic, reanchoring: Reanchoring) -> list[types.C
     """ "Re-anchor (…)" for a broken label that ``migrate`` would rewrite (moved, requoted, edited)."""
     locator = broken_locator(view, d)
     found = reanchoring.relocation(view.golden, locator) if locator is not None else None
-    if locator is None or found is None or not found.rewritten:
+    rec = view.analysis.record_at(d.range.line)
+    if found is not None and rec is not None and rec.record is not None:
+        found = with_answer(
+            found, rec.record.expected_answer
+        )  # offered, never preferred: a person re-reads it
+    if locator is None or found is None or not found.writes(fact_changed=True):
         return []
     line = d.range.line
     edits = [
         types.TextEdit(view.range(Range.on_line(line, start, end)), new)
-        for start, end, new in value_edits(locator, found)
+        for start, end, new in value_edits(locator, found, fact_changed=True)
     ]
     return [
         types.CodeAction(
             title=f"Re-anchor ({found.summary()})",
             kind=types.CodeActionKind.QuickFix,
             diagnostics=[to_lsp(view, d)],
-            is_preferred=found.status != "edited",  # an edited passage is for a person to review
+            # an edited passage, or one whose facts changed, is for a person to review
+            is_preferred=found.status not in ("edited", "fact-changed"),
             edit=types.WorkspaceEdit(changes={view.uri: edits}),
         )
     ]

@@ -126,7 +126,7 @@ def unsupported(answer: str, query: str, passages: list[str]) -> list[Token]:
 @dataclass(frozen=True)
 class FactChange:
     """What a changed passage lost of what its answer relied on: the tokens gone, and the
-    tokens the new passage has in their place (new tokens the old one lacked)."""
+    tokens the new passage has in their place (its tokens of those kinds the old one lacked)."""
 
     lost: tuple[str, ...]
     added: tuple[str, ...]
@@ -146,7 +146,8 @@ def fact_change(answer: str, old: str, new: str) -> FactChange | None:
     if not lost:
         return None
     kinds = {t.kind for t in relied if t.text in lost}
-    added = [t.text for t in tokens(new) if t.kind in kinds and not before.has(t)]
+    had = {_key(t.text) for t in tokens(old)}
+    added = [t.text for t in tokens(new) if t.kind in kinds and _key(t.text) not in had]
     return FactChange(tuple(lost), tuple(added[: max(3, len(lost))]))
 
 
