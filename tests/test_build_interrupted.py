@@ -17,7 +17,7 @@ from pathlib import Path
 
 from core_support import SAMPLE_LINES, cli_env, loc, qline, write_questions
 
-ARTIFACT, MANIFEST = "golden-set.v1.jsonl", "golden-set.v1.manifest.json"
+ARTIFACT, MANIFEST, PASSAGES = "golden-set.v1.jsonl", "golden-set.v1.manifest.json", "golden-set.v1.passages.json"
 
 #: run the real CLI, stopping the process once: before (0) or after (1) the first rename of a temporary
 STOPPING_BUILD = """
@@ -79,7 +79,11 @@ def test_killed_before_the_first_rename_leaves_the_old_pair_and_the_next_check_r
     old = built_then_grown(project, cli)
     killed_build(project, after_first_rename=False)
     pid = temporaries(project)[0].rsplit("-", 1)[1]
-    assert temporaries(project) == [f".{ARTIFACT}.golden-lsp-tmp-{pid}", f".{MANIFEST}.golden-lsp-tmp-{pid}"]
+    assert temporaries(project) == [
+        f".{ARTIFACT}.golden-lsp-tmp-{pid}",
+        f".{MANIFEST}.golden-lsp-tmp-{pid}",
+        f".{PASSAGES}.golden-lsp-tmp-{pid}",
+    ]
     assert {n: files(project)[n] for n in (ARTIFACT, MANIFEST)} == {n: old[n] for n in (ARTIFACT, MANIFEST)}
     proc = cli(["check"], cwd=project)
     assert temporaries(project) == []
@@ -90,8 +94,8 @@ def test_killed_before_the_first_rename_leaves_the_old_pair_and_the_next_check_r
 def test_killed_between_the_renames_the_next_check_finishes_the_build(project, cli):
     built_then_grown(project, cli)
     killed_build(project, after_first_rename=True)
-    (left,) = temporaries(project)
-    assert left.startswith(f".{MANIFEST}.golden-lsp-tmp-")  # new artifact, old manifest, new manifest waiting
+    left = temporaries(project)  # new artifact, old manifest, new manifest and passages waiting
+    assert [n.split(".golden-lsp-tmp-")[0] for n in left] == [f".{MANIFEST}", f".{PASSAGES}"]
     proc = cli(["check"], cwd=project)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert f"finished an interrupted build: {MANIFEST}" in proc.stderr
@@ -135,7 +139,11 @@ def test_the_temporaries_of_a_build_still_running_are_left_alone(project, cli):
         assert os.WIFSTOPPED(status)
         left = temporaries(project)
         assert cli(["check"], cwd=project).returncode == 1  # the pair is mismatched while it runs
-        assert temporaries(project) == left == [f".{MANIFEST}.golden-lsp-tmp-{proc.pid}"]
+        assert (
+            temporaries(project)
+            == left
+            == [f".{MANIFEST}.golden-lsp-tmp-{proc.pid}", f".{PASSAGES}.golden-lsp-tmp-{proc.pid}"]
+        )
         os.kill(proc.pid, signal.SIGCONT)  # it finishes its own build
         assert proc.wait(timeout=60) == 0
     finally:

@@ -323,7 +323,7 @@ def test_every_key_overridable_by_a_flag(tmp_path, cli):
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "wrote out/a.jsonl (7 records) and out/m.json" in proc.stderr
+    assert "wrote out/a.jsonl (7 records), out/m.json and out/a.passages.json" in proc.stderr
     assert not (proj / "cfg").exists()
     m = json.loads((tmp_path / "out" / "m.json").read_text(encoding="utf-8"))
     assert (m["max_chars"], m["build_hit_rule"], sorted(m["docs"])) == (
@@ -352,7 +352,7 @@ def test_config_paths_are_relative_to_the_config_file(tmp_path, cli):
 def test_build_then_check_is_clean(project, cli):
     proc = cli(["build"], cwd=project)
     assert proc.returncode == 0, proc.stderr
-    assert "wrote golden-set.v1.jsonl (7 records) and golden-set.v1.manifest.json" in proc.stderr
+    assert "wrote golden-set.v1.jsonl (7 records), golden-set.v1.manifest.json and golden-set.v1.passages.json" in proc.stderr
     artifact = (project / "golden-set.v1.jsonl").read_text(encoding="utf-8")
     assert [json.loads(line)["query_id"] for line in artifact.splitlines()] == [f"q{i}" for i in range(1, 8)]
     m = json.loads((project / "golden-set.v1.manifest.json").read_text(encoding="utf-8"))
@@ -503,7 +503,7 @@ def test_build_accepts_a_folder_like_check(tmp_path, cli):
     assert proc.returncode == 0, proc.stderr
     assert (
         proc.stderr
-        == "golden-lsp: wrote proj/golden-set.v1.jsonl (7 records) and proj/golden-set.v1.manifest.json\n"
+        == "golden-lsp: wrote proj/golden-set.v1.jsonl (7 records), proj/golden-set.v1.manifest.json and proj/golden-set.v1.passages.json\n"
     )
     assert cli(["check", "proj"], cwd=tmp_path).returncode == 0
 

@@ -37,6 +37,7 @@ NO_EXAMPLE_LINE = {
     "doc-dominates",
     "doc-unlabelled",
     "stale-manifest",
+    "passage-changed",
     "corpus-error",
     "config-error",
     "query-type-missing",

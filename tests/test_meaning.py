@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
-from core_support import analyze_lines, loc, qline
+from core_support import analyze_lines, loc, make_project, qline
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -156,3 +158,32 @@ SEPARATORS = st.sampled_from([" ", ", ", "; ", " (", ") ", ". "])
 def test_a_passage_holding_the_answer_supports_it(pieces, rest):
     answer = "".join(p + s for p, s in pieces)
     assert unsupported(answer, "", [rest + " " + answer + " " + rest]) == []
+
+
+# --- passage-changed: the labels whose passage changed since the last build ----------------------
+
+
+def test_check_names_each_label_whose_passage_changed_since_the_build(cli, tmp_path):
+    docs = {"d.md": DOC, "e.md": "# Other\n\nAn unrelated page about something else entirely, for balance.\n"}
+    lines = [
+        qline("py", [loc("d.md", "HTTPX requires Python")], answer="It needs Python 3.8+ to run."),
+        qline("get", [loc("d.md", "fetch a page")], answer="It returns a Response object."),
+        qline("other", [loc("e.md", "An unrelated page about")], answer="Nothing at all about HTTPX here."),
+    ]
+    root = make_project(tmp_path / "set", docs, lines)
+    assert cli(["build"], cwd=root).returncode == 0
+    recorded = json.loads((root / "golden-set.v1.passages.json").read_text(encoding="utf-8"))["records"]
+    assert [x["doc"] for x in recorded["py"]] == ["d.md"] and len(recorded["py"][0]["sha256"]) == 64
+    clean = cli(["check", "--format", "json"], cwd=root)
+    assert "passage-changed" not in clean.stdout
+    (root / "corpus" / "d.md").write_text(DOC.replace("3.8+", "3.9+"), encoding="utf-8")
+    proc = cli(["check", "--format", "json"], cwd=root)
+    found = [f for f in json.loads(proc.stdout) if f["code"] == "passage-changed"]
+    assert [(f["line"], f["severity"]) for f in found] == [(1, "warning")]  # only the label on that passage
+    assert "d.md changed since the last build" in found[0]["message"]
+    assert {f["code"] for f in json.loads(proc.stdout) if f["line"] == 1} >= {
+        "passage-changed",
+        "answer-unsupported",
+    }
+    assert cli(["build"], cwd=root).returncode == 0  # the build records the passage as it is now
+    assert "passage-changed" not in cli(["check", "--format", "json"], cwd=root).stdout

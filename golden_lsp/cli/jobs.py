@@ -12,6 +12,7 @@ from ..core.engine import packs
 from ..core.engine.docindex import AUTO, AUTO_JOBS_MB, MAX_AUTO_JOBS
 from ..core.findings.diagnostics import BROKEN_LABEL, Severity, plural
 from ..core.goldenset.config import Config
+from ..core.goldenset.passages import passages_path
 from ..core.goldenset.project import GoldenSet
 from ..core.goldenset.renames import renamed, with_renames
 from ..core.io.files import display as _display
@@ -121,7 +122,8 @@ def _build(args: argparse.Namespace) -> int:
         return 1
     sys.stderr.write(
         f"golden-lsp: wrote {_display(config.artifact_path())} "
-        f"({plural(analysis.counts()['records'], 'record')}) and {_display(config.manifest_path())}\n"
+        f"({plural(analysis.counts()['records'], 'record')}), {_display(config.manifest_path())} and "
+        f"{_display(passages_path(config.artifact_path()))}\n"
     )
     return 0
 

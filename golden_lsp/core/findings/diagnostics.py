@@ -106,6 +106,11 @@ FINDINGS: dict[str, Finding] = _table(
     Finding("doc-unlabelled", W, "No question points into a document of the corpus."),
     Finding("stale-artifact", E, "The committed artifact differs from a fresh build."),
     Finding("stale-manifest", E, "The committed manifest differs from a fresh build."),
+    Finding(
+        "passage-changed",
+        W,
+        "A label's passage changed since the last build: what it labels may say something else now.",
+    ),
     Finding("corpus-error", E, "A corpus file cannot be read as UTF-8.", blocking=True),
     Finding("config-error", E, "The questions file's golden set cannot be loaded.", blocking=True),
     Finding("unknown-query-type", E, "The record's query_type is not in the set's vocabulary."),

@@ -27,6 +27,7 @@ from ..labels.scoring import parse_hit_rule
 from ..text.canon import NotUtf8Error, decode_strict, editor_text
 from .artifact import CommittedFiles, artifact_text, corpus_commit, manifest, manifest_text, staleness
 from .config import DEFAULT_QUESTIONS, Config, ConfigError, key_lines
+from .passages import passage_changes, passages_path, passages_text
 
 
 class GoldenSet:
@@ -190,7 +191,10 @@ class GoldenSet:
         the order ``build`` writes them in)."""
         self._looked_for_temporaries = True
         try:
-            self.recovered += finish_interrupted([self.config.artifact_path(), self.config.manifest_path()])
+            artifact = self.config.artifact_path()
+            self.recovered += finish_interrupted(
+                [artifact, self.config.manifest_path(), passages_path(artifact)]
+            )
         except OSError as exc:
             raise ConfigError(
                 f"cannot finish an interrupted build: {display(exc.filename or '')}: {exc.strerror or exc}"
@@ -215,6 +219,16 @@ class GoldenSet:
             self._committed,
         )
         stale += id_reused(analysis, self.committed_queries())
+        artifact = self._kept("artifact", self.config.artifact_path())
+        if artifact is not None:
+            stale += passage_changes(
+                analysis,
+                self.corpus,
+                passages_path(artifact),
+                self._committed,
+                artifact,
+                self.build_command(),
+            )
         if not stale:
             return analysis
         stale = with_severities(stale, self.config.severity)
@@ -234,6 +248,7 @@ class GoldenSet:
         if derived:
             owners.setdefault(self.config.artifact_path().resolve(), "artifact")
             owners.setdefault(self.config.manifest_path().resolve(), "manifest")
+            owners.setdefault(passages_path(self.config.artifact_path()).resolve(), "passages")
         return owners
 
     def refuse_outputs(
@@ -289,8 +304,13 @@ class GoldenSet:
             raise ConfigError(
                 f"the questions file and the {other} are the same file: {display(self.questions_path)}"
             )
+        artifact = self.config.artifact_path()
         self.refuse_outputs(
-            {"artifact": self.config.artifact_path(), "manifest": self.config.manifest_path()},
+            {
+                "artifact": artifact,
+                "manifest": self.config.manifest_path(),
+                "passages": passages_path(artifact),
+            },
             action="build",
             derived=False,
         )
@@ -305,8 +325,13 @@ class GoldenSet:
             return analysis, False
         m = self.fresh_manifest(analysis, corpus_commit(self.corpus.root))
         try:
+            artifact = self.config.artifact_path()
             write_atomically(
-                {self.config.artifact_path(): body, self.config.manifest_path(): manifest_text(m)}
+                {
+                    artifact: body,
+                    self.config.manifest_path(): manifest_text(m),
+                    passages_path(artifact): passages_text(analysis, self.corpus),
+                }
             )
         except OSError as exc:
             raise ConfigError(
