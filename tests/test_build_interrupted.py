@@ -17,7 +17,11 @@ from pathlib import Path
 
 from core_support import SAMPLE_LINES, cli_env, loc, qline, write_questions
 
-ARTIFACT, MANIFEST, PASSAGES = "golden-set.v1.jsonl", "golden-set.v1.manifest.json", "golden-set.v1.passages.json"
+ARTIFACT, MANIFEST, PASSAGES = (
+    "golden-set.v1.jsonl",
+    "golden-set.v1.manifest.json",
+    "golden-set.v1.passages.json",
+)
 
 #: run the real CLI, stopping the process once: before (0) or after (1) the first rename of a temporary
 STOPPING_BUILD = """

@@ -352,7 +352,10 @@ def test_config_paths_are_relative_to_the_config_file(tmp_path, cli):
 def test_build_then_check_is_clean(project, cli):
     proc = cli(["build"], cwd=project)
     assert proc.returncode == 0, proc.stderr
-    assert "wrote golden-set.v1.jsonl (7 records), golden-set.v1.manifest.json and golden-set.v1.passages.json" in proc.stderr
+    assert (
+        "wrote golden-set.v1.jsonl (7 records), golden-set.v1.manifest.json and golden-set.v1.passages.json"
+        in proc.stderr
+    )
     artifact = (project / "golden-set.v1.jsonl").read_text(encoding="utf-8")
     assert [json.loads(line)["query_id"] for line in artifact.splitlines()] == [f"q{i}" for i in range(1, 8)]
     m = json.loads((project / "golden-set.v1.manifest.json").read_text(encoding="utf-8"))

@@ -6,6 +6,9 @@ import json
 import shutil
 from pathlib import Path
 
+from golden_lsp.core.labels.guidelines import RULES
+from golden_lsp.core.labels.guidelines import TEXT as GUIDELINES
+from golden_lsp.keep.prompt import SYSTEM
 from golden_lsp.practice.skeleton import HELP
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -21,10 +24,16 @@ def test_init_then_check_is_clean_and_build_works(tmp_path, cli):
     assert proc.returncode == 0, proc.stderr
     root = tmp_path / "new"
     assert sorted(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()) == [
+        "GUIDELINES.md",
         "corpus/01-writing-a-golden-set.md",
         "golden-lsp.toml",
         "questions.jsonl",
     ]
+    # the annotation guidelines, the very text the judge's prompt quotes and the manual shows
+    assert (root / "GUIDELINES.md").read_text(encoding="utf-8") == GUIDELINES
+    assert (
+        RULES in SYSTEM and (Path(__file__).parents[1] / "docs" / "guidelines.md").read_text() == GUIDELINES
+    )
     assert "wrote new/questions.jsonl" in proc.stderr
     lines = (root / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     assert lines[: len(HELP.splitlines())] == HELP.splitlines()
@@ -53,7 +62,7 @@ def test_init_never_overwrites(tmp_path, cli):
     assert (root / "questions.jsonl").read_bytes() == mine
     snapshot = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     again = cli(["init"], cwd=root)
-    assert again.returncode == 0 and "wrote" not in again.stderr and again.stderr.count("kept existing") == 3
+    assert again.returncode == 0 and "wrote" not in again.stderr and again.stderr.count("kept existing") == 4
     assert {p: p.read_bytes() for p in root.rglob("*") if p.is_file()} == snapshot
 
 

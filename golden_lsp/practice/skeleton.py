@@ -27,6 +27,8 @@ from ..core.check.rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
 from ..core.corpus.document import CorpusConfigError
 from ..core.corpus.index import load_corpus
 from ..core.goldenset.config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
+from ..core.labels.guidelines import FILE_NAME as GUIDELINES_FILE
+from ..core.labels.guidelines import TEXT as GUIDELINES
 from ..core.labels.quotepick import unique_quote_at
 from ..core.labels.resolve import PARAGRAPH, span_at
 
@@ -209,4 +211,5 @@ def init(target: Path, corpus: Path | None = None) -> list[Written]:
             (target / "corpus" / CHAPTER_NAME, CHAPTER),
         ]
     files.append((target / DEFAULT_QUESTIONS, HELP + json.dumps(record, ensure_ascii=False) + "\n"))
+    files.append((target / GUIDELINES_FILE, GUIDELINES))  # for the people who label: the judge's rules
     return [write_new(path, text) for path, text in files]

@@ -18,6 +18,7 @@ from lsprotocol import types
 from ..core.check.model import RecordLine, ResolvedLocator
 from ..core.check.rules import MAX_LISTED_OCCURRENCES
 from ..core.findings.diagnostics import Range, plural
+from ..core.labels.guidelines import TEXT as GUIDELINES
 from ..core.labels.questions import QuestionRecord
 from ..core.labels.recordmeta import metadata
 from . import reanchor
@@ -197,6 +198,8 @@ def hover(
         text = _doc_text(view, rec, resolved, mu, reanchoring)
     elif target.kind == "id" and rec.record is not None:
         text = _record_text(rec.record, rec, mu)
+    elif target.kind == "guideline":
+        text = GUIDELINES  # the set's annotation guidelines, the judge's own rules
     else:
         return None
     line = target.record.line
