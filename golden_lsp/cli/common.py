@@ -27,6 +27,7 @@ from ..core.goldenset.config import (
 )
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display, read_regular, write_outputs
+from ..core.io.shown import shown
 from ..core.text.canon import NotUtf8Error, decode_strict
 
 USAGE_ERROR = 2
@@ -199,12 +200,6 @@ def read_input(path: Path, what: str) -> str:
         raise ConfigError(f"{what} {display(path)} is {exc}") from None
 
 
-def printable(text: str) -> str:
-    """Untrusted text (a log's field, a file name) fit for a terminal: each character that is not
-    printable (an escape sequence's ESC, a line break) written as its Python escape."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def appended(before: str, lines: list[str]) -> list[str]:
     """What a questions file holds once ``lines`` (each ending in ``\n``) are added to its text
     ``before``: its own line ends kept (CRLF stays CRLF), a last line without its end given one."""
@@ -216,7 +211,7 @@ def appended(before: str, lines: list[str]) -> list[str]:
 
 def tell(lines: Iterable[str]) -> None:
     """Say each line on stderr, as golden-lsp says things there."""
-    sys.stderr.writelines(f"golden-lsp: {line}\n" for line in lines)
+    sys.stderr.writelines(f"golden-lsp: {shown(line)}\n" for line in lines)
 
 
 def write_files(files: Mapping[Path, str | Sequence[str]], what: str) -> None:

@@ -22,6 +22,7 @@ from .. import __version__
 from ..core.check.model import Analysis, RecordLine
 from ..core.findings.diagnostics import FINDINGS, Diagnostic, Severity
 from ..core.io.files import display as _display
+from ..core.io.shown import shown
 
 #: GitHub shows at most this many annotations of each kind per step (actions/toolkit,
 #: docs/problem-matchers.md: 10 error, 10 warning and 10 notice annotations per step)
@@ -36,10 +37,12 @@ def format_text(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
     lines = []
     for d in diags:
         r = d.range.one_based()
-        lines.append(f"{_display(d.path)}:{r.line}:{r.column}: {d.severity.value}[{d.code}] {d.message}")
+        lines.append(
+            f"{shown(_display(d.path))}:{r.line}:{r.column}: {d.severity.value}[{d.code}] {shown(d.message)}"
+        )
         for rel in d.related:
             r = rel.range.one_based()
-            lines.append(f"  {_display(rel.path)}:{r.line}:{r.column}: note: {rel.message}")
+            lines.append(f"  {shown(_display(rel.path))}:{r.line}:{r.column}: note: {shown(rel.message)}")
     return "".join(line + "\n" for line in lines)
 
 
@@ -66,7 +69,7 @@ def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
 
 
 def _gh_escape(value: str, prop: bool = False) -> str:
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    value = shown(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     return value.replace(":", "%3A").replace(",", "%2C") if prop else value
 
 
@@ -74,14 +77,14 @@ def format_github(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()
     """Workflow annotations, at most ``GITHUB_ANNOTATIONS_PER_KIND`` of each severity (GitHub drops
     the rest silently); the others are printed as plain text lines and counted in one notice."""
     lines: list[str] = []
-    shown: Counter[str] = Counter()
+    annotated: Counter[str] = Counter()
     folded: list[Diagnostic] = []
     for d in diags:
         kind = GITHUB_KINDS[d.severity]
-        if shown[kind] >= GITHUB_ANNOTATIONS_PER_KIND:
+        if annotated[kind] >= GITHUB_ANNOTATIONS_PER_KIND:
             folded.append(d)
             continue
-        shown[kind] += 1
+        annotated[kind] += 1
         r = d.range.one_based()
         props = (
             f"file={_gh_escape(_display(d.path), True)},line={r.line},col={r.column},"
@@ -223,25 +226,25 @@ SET_CASE = "golden set"
 def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
     """One test suite per questions file, one test case per record line (failed by its errors,
     its warnings in ``system-out``) and one case for the set's own findings."""
-    shown = {id(d) for d in diags}
+    listed = {id(d) for d in diags}
     suites = ET.Element("testsuites", name="golden-lsp")
     total = failed = 0
     for a in analyses:
-        suite = ET.SubElement(suites, "testsuite", name=_display(a.path))
+        suite = ET.SubElement(suites, "testsuite", name=shown(_display(a.path)))
         by_line: dict[int | None, list[Diagnostic]] = {}
         lines = {r.line for r in a.records}
         for d in a.diagnostics:
-            if id(d) in shown:
+            if id(d) in listed:
                 on_record = d.path.resolve() == a.path.resolve() and d.range.line in lines and not d.whole_set
                 by_line.setdefault(d.range.line if on_record else None, []).append(d)
         cases = [
-            (f"{r.record.id if r.record and r.record.id else 'record'} (line {r.line + 1})", r.line)
+            (f"{shown(r.record.id) if r.record and r.record.id else 'record'} (line {r.line + 1})", r.line)
             for r in a.records
         ] + [(SET_CASE, None)]
         n_failed = 0
         for name, line in cases:
             case = ET.SubElement(
-                suite, "testcase", name=name, classname=_display(a.path), file=_display(a.path)
+                suite, "testcase", name=name, classname=shown(_display(a.path)), file=shown(_display(a.path))
             )
             if line is not None:
                 case.set("line", str(line + 1))
@@ -249,7 +252,9 @@ def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
             errors = [d for d in found if d.severity is Severity.ERROR]
             if errors:
                 n_failed += 1
-                failure = ET.SubElement(case, "failure", type=errors[0].code, message=errors[0].message)
+                failure = ET.SubElement(
+                    case, "failure", type=errors[0].code, message=shown(errors[0].message)
+                )
                 failure.text = format_text(errors)
             warnings = [d for d in found if d.severity is not Severity.ERROR]
             if warnings:

@@ -31,6 +31,7 @@ from ..core.corpus.document import DocumentChanged
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import CONFIG_NAMES
+from ..core.io.shown import shown, shown_lines
 from . import (
     actions,
     anchor,
@@ -260,24 +261,54 @@ def on_diagnostic(
 def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
     mu = Markup(ls.session.client.markdown_hover)
     if (cv := ls.session.corpus_view(params.text_document.uri)) is not None:
-        return labels.corpus_hover(cv, params.position, mu)
+        return _shown_hover(labels.corpus_hover(cv, params.position, mu))
     view = ls.session.request_view(params.text_document.uri)
     target = view.target_at(params.position) if view else None
-    return hover.hover(view, target, mu, ls.reanchoring) if view and target else None
+    return _shown_hover(hover.hover(view, target, mu, ls.reanchoring) if view and target else None)
+
+
+def _shown_hover(found: types.Hover | None) -> types.Hover | None:
+    """A hover whose text carries no control character but its line breaks (``core/io/shown.py``)."""
+    if found is not None and isinstance(found.contents, types.MarkupContent):
+        found.contents.value = shown_lines(found.contents.value)
+    return found
 
 
 @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
 @guarded
 def on_inlay_hint(ls: GoldenServer, params: types.InlayHintParams) -> list[types.InlayHint] | None:
     view = ls.session.request_view(params.text_document.uri) if ls.inlay_hints_enabled else None
-    return inlay.inlay_hints(view, params.range) + proposals.inlay_hints(view, params.range) if view else None
+    if view is None:
+        return None
+    return [
+        _shown_hint(h)
+        for h in inlay.inlay_hints(view, params.range) + proposals.inlay_hints(view, params.range)
+    ]
+
+
+def _shown_hint(hint: types.InlayHint) -> types.InlayHint:
+    """An inlay hint whose label and tooltip carry no control character (``core/io/shown.py``)."""
+    if isinstance(hint.label, str):
+        hint.label = shown(hint.label)
+    else:
+        for part in hint.label:
+            part.value = shown(part.value)
+    if isinstance(hint.tooltip, str):
+        hint.tooltip = shown_lines(hint.tooltip)
+    elif hint.tooltip is not None:
+        hint.tooltip.value = shown_lines(hint.tooltip.value)
+    return hint
 
 
 @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
 @guarded
 def on_code_lens(ls: GoldenServer, params: types.CodeLensParams) -> list[types.CodeLens] | None:
     cv = ls.session.corpus_view(params.text_document.uri)
-    return labels.code_lenses(cv) if cv else None
+    lenses = labels.code_lenses(cv) if cv else None
+    for lens in lenses or ():
+        if lens.command is not None:
+            lens.command.title = shown(lens.command.title)
+    return lenses
 
 
 @server.feature(types.TEXT_DOCUMENT_REFERENCES)
@@ -348,6 +379,8 @@ def on_code_action(
         return None
     only = params.context.only
     found = [a for a in found if not only or any(_of_kind(a, k) for k in only)]
+    for action in found:  # a title may quote the corpus or a judge: no control character gets through
+        action.title = shown(action.title)
     answer, messages = fit_code_actions(ls.session.client, found, params.context, ls.protocol.unstructure)
     asked = params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
     for message in messages if asked else [m for m in messages if m not in ls.reasons_shown]:

@@ -21,6 +21,7 @@ from ..core.check.model import Analysis
 from ..core.corpus.index import Corpus
 from ..core.engine.analysis import changed_docs
 from ..core.findings.diagnostics import Diagnostic, Severity
+from ..core.io.shown import shown
 from .view import View
 
 SOURCE = "golden-lsp"
@@ -38,7 +39,7 @@ def to_lsp(view: View, d: Diagnostic, related_information: bool = True) -> types
     for a client that takes them."""
     severity = types.DiagnosticSeverity.Hint if d.code in EDITOR_HINTS else _SEVERITY[d.severity]
     related = [
-        types.DiagnosticRelatedInformation(view.related_location(r), r.message)
+        types.DiagnosticRelatedInformation(view.related_location(r), shown(r.message))
         for r in (d.related if related_information else ())
     ]
     r = d.range
@@ -46,7 +47,7 @@ def to_lsp(view: View, d: Diagnostic, related_information: bool = True) -> types
         range=view.range(r)
         if d.path == view.path
         else types.Range(types.Position(r.line, r.column), types.Position(r.end_line, r.end_column)),
-        message=d.message,
+        message=shown(d.message),
         severity=severity,
         code=d.code,
         source=SOURCE,

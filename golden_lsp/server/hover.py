@@ -18,6 +18,7 @@ from lsprotocol import types
 from ..core.check.model import RecordLine, ResolvedLocator
 from ..core.check.rules import MAX_LISTED_OCCURRENCES
 from ..core.findings.diagnostics import Range, plural
+from ..core.io.shown import shown
 from ..core.labels.guidelines import TEXT as GUIDELINES
 from ..core.labels.questions import QuestionRecord
 from ..core.labels.recordmeta import metadata
@@ -117,9 +118,8 @@ METADATA_LINES = 20
 
 
 def _shown(value: object) -> str:
-    """A metadata key or value on one line: JSON-escaped (no raw break or control character), cut."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = json.dumps(text, ensure_ascii=False)[1:-1]
+    """A metadata key or value on one line: no raw break or control character (``shown``), cut."""
+    text = shown(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     return text if len(text) <= METADATA_VALUE_CHARS else text[:METADATA_VALUE_CHARS] + "…"
 
 
