@@ -21,6 +21,7 @@ from golden_lsp.keep.cache import JudgmentCache
 from golden_lsp.keep.judge import Judgment, Outcome, Passage, run
 from golden_lsp.keep.prompt import DEFAULT, SYSTEM, user_message
 from golden_lsp.keep.providers import MAX_TOKENS, make_provider
+from golden_lsp.keep.untrusted import read_blocks
 
 KEY = "sk-test-not-a-real-key"
 DOC = "# Huts\n\nThe Rifugio Alto serves dinner at seven and breakfast at six.\n"
@@ -202,7 +203,7 @@ def test_concurrent_calls_each_get_their_own_answer(provider, httpserver, monkey
 
     def answer(request: Request) -> Response:
         said = json.loads(request.get_data())["messages"][-1]["content"]
-        number = said.rsplit(" ", 1)[-1].strip(".")
+        number = dict(read_blocks(said))["passage"].rsplit(" ", 1)[-1].strip(".")
         judged = {"relevant": number == "2", "confidence": "medium", "reason": f"Passage {number}."}
         return Response(json.dumps(reply(json.dumps(judged))), content_type="application/json")
 

@@ -3,9 +3,10 @@
 A judgment is only as good as the question it answered, so the prompt is part of every
 judgment's identity: its digest is recorded on every proposal, keys the cache (another prompt is
 never served a judgment made under this one) and lets an audit say which prompt it measured. The
-default follows the set's annotation guidelines — relevant, not relevant, primary; when uncertain,
-err toward not relevant — and asks for one JSON object. ``--prompt FILE`` (or ``[judge] prompt``)
-replaces the system prompt; the user message is always ``Query: {query}\\n\\nPassage: {passage}``.
+default is the set's annotation guidelines (``core.labels.guidelines``, the one text people
+labelling by hand read too) and asks for one JSON object. ``--prompt FILE`` (or ``[judge] prompt``)
+replaces the system prompt; the user message is always the query and the passage as tagged blocks
+(``untrusted.block``) that no text inside them can close, and the system prompt says they are data.
 """
 
 from __future__ import annotations
@@ -16,35 +17,33 @@ from pathlib import Path
 
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, read_regular
+from ..core.labels.guidelines import RULES
 from ..core.text.canon import NotUtf8Error, decode_strict
+from .untrusted import NOTE, block
 
 #: the default prompt's version: a change of its text is a new version (and a new digest)
-VERSION = "golden-lsp-judge-v1"
+VERSION = "golden-lsp-judge-v2"
 
-SYSTEM = """\
+SYSTEM = f"""\
 You label passages for a retrieval golden set. Each request gives a query and one passage from \
-the corpus. Decide whether a person answering this query would want to read this passage.
+the corpus, each in its own tagged block: <query>…</query>, then <passage>…</passage>. \
+{NOTE}
 
-Guidelines:
-- Relevant: the passage states the answer to the query, or a part of it that the answer needs. \
-A person answering the query would quote or use it.
-- Primary: relevant, and the single passage that answers the query most fully on its own.
-- Not relevant: the passage is on the topic but does not help answer this query, answers a \
-different question, or only shares words with the query.
-- Judge from the passage alone, not from what you know about the subject.
-- When uncertain, err toward not relevant.
+The annotation guidelines:
 
+{RULES}
 Confidence: "high" when the passage plainly answers the query or plainly does not; "medium" when \
 it helps but leaves part of the answer out, or you hesitate; "low" when you are guessing.
 
 Answer with one JSON object and nothing else:
-{"relevant": true or false, "confidence": "high" or "medium" or "low", "reason": "one sentence", \
-"primary": true or false}
+{{"relevant": true or false, "confidence": "high" or "medium" or "low", "reason": "one sentence", \
+"primary": true or false}}
 """
 
 
 def user_message(query: str, passage: str) -> str:
-    return f"Query: {query}\n\nPassage: {passage}"
+    """The request: the query's block, then the passage's (``untrusted.block``)."""
+    return f"{block('query', query)}\n\n{block('passage', passage)}"
 
 
 @dataclass(frozen=True)
