@@ -161,9 +161,7 @@ class _SdkProvider:
         worker.start()
         worker.join(self.timeout)
         if worker.is_alive():
-            raise ProviderError(
-                f"no complete answer within {self.timeout:g} s (--timeout), retries included"
-            )
+            raise ProviderError(f"no complete answer within {self.timeout:g} s (--timeout), retries included")
         if failed:
             raise failed[0]
         return result[0]
