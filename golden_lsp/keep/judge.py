@@ -271,7 +271,8 @@ def _stored(judgment: dict) -> Judgment | None:
     ok = (
         isinstance(found.relevant, bool) and found.confidence in CONFIDENCES and isinstance(found.reason, str)
     )
-    return found if ok else None
+    # a judgment cached before reasons were bounded is bounded on its way out
+    return Judgment(found.relevant, found.confidence, bound(found.reason), found.primary) if ok else None
 
 
 # --- proposals --------------------------------------------------------------------------------
