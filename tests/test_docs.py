@@ -223,3 +223,11 @@ def test_the_link_checker_sees_broken_links(tmp_path):
     assert [r for r in resolved if r is None] == [None]  # only example.org leaves the repository
     assert all(not r[0].exists() for r in resolved if r is not None)
     assert github_slug("Install for CI, pre-commit and editors") == "install-for-ci-pre-commit-and-editors"
+
+
+def test_the_annotation_guidelines_page_is_the_one_source_text():
+    """docs/guidelines.md is the text ``init`` writes, the hover shows and the judge's prompt quotes
+    (regenerate it from ``golden_lsp.core.labels.guidelines.PAGE`` when that changes)."""
+    from golden_lsp.core.labels.guidelines import PAGE
+
+    assert (DOCS / "guidelines.md").read_text(encoding="utf-8") == PAGE

@@ -6,8 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
-from golden_lsp.core.labels.guidelines import RULES
-from golden_lsp.core.labels.guidelines import TEXT as GUIDELINES
+from golden_lsp.core.labels.guidelines import PAGE, RULES
 from golden_lsp.keep.prompt import SYSTEM
 from golden_lsp.practice.skeleton import HELP
 
@@ -29,11 +28,9 @@ def test_init_then_check_is_clean_and_build_works(tmp_path, cli):
         "golden-lsp.toml",
         "questions.jsonl",
     ]
-    # the annotation guidelines, the very text the judge's prompt quotes and the manual shows
-    assert (root / "GUIDELINES.md").read_text(encoding="utf-8") == GUIDELINES
-    assert (
-        RULES in SYSTEM and (Path(__file__).parents[1] / "docs" / "guidelines.md").read_text() == GUIDELINES
-    )
+    # the annotation guidelines beside the set: the judge's own text, and the manual's page
+    assert (root / "GUIDELINES.md").read_text(encoding="utf-8") == PAGE
+    assert RULES in SYSTEM
     assert "wrote new/questions.jsonl" in proc.stderr
     lines = (root / "questions.jsonl").read_text(encoding="utf-8").splitlines()
     assert lines[: len(HELP.splitlines())] == HELP.splitlines()
@@ -56,10 +53,13 @@ def test_init_never_overwrites(tmp_path, cli):
     (root / "corpus").mkdir(parents=True)
     mine = b"// my own questions\n"
     (root / "questions.jsonl").write_bytes(mine)
+    (root / "GUIDELINES.md").write_bytes(b"# Our own rules\n")
     proc = cli(["init", str(root)], cwd=tmp_path)
     assert proc.returncode == 0
     assert "kept existing set/questions.jsonl" in proc.stderr and "wrote set/golden-lsp.toml" in proc.stderr
+    assert "kept existing set/GUIDELINES.md" in proc.stderr
     assert (root / "questions.jsonl").read_bytes() == mine
+    assert (root / "GUIDELINES.md").read_bytes() == b"# Our own rules\n"
     snapshot = {p: p.read_bytes() for p in root.rglob("*") if p.is_file()}
     again = cli(["init"], cwd=root)
     assert again.returncode == 0 and "wrote" not in again.stderr and again.stderr.count("kept existing") == 4
@@ -156,3 +156,14 @@ def test_unknown_doc_says_when_the_glob_leaves_the_file_out(tmp_path, cli):
     rc, found = findings(cli, tmp_path, "set")
     (unknown,) = [f for f in found if f["code"] == "unknown-doc"]
     assert "glob" not in unknown["message"] and "index.md" in unknown["message"]
+
+
+def test_init_inside_its_corpus_writes_no_guidelines_page_there(tmp_path, cli):
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "guide.md").write_text("# Guide\n\nThe kettle is descaled every month with vinegar.\n")
+    proc = cli(["init", ".", "--corpus", "."], cwd=docs)
+    assert proc.returncode == 0, proc.stderr
+    assert not (docs / "GUIDELINES.md").exists()  # it would be a document of the corpus
+    rc, found = findings(cli, docs, ".")
+    assert rc == 0, found

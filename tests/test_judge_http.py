@@ -10,18 +10,21 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import threading
 from pathlib import Path
 
 import pytest
 from core_support import make_project, qline, run_cli
 from judge_support import proposals
+from pytest_httpserver import HTTPServer
 from werkzeug import Request, Response
 
 from golden_lsp.keep.cache import JudgmentCache
 from golden_lsp.keep.judge import Judgment, Outcome, Passage, run
 from golden_lsp.keep.prompt import DEFAULT, SYSTEM, user_message
-from golden_lsp.keep.providers import MAX_TOKENS, make_provider
-from golden_lsp.keep.untrusted import unblock
+from golden_lsp.keep.providers import MAX_TOKENS, TIMEOUT, make_provider
+from golden_lsp.keep.untrusted import read_blocks
 
 KEY = "sk-test-not-a-real-key"
 DOC = "# Huts\n\nThe Rifugio Alto serves dinner at seven and breakfast at six.\n"
@@ -126,14 +129,17 @@ def test_the_request_and_the_answer_through_the_official_sdk(provider, hut, http
     assert again.returncode == 0 and summary["cached"] == 1 and len(httpserver.log) == 1
 
 
-def judged_in_process(provider: str, server, monkeypatch, tmp_path: Path) -> Outcome:
-    """One candidate judged by ``keep.judge.run`` in this process, the SDK's base URL the server's."""
+def judged_in_process(
+    provider: str, server, monkeypatch, tmp_path: Path, base: str | None = None, timeout: float = TIMEOUT
+) -> Outcome:
+    """One candidate judged by ``keep.judge.run`` in this process, the SDK's base URL the server's
+    (or ``base``)."""
     _, _, key_var, url_var, suffix = PROVIDERS[provider]
     for var in [v for v in os.environ if v.startswith(("ANTHROPIC_", "OPENAI_"))]:
         monkeypatch.delenv(var)
     monkeypatch.setenv(key_var, KEY)
-    monkeypatch.setenv(url_var, server.url_for("/").rstrip("/") + suffix)
-    judge = make_provider(provider, f"{provider}-model", None)
+    monkeypatch.setenv(url_var, (base or server.url_for("/").rstrip("/")) + suffix)
+    judge = make_provider(provider, f"{provider}-model", None, timeout)
     start = DOC.index(PASSAGE)
     passage = Passage("h1", QUERY, "huts.md", start, start + len(PASSAGE), PASSAGE, ("c1",), 1)
     try:
@@ -203,8 +209,7 @@ def test_concurrent_calls_each_get_their_own_answer(provider, httpserver, monkey
 
     def answer(request: Request) -> Response:
         said = json.loads(request.get_data())["messages"][-1]["content"]
-        [passage] = unblock("passage", said)
-        number = passage.rsplit(" ", 1)[-1].strip(".")
+        number = dict(read_blocks(said))["passage"].rsplit(" ", 1)[-1].strip(".")
         judged = {"relevant": number == "2", "confidence": "medium", "reason": f"Passage {number}."}
         return Response(json.dumps(reply(json.dumps(judged))), content_type="application/json")
 
@@ -231,3 +236,74 @@ def test_a_missing_key_is_exit_2_naming_the_variable_before_any_request(hut, htt
     proc = run_cli(["judge", hut, "--provider", "anthropic", "--model", "m"], hut.parent, env)
     assert proc.returncode == 2 and "ANTHROPIC_API_KEY" in proc.stderr
     assert httpserver.log == []
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_a_redirect_to_another_origin_is_never_followed(provider, httpserver, monkeypatch, tmp_path):
+    path, reply, *_ = PROVIDERS[provider]
+    elsewhere = HTTPServer(host="127.0.0.1", port=0)
+    elsewhere.expect_request(path, method="POST").respond_with_json(reply(json.dumps(JUDGMENT)))
+    elsewhere.start()
+    try:
+        target = elsewhere.url_for(path)
+        httpserver.expect_request(path, method="POST").respond_with_response(
+            Response(status=307, headers={"Location": target})
+        )
+        outcome = judged_in_process(provider, httpserver, monkeypatch, tmp_path)
+        assert elsewhere.log == []  # nothing reached the other port: no prompt, no passage
+    finally:
+        elsewhere.clear()
+        elsewhere.stop()
+    assert outcome.judged == {} and outcome.fatal is not None
+    assert outcome.fatal.startswith("HTTP 307: the API redirects to another origin")
+    assert "never follows a redirect" in outcome.fatal and str(elsewhere.port) in outcome.fatal
+
+
+class Dripping:
+    """A raw HTTP server on 127.0.0.1 that answers any request with headers, then a valid body one
+    byte every 0.2 s (the SDK's per-read timeout never fires)."""
+
+    def __init__(self, body: bytes):
+        self.body, self.stop = body, threading.Event()
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.requests = 0
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self) -> None:
+        while not self.stop.is_set():
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self.drip, args=(conn,), daemon=True).start()
+
+    def drip(self, conn: socket.socket) -> None:
+        with conn:
+            conn.recv(1 << 20)
+            self.requests += 1
+            head = f"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {len(self.body)}\r\n\r\n"
+            try:
+                conn.sendall(head.encode())
+                for i in range(len(self.body)):
+                    if self.stop.wait(0.2):
+                        return
+                    conn.sendall(self.body[i : i + 1])
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self.stop.set()
+        self.sock.close()
+
+
+@pytest.mark.parametrize("provider", sorted(PROVIDERS))
+def test_a_server_dripping_its_answer_meets_a_total_deadline(provider, httpserver, monkeypatch, tmp_path):
+    _, reply, *_ = PROVIDERS[provider]
+    server = Dripping(json.dumps(reply(json.dumps(JUDGMENT))).encode())
+    try:
+        outcome = judged_in_process(provider, httpserver, monkeypatch, tmp_path, server.url, timeout=1.5)
+    finally:
+        server.close()
+    assert server.requests >= 1 and outcome.fatal is None
+    assert outcome.judged == {0: "no complete answer within 1.5 s (--timeout), retries included"}

@@ -27,7 +27,7 @@ from ..keep.audit import audit, write_audit
 from ..keep.cache import JudgmentCache
 from ..keep.prompt import Prompt, load_prompt
 from ..keep.proposals import CONFIDENCES, by_record, read_proposals, write_proposals
-from ..keep.providers import PROVIDERS, judge_model, make_provider
+from ..keep.providers import PROVIDERS, TIMEOUT, judge_model, make_provider
 from .common import USAGE_ERROR, add_set_options, golden_set, progress
 from .evalshared import add_chunks_option
 
@@ -42,6 +42,16 @@ def _count(value: str) -> int:
     if not value.isdigit():
         raise argparse.ArgumentTypeError(f"expected a number of calls (0 or more), not {value!r}")
     return int(value)
+
+
+def _seconds(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a number of seconds above 0, not {value!r}")
+    return seconds
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -66,6 +76,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--prompt", type=Path, metavar="FILE", help="a system prompt replacing the default")
     p.add_argument(
         "--concurrency", type=_positive, default=4, help="parallel calls of the HTTP providers (default 4)"
+    )
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help=f"the most one call may take, retries included (or [judge] timeout; default {TIMEOUT:g})",
     )
     p.add_argument("--dry-run", action="store_true", help="count the calls and input tokens; call nothing")
     p.add_argument("--max-calls", type=_count, metavar="N", help="stop after N calls (the rest next time)")
@@ -134,7 +150,8 @@ def _judge(args: argparse.Namespace) -> int:
         )
         return _dry_run(args, golden, calls, prompt, {**head, **ident})
     existing = [] if args.audit else read_proposals(out)  # a broken file stops the run before a call
-    provider = make_provider(name, model, command)
+    timeout = args.timeout or conf.get("timeout") or TIMEOUT
+    provider = make_provider(name, model, command, timeout)
     try:
         with progress(f"judging {plural(len(passages), 'candidate')}"):
             outcome = jd.run(provider, prompt, passages, JudgmentCache(), args.max_calls, args.concurrency)

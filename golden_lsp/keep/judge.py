@@ -31,6 +31,7 @@ from .cache import JudgmentCache
 from .prompt import Prompt, user_message
 from .proposals import CONFIDENCES, Proposal, input_digest
 from .providers import FatalProviderError, Provider, ProviderError, Request
+from .untrusted import bound
 
 DEFAULT_K = 10
 #: how many characters make a token, for the dry run's estimate (English text, common tokenizers)
@@ -67,7 +68,8 @@ _FENCE = re.compile(r"^```[a-zA-Z]*\s*|\s*```$")
 
 def parse_judgment(answer: str) -> Judgment | None:
     """The judgment in an answer: one JSON object ``{"relevant", "confidence", "reason"}`` (a code
-    fence or words around it tolerated); None when there is none."""
+    fence or words around it tolerated; the reason bounded, ``untrusted.bound``); None when there
+    is none."""
     text = _FENCE.sub("", answer.strip())
     obj = None
     for candidate in (text, text[text.find("{") : text.rfind("}") + 1]):
@@ -81,7 +83,7 @@ def parse_judgment(answer: str) -> Judgment | None:
     relevant, confidence, reason = obj.get("relevant"), obj.get("confidence"), obj.get("reason")
     if not isinstance(relevant, bool) or confidence not in CONFIDENCES or not isinstance(reason, str):
         return None
-    return Judgment(relevant, confidence, reason.strip(), obj.get("primary") is True)
+    return Judgment(relevant, confidence, bound(reason.strip()), obj.get("primary") is True)
 
 
 # --- which records, which passages ------------------------------------------------------------
@@ -269,7 +271,8 @@ def _stored(judgment: dict) -> Judgment | None:
     ok = (
         isinstance(found.relevant, bool) and found.confidence in CONFIDENCES and isinstance(found.reason, str)
     )
-    return found if ok else None
+    # a judgment cached before reasons were bounded is bounded on its way out
+    return Judgment(found.relevant, found.confidence, bound(found.reason), found.primary) if ok else None
 
 
 # --- proposals --------------------------------------------------------------------------------

@@ -3,11 +3,10 @@
 A judgment is only as good as the question it answered, so the prompt is part of every
 judgment's identity: its digest is recorded on every proposal, keys the cache (another prompt is
 never served a judgment made under this one) and lets an audit say which prompt it measured. The
-default quotes the set's annotation guidelines (``core/labels/guidelines.py``, the text people
+default is the set's annotation guidelines (``core.labels.guidelines``, the one text people
 labelling by hand read too) and asks for one JSON object. ``--prompt FILE`` (or ``[judge] prompt``)
 replaces the system prompt; the user message is always the query and the passage as tagged blocks
-they cannot leave (``untrusted.py``), which the default system prompt says are data, never
-instructions (v2; v1 concatenated ``Query: …`` and ``Passage: …`` and could be forged).
+(``untrusted.block``) that no text inside them can close, and the system prompt says they are data.
 """
 
 from __future__ import annotations
@@ -20,18 +19,18 @@ from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, read_regular
 from ..core.labels.guidelines import RULES
 from ..core.text.canon import NotUtf8Error, decode_strict
-from .untrusted import DATA_RULE, block
+from .untrusted import NOTE, block
 
 #: the default prompt's version: a change of its text is a new version (and a new digest)
 VERSION = "golden-lsp-judge-v2"
 
 SYSTEM = f"""\
 You label passages for a retrieval golden set. Each request gives a query and one passage from \
-the corpus. Decide whether a person answering this query would want to read this passage.
+the corpus, each in its own tagged block: <query>…</query>, then <passage>…</passage>. \
+{NOTE}
 
-{DATA_RULE}
+The annotation guidelines:
 
-Guidelines (the set's annotation guidelines, the same the people labelling it follow):
 {RULES}
 Confidence: "high" when the passage plainly answers the query or plainly does not; "medium" when \
 it helps but leaves part of the answer out, or you hesitate; "low" when you are guessing.
@@ -43,7 +42,7 @@ Answer with one JSON object and nothing else:
 
 
 def user_message(query: str, passage: str) -> str:
-    """The query and the passage, each in a block it cannot leave (``untrusted.block``)."""
+    """The request: the query's block, then the passage's (``untrusted.block``)."""
     return f"{block('query', query)}\n\n{block('passage', passage)}"
 
 

@@ -6,7 +6,8 @@ only when a person accepts a proposal — one at a time in the editor, or in bul
 ``golden-lsp accept``, both reading this module. A proposal names its passage by canonical
 offsets and carries the digest of the query and passage text it was judged on, so a proposal
 whose record was reworded, or whose passage was edited since, is recognised as stale and never
-offered. ``check`` never reads this file.
+offered. What a model wrote (the reason, an error, the model's name) is bounded when read
+(``untrusted.bound``), a hand-edited file's too. ``check`` never reads this file.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ..core.corpus.index import Corpus
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, read_regular, write_atomically
 from ..core.text.canon import NotUtf8Error, decode_strict
+from .untrusted import bound
 
 CONFIDENCES = ("high", "medium", "low")
 #: the confidences at which a judge's "relevant" is kept (good practice: drop the low ones)
@@ -129,15 +131,15 @@ def _parse(obj: Any) -> Proposal:
         obj["rank"],
         relevant,
         confidence,
-        reason,
+        None if reason is None else bound(reason),
         provider=obj["provider"],
-        model=obj["model"],
+        model=bound(obj["model"]),
         prompt=obj["prompt"],
         prompt_digest=obj["prompt_digest"],
         input_sha256=obj["input_sha256"],
         primary=obj.get("primary") is True,
         unanswerable=obj.get("unanswerable") is True,
-        error=error,
+        error=None if error is None else bound(error),
     )
 
 

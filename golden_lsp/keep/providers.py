@@ -21,9 +21,12 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shlex
+import signal
 import subprocess
 import threading
+import time
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -38,7 +41,8 @@ KEY_VARIABLES = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
 MAX_TOKENS = 300
 #: the SDKs' retries of a rate limit, a timeout or a server error (with their backoff)
 MAX_RETRIES = 4
-TIMEOUT = 120.0
+#: the seconds one call may take in all, retries included (``--timeout``, ``[judge] timeout``)
+TIMEOUT = 300.0
 #: HTTP statuses no retry fixes: a bad or refused key, an unknown model or endpoint
 FATAL_STATUSES = (401, 403, 404)
 
@@ -93,9 +97,22 @@ def _key(provider: str) -> str:
     return key
 
 
+def _origin(url: Any) -> tuple[str, str, int | None]:
+    return (url.scheme, url.host, url.port)
+
+
 def _failure(exc: Exception, sdk: Any) -> ProviderError:
     """The error a failed SDK call is, fatal when retrying cannot help."""
     status = getattr(exc, "status_code", None)
+    if isinstance(exc, sdk.APIStatusError) and status is not None and 300 <= status < 400:
+        # the client follows no redirect: the request (prompt, query, passage) goes nowhere else
+        asked = exc.response.request.url
+        target = asked.join(exc.response.headers.get("location", ""))
+        where = "another origin" if _origin(target) != _origin(asked) else "another path"
+        return FatalProviderError(
+            f"HTTP {status}: the API redirects to {where} ({short(str(target.copy_with(query=None)), 120)}); "
+            "golden-lsp never follows a redirect — point the base URL at the API itself"
+        )
     if isinstance(exc, sdk.APIStatusError):
         message = f"HTTP {status}: {short(str(exc), 200)}"
         return FatalProviderError(message) if status in FATAL_STATUSES else ProviderError(message)
@@ -106,18 +123,48 @@ def _failure(exc: Exception, sdk: Any) -> ProviderError:
 
 class _SdkProvider:
     """What the two HTTP providers share: the key checked before the official SDK is imported,
-    one client made with the SDK's own retries and timeout, closed at the end of the run."""
+    one client made with the SDK's own retries and timeout, following no redirect (the request
+    would carry the prompt and the corpus's text to wherever the redirect points), closed at the
+    end of the run. A call, retries included, has ``timeout`` seconds in all: the SDK's timeout
+    bounds each read, so a server dripping its answer a byte at a time would hold it forever; the
+    call runs in a thread of its own that is abandoned (and its answer ignored) at the deadline."""
 
     name = module = client_class = ""
     concurrent = True
 
-    def __init__(self, model: str):
+    def __init__(self, model: str, timeout: float = TIMEOUT):
         key = _key(self.name)  # before the SDK's import, which takes seconds
         self._sdk = _sdk(self.module, self.name)
         self.model = model
+        self.timeout = timeout
         self._client = getattr(self._sdk, self.client_class)(
-            api_key=key, max_retries=MAX_RETRIES, timeout=TIMEOUT
+            api_key=key,
+            max_retries=MAX_RETRIES,
+            timeout=timeout,
+            http_client=self._sdk.DefaultHttpxClient(follow_redirects=False, timeout=timeout),
         )
+
+    def _call(self, prompt: Prompt, request: Request) -> str:
+        raise NotImplementedError
+
+    def ask(self, prompt: Prompt, request: Request) -> str:
+        result: list[str] = []
+        failed: list[BaseException] = []
+
+        def call() -> None:
+            try:
+                result.append(self._call(prompt, request))
+            except BaseException as exc:  # handed to the caller's thread
+                failed.append(exc)
+
+        worker = threading.Thread(target=call, name=f"judge-{self.name}", daemon=True)
+        worker.start()
+        worker.join(self.timeout)
+        if worker.is_alive():
+            raise ProviderError(f"no complete answer within {self.timeout:g} s (--timeout), retries included")
+        if failed:
+            raise failed[0]
+        return result[0]
 
     def close(self) -> None:
         self._client.close()
@@ -127,7 +174,7 @@ class AnthropicProvider(_SdkProvider):
     name = module = "anthropic"
     client_class = "Anthropic"
 
-    def ask(self, prompt: Prompt, request: Request) -> str:
+    def _call(self, prompt: Prompt, request: Request) -> str:
         try:
             message = self._client.messages.create(
                 model=self.model,
@@ -144,7 +191,7 @@ class OpenAIProvider(_SdkProvider):
     name = module = "openai"
     client_class = "OpenAI"
 
-    def ask(self, prompt: Prompt, request: Request) -> str:
+    def _call(self, prompt: Prompt, request: Request) -> str:
         try:
             completion = self._client.chat.completions.create(
                 model=self.model,
@@ -160,11 +207,16 @@ class OpenAIProvider(_SdkProvider):
 
 
 class CommandProvider:
-    """A local judge program, started on the first call and kept for the run."""
+    """A local judge program, started on the first call and kept for the run.
+
+    It runs in a session (a process group) of its own, so that a program that never answers,
+    or exits leaving a child holding its output, is ended with everything it started when a call
+    takes longer than ``timeout`` seconds; its answers are read as bytes, and one that is not
+    UTF-8 is that candidate's error."""
 
     name, concurrent = "command", False
 
-    def __init__(self, command: str, model: str | None = None):
+    def __init__(self, command: str, model: str | None = None, timeout: float = TIMEOUT):
         try:
             self._argv = shlex.split(command)
         except ValueError as exc:
@@ -174,23 +226,60 @@ class CommandProvider:
         self.command = command
         #: the command line names the judge unless --model does
         self.model = model or command
-        self._proc: subprocess.Popen[str] | None = None
+        self.timeout = timeout
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pending = b""
+        #: why the program was ended: every later call fails the same way
+        self._ended: str | None = None
         self._lock = threading.Lock()
 
-    def _started(self) -> subprocess.Popen[str]:
+    def _started(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
             try:
                 self._proc = subprocess.Popen(
-                    self._argv,
-                    stdin=subprocess.PIPE,
-                    stdout=subprocess.PIPE,
-                    text=True,
-                    encoding="utf-8",
-                    bufsize=1,
+                    self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, start_new_session=True
                 )
             except OSError as exc:
                 raise FatalProviderError(f"cannot start the judge command {self.command!r}: {exc}") from None
         return self._proc
+
+    def _end(self, proc: subprocess.Popen[bytes], why: str) -> FatalProviderError:
+        """The program and every process of its group ended; the error every call now is."""
+        self._ended = why
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass  # the group is gone already
+        proc.wait()
+        for pipe in (proc.stdin, proc.stdout):
+            if pipe is not None:
+                pipe.close()
+        return FatalProviderError(why)
+
+    def _line(self, proc: subprocess.Popen[bytes]) -> bytes:
+        """The program's next answer line, or b"" when it closed its output or exited without one;
+        FatalProviderError when none came within the timeout (the program is then ended)."""
+        assert proc.stdout is not None
+        deadline = time.monotonic() + self.timeout
+        fd = proc.stdout.fileno()
+        while b"\n" not in self._pending:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise self._end(
+                    proc,
+                    f"the judge command {self.command!r} did not answer within {self.timeout:g} s "
+                    "(--timeout); it was ended with every process it started",
+                )
+            ready, _, _ = select.select([fd], [], [], min(left, 0.2))
+            if ready:
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    return b""
+                self._pending += chunk
+            elif proc.poll() is not None:  # exited, though a child of it may hold the output
+                return b""
+        line, _, self._pending = self._pending.partition(b"\n")
+        return line + b"\n"
 
     def ask(self, prompt: Prompt, request: Request) -> str:
         line = json.dumps(
@@ -202,21 +291,28 @@ class CommandProvider:
             ensure_ascii=False,
         )
         with self._lock:
+            if self._ended is not None:
+                raise FatalProviderError(self._ended)
             proc = self._started()
-            assert proc.stdin is not None and proc.stdout is not None  # both are pipes
+            assert proc.stdin is not None  # a pipe
             try:
-                proc.stdin.write(line + "\n")
+                proc.stdin.write(line.encode("utf-8") + b"\n")
                 proc.stdin.flush()
-                answer = proc.stdout.readline()
+                answer = self._line(proc)
             except OSError:
-                answer = ""
+                answer = b""
             if not answer:
                 try:
                     said = f"exited with status {proc.wait(timeout=10)}"
                 except subprocess.TimeoutExpired:
                     said = "closed its output"
-                raise FatalProviderError(f"the judge command {self.command!r} {said} before answering")
-            return answer
+                raise self._end(proc, f"the judge command {self.command!r} {said} before answering")
+        try:
+            return answer.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProviderError(
+                f"the answer is not UTF-8 (byte {exc.start}: {answer[exc.start : exc.start + 1]!r})"
+            ) from None
 
     def close(self) -> None:
         proc = self._proc
@@ -227,8 +323,9 @@ class CommandProvider:
                 proc.stdin.close()
             proc.wait(timeout=10)
         except (OSError, subprocess.TimeoutExpired):
-            proc.kill()
-            proc.wait()
+            pass
+        if self._ended is None:
+            self._end(proc, "closed")  # whatever it left running
 
 
 def judge_model(name: str | None, model: str | None, command: str | None) -> str:
@@ -247,10 +344,14 @@ def judge_model(name: str | None, model: str | None, command: str | None) -> str
     return model
 
 
-def make_provider(name: str | None, model: str | None, command: str | None) -> Provider:
-    """The provider ``name`` (one of ``PROVIDERS``), its SDK and key checked before any call."""
+def make_provider(
+    name: str | None, model: str | None, command: str | None, timeout: float = TIMEOUT
+) -> Provider:
+    """The provider ``name`` (one of ``PROVIDERS``), its SDK and key checked before any call;
+    ``timeout``: the seconds a call may take in all (retries included)."""
     judged_by = judge_model(name, model, command)
     if name == "command":
         assert command is not None  # judge_model checked it
-        return CommandProvider(command, model)
-    return AnthropicProvider(judged_by) if name == "anthropic" else OpenAIProvider(judged_by)
+        return CommandProvider(command, model, timeout)
+    cls = AnthropicProvider if name == "anthropic" else OpenAIProvider
+    return cls(judged_by, timeout)

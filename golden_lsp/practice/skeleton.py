@@ -10,8 +10,10 @@ unique one around the first line of prose (``prose_lines``: mostly words, no mar
 documentation generator's directive such as ``::: module.Class``) in a paragraph
 (``quotepick.unique_quote_at``), so it resolves too,
 and a corpus with Markdown files in subfolders gets the recursive glob ``**/*.md`` (with ``*.md``
-every document in a subfolder would vanish from the set). Nothing is ever overwritten: a file that
-exists is kept and reported as kept.
+every document in a subfolder would vanish from the set). Beside the set goes ``GUIDELINES.md``,
+the annotation guidelines the judge's prompt is built from (``core.labels.guidelines``), for the
+people labelling — unless the set's folder is inside the corpus, where it would become a document.
+Nothing is ever overwritten: a file that exists is kept and reported as kept.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from ..core.check.rules import MIN_ANSWER_CHARS, MIN_RECORDS, MIN_SPAN_CHARS
 from ..core.corpus.document import CorpusConfigError
 from ..core.corpus.index import load_corpus
 from ..core.goldenset.config import CONFIG_NAME, DEFAULT_QUESTIONS, ConfigError
-from ..core.labels.guidelines import FILE_NAME as GUIDELINES_FILE
-from ..core.labels.guidelines import TEXT as GUIDELINES
+from ..core.labels.guidelines import FILE_NAME as GUIDELINES_NAME
+from ..core.labels.guidelines import PAGE as GUIDELINES
 from ..core.labels.quotepick import unique_quote_at
 from ..core.labels.resolve import PARAGRAPH, span_at
 
@@ -211,5 +213,6 @@ def init(target: Path, corpus: Path | None = None) -> list[Written]:
             (target / "corpus" / CHAPTER_NAME, CHAPTER),
         ]
     files.append((target / DEFAULT_QUESTIONS, HELP + json.dumps(record, ensure_ascii=False) + "\n"))
-    files.append((target / GUIDELINES_FILE, GUIDELINES))  # for the people who label: the judge's rules
+    if corpus is None or not target.resolve().is_relative_to(corpus.resolve()):
+        files.append((target / GUIDELINES_NAME, GUIDELINES))  # inside the corpus it would be a document
     return [write_new(path, text) for path, text in files]

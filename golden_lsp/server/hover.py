@@ -5,7 +5,9 @@ it expands to (document, line:col, offsets, which expansion rule), the text of t
 coverage and the chunks that bear it; for an ``id`` the record's summary; for a ``doc`` the
 document's size and chunk count. A quote that does not resolve names its findings (their messages
 are the diagnostics') and shows each occurrence of an ambiguous one in its line, and, when the
-corpus change broke it, what it used to span and what re-anchoring does (``reanchor.py``).
+corpus change broke it, what it used to span and what re-anchoring does (``reanchor.py``). On
+``primary``, ``unanswerable`` or an empty ``locators`` it shows the annotation guidelines
+(``core.labels.guidelines``, the text the judge's prompt is built from).
 Each is written through a ``markup.Markup``: Markdown, or plain text for a client that renders none.
 """
 
@@ -18,8 +20,7 @@ from lsprotocol import types
 from ..core.check.model import RecordLine, ResolvedLocator
 from ..core.check.rules import MAX_LISTED_OCCURRENCES
 from ..core.findings.diagnostics import Range, plural
-from ..core.io.shown import shown
-from ..core.labels.guidelines import TEXT as GUIDELINES
+from ..core.labels.guidelines import PAGE as GUIDELINES
 from ..core.labels.questions import QuestionRecord
 from ..core.labels.recordmeta import metadata
 from . import reanchor
@@ -118,8 +119,9 @@ METADATA_LINES = 20
 
 
 def _shown(value: object) -> str:
-    """A metadata key or value on one line: no raw break or control character (``shown``), cut."""
-    text = shown(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+    """A metadata key or value on one line: JSON-escaped (no raw break or control character), cut."""
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    text = json.dumps(text, ensure_ascii=False)[1:-1]
     return text if len(text) <= METADATA_VALUE_CHARS else text[:METADATA_VALUE_CHARS] + "…"
 
 
@@ -198,8 +200,8 @@ def hover(
         text = _doc_text(view, rec, resolved, mu, reanchoring)
     elif target.kind == "id" and rec.record is not None:
         text = _record_text(rec.record, rec, mu)
-    elif target.kind == "guideline":
-        text = GUIDELINES  # the set's annotation guidelines, the judge's own rules
+    elif target.kind == "guidelines":
+        text = GUIDELINES
     else:
         return None
     line = target.record.line

@@ -22,7 +22,7 @@ from ..core.check.model import Analysis, RecordLine, ResolvedLocator
 from ..core.corpus.document import CorpusDoc
 from ..core.findings.diagnostics import Range, Related
 from ..core.goldenset.project import GoldenSet
-from ..core.labels.questions import QuestionRecord
+from ..core.labels.jsonline import JsonNode
 from .positions import Buffer, column_from_units, to_client_range
 
 
@@ -31,7 +31,7 @@ class Target:
     """What the cursor is on: a record's ``id``, a locator's ``doc`` or ``quote``; on a line that
     does not parse yet, "partial" with what the tolerant scanner found."""
 
-    kind: str  # "id" | "doc" | "quote" | "guideline" | "record" | "partial"
+    kind: str  # "id" | "doc" | "quote" | "guidelines" | "record" | "partial"
     record: RecordLine
     locator: ResolvedLocator | None = None
     #: [start, end) columns of the JSON value under the cursor
@@ -111,27 +111,29 @@ class View:
             for kind, node in (("quote", loc.quote_node), ("doc", loc.doc_node)):
                 if node is not None and node.start <= col <= node.end:
                     return Target(kind, record_line, resolved, (node.start, node.end), context)
-        guideline = _guideline_member(record, col)
-        if guideline is not None:
-            return Target("guideline", record_line, None, guideline, context)
+        where = _guidelines_at(record.node, col)
+        if where is not None:
+            return Target("guidelines", record_line, None, where, context)
         return Target("record", record_line, context=context)
 
 
-def _guideline_member(record: QuestionRecord, col: int) -> tuple[int, int] | None:
-    """The columns of the member under ``col`` whose meaning the annotation guidelines define:
-    ``unanswerable``, an empty ``locators`` and a locator's ``primary`` (None elsewhere)."""
-    members = dict(record.node.members)
-    locators = members.get("locators")
-    if locators is not None and locators[1].value != []:
-        del members["locators"]
-    wanted = [m for name, m in members.items() if name in ("unanswerable", "locators")]
-    for item in locators[1].items if locators is not None else ():
-        if "primary" in item.members:
-            wanted.append(item.members["primary"])
-    for key, value in wanted:
-        if key.start <= col <= value.end:
-            return key.start, value.end
-    return None
+def _guidelines_at(node: JsonNode, col: int) -> tuple[int, int] | None:
+    """The columns of what the annotation guidelines explain, when the cursor is on it: the
+    ``unanswerable`` member, an empty ``locators`` member, or a locator's ``primary`` member."""
+    places = []
+    if "unanswerable" in node.members:
+        key, value = node.members["unanswerable"]
+        places.append((key.start, value.end))
+    if "locators" in node.members:
+        key, locators = node.members["locators"]
+        if isinstance(locators.value, list):
+            if not locators.items:
+                places.append((key.start, locators.end))
+            for item in locators.items:
+                if "primary" in item.members:
+                    key, value = item.members["primary"]
+                    places.append((key.start, value.end))
+    return next(((s, e) for s, e in places if s <= col <= e), None)
 
 
 @dataclass

@@ -156,3 +156,27 @@ async def test_a_changed_proposals_file_refreshes_the_hints(
         types.InlayHintParams(types.TextDocumentIdentifier(uri), line_range(at["ex001"], rows[at["ex001"]]))
     )
     assert not [h for h in hints or [] if str(h.label).startswith("judge:")]
+
+
+async def test_a_million_character_reason_is_cut_in_the_inlay_hint_and_the_action_titles(
+    client: LanguageClient, golden_dir: Path, tmp_path: Path
+):
+    from golden_lsp.keep.untrusted import MAX_MODEL_CHARS
+
+    text, rows, at = judged_set(golden_dir, tmp_path)
+    path = golden_dir / "proposals.jsonl"
+    edited = [{**p, "reason": "r" * 1_000_000} if p["relevant"] else p for p in proposals(path)]
+    path.write_text("".join(json.dumps(p) + "\n" for p in edited), encoding="utf-8")
+    q = golden_dir / "questions.jsonl"
+    uri = open_doc(client, q, text)
+    await published(client, uri)
+    hints = await client.text_document_inlay_hint_async(
+        types.InlayHintParams(types.TextDocumentIdentifier(uri), line_range(at["ex001"], rows[at["ex001"]]))
+    )
+    (hint,) = [h for h in hints if str(h.label).startswith("judge:")]
+    tooltip = str(hint.tooltip)
+    assert tooltip.count(f"… [cut: {1_000_000 - MAX_MODEL_CHARS} chars]") == 2  # both relevant ones
+    assert len(tooltip) < 5 * MAX_MODEL_CHARS  # two reasons and the model, each bounded
+    line = at["ex001"]
+    titles = [a.title for a in await actions_on(client, uri, line, rows[line])]
+    assert titles and all(len(t) < 200 for t in titles)

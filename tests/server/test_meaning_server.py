@@ -10,7 +10,7 @@ from conftest import open_doc, published
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from golden_lsp.core.labels.guidelines import TEXT as GUIDELINES
+from golden_lsp.core.labels.guidelines import PAGE as GUIDELINES
 
 PRIMARY = {
     "id": "ex901",

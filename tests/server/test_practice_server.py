@@ -179,3 +179,38 @@ async def test_hover_on_the_id_shows_the_records_metadata_escaped_and_bounded(
     assert f"source: {'x' * 200}…\n" in text  # cut at 200 characters
     assert "meta.region: eu\n" in text and "… 16 more" in text  # 20 lines at most
     assert "````text" in text  # a fence longer than any backticks in the values
+
+
+async def test_hover_on_primary_unanswerable_and_empty_locators_shows_the_annotation_guidelines(
+    client: LanguageClient, golden_dir: Path
+):
+    from golden_lsp.core.labels.guidelines import PAGE, RULES
+    from golden_lsp.keep.prompt import SYSTEM
+
+    q = golden_dir / "questions.jsonl"
+    lines = q.read_text(encoding="utf-8").split("\n")
+    recs = {json.loads(x)["id"]: i for i, x in enumerate(lines) if x.startswith("{")}
+    multi = json.loads(lines[recs["ex065"]])
+    multi["locators"][0]["primary"] = True
+    lines[recs["ex065"]] = json.dumps(multi, ensure_ascii=False)
+    lines[recs["ex002"]] = edited(lines[recs["ex002"]], locators=[])
+    uri = open_doc(client, q, "\n".join(lines))
+    await published(client, uri)
+
+    async def hover_at(n: int, needle: str, offset: int = 2) -> str | None:
+        position = types.Position(n, lines[n].index(needle) + offset)
+        found = await client.text_document_hover_async(
+            types.HoverParams(types.TextDocumentIdentifier(uri), position)
+        )
+        return found.contents.value if found is not None else None
+
+    on_primary = await hover_at(recs["ex065"], '"primary"')
+    on_unanswerable = await hover_at(recs["ex073"], '"unanswerable": true')
+    on_empty = await hover_at(recs["ex002"], '"locators": []', len('"locators": ['))
+    on_key = await hover_at(recs["ex002"], '"locators"')
+    assert [on_primary, on_unanswerable, on_empty, on_key] == [PAGE] * 4
+    assert "When uncertain, err toward NOT RELEVANT" in PAGE and RULES in SYSTEM  # the judge's text
+    # elsewhere on the line it is not shown: the quote's own hover, and a non-empty locators key
+    on_quote = await hover_at(recs["ex065"], '"quote": ', len('"quote": ') + 2)
+    assert on_quote is not None and "When uncertain" not in on_quote
+    assert await hover_at(recs["ex065"], '"locators"') is None

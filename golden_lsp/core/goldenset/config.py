@@ -46,7 +46,7 @@ KEYS = PATH_KEYS + (
     "retention_days",
 )
 #: the keys of ``[judge]`` (the LLM judge, ``golden-lsp judge``); the two paths resolve like the others
-JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals")
+JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals", "timeout")
 JUDGE_PATH_KEYS = ("prompt", "proposals")
 DEFAULT_PROPOSALS = "proposals.jsonl"
 #: the judge's audit, written beside the proposals file (``golden-lsp judge --audit``; the report reads it)
@@ -187,6 +187,11 @@ def _judge_table(value: Any, base: Path, where: str) -> dict[str, Any]:
     for key, item in value.items():
         if key not in JUDGE_KEYS:
             raise ConfigError(f"{where}: [judge] unknown key {key!r} (known: {', '.join(JUDGE_KEYS)})")
+        if key == "timeout":
+            if isinstance(item, bool) or not isinstance(item, (int, float)) or not 0 < item < float("inf"):
+                raise ConfigError(f"{where}: [judge] 'timeout' must be a number of seconds above 0")
+            out[key] = float(item)
+            continue
         if not isinstance(item, str) or not item.strip():
             raise ConfigError(f"{where}: [judge] {key!r} must be a non-empty string")
         out[key] = (base / Path(item)).resolve() if key in JUDGE_PATH_KEYS else item

@@ -1,39 +1,39 @@
 """The annotation guidelines: what relevant, not relevant and primary mean, in one text.
 
-People labelling by hand and the LLM judge must decide by the same rules, or their agreement
-measures two different questions. So the guidelines are written once, here: ``golden-lsp init``
-writes them beside a new set (``GUIDELINES.md``), the manual shows them (``docs/guidelines.md``,
-checked equal by a test), the editor shows them on hover over ``primary``, ``unanswerable`` and an
-empty ``locators``, and the judge's system prompt quotes them (``keep/prompt.py``).
+People labelling by hand and the LLM judge must follow the same rules, or the judge's agreement
+with them measures two different questions. This is the one source of those rules: the judge's
+default system prompt is built from it (``keep.prompt``), ``golden-lsp init`` writes it beside a
+new set as ``GUIDELINES.md``, the manual's page ``docs/guidelines.md`` is this text (a test checks
+them equal), and the editor shows it on hover over ``primary``, ``unanswerable`` and an empty
+``locators``. It sits in core so that every one of them can import it.
 """
 
 from __future__ import annotations
 
-#: the file ``init`` writes beside a new set
+#: the file ``golden-lsp init`` writes beside a new set (never over an existing file)
 FILE_NAME = "GUIDELINES.md"
 
-#: the rules themselves, one bullet each (the judge's prompt quotes exactly these lines)
+#: the rules themselves (Markdown), without a title: the judge's prompt quotes them
 RULES = """\
-- Relevant: the passage states the answer to the query, or a part of it that the answer needs. \
-A person answering the query would quote or use it.
-- Primary: relevant, and the single passage that answers the query most fully on its own. A \
-record marks at most one locator `"primary": true`.
-- Not relevant: the passage is on the topic but does not help answer this query, answers a \
+A record is a query and the passages of the corpus that answer it. For each passage ask: would a \
+person answering this query want to read this passage?
+
+- **Relevant**: the passage states the answer to the query, or a part of it that the answer \
+needs. A person answering the query would quote or use it.
+- **Primary**: relevant, and the single passage that answers the query most fully on its own. \
+At most one passage of a record is primary.
+- **Not relevant**: the passage is on the topic but does not help answer this query, answers a \
 different question, or only shares words with the query.
 - Judge from the passage alone, not from what you know about the subject.
-- When uncertain, err toward NOT RELEVANT.
-- A query may have zero relevant passages: then the record is `"unanswerable": true` with empty \
-`locators` — a real question the corpus does not answer, which a good system declines.
+- **When uncertain, err toward NOT RELEVANT.** A wrong "relevant" rewards a retriever for the \
+wrong passage; a missed one costs less.
+- A query may have **zero** relevant passages. Label none rather than the least bad one.
+- A record whose query the corpus cannot answer at all is **unanswerable**: it keeps no \
+locators and says `"unanswerable": true`. A retriever is scored on it by returning nothing \
+useful, not by a hit.
+- Most queries have one to three relevant passages; more than ten usually means a span grown too \
+far or a question too broad.
 """
 
-TEXT = f"""\
-# Annotation guidelines
-
-How to label a passage for a question of this golden set — the same rules for people labelling by
-hand and for the LLM judge (`golden-lsp judge`), so that their agreement measures one question.
-
-{RULES}
-A label is a quote of a few exact words inside the passage that answers; the passage around it
-(its paragraph, list item or table row) is what is labelled. A question needs 1 to 10 relevant
-passages, typically 1 to 3: more usually means a span grown too far or a question too broad.
-"""
+#: the page: the rules under a title (``GUIDELINES.md`` beside a set, ``docs/guidelines.md``, hover)
+PAGE = f"# Annotation guidelines\n\n{RULES}"
