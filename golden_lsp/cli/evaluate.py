@@ -97,6 +97,30 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
     )
+    p.add_argument(
+        "--write-baseline",
+        type=Path,
+        metavar="FILE",
+        help="write every metric@k with the set's fingerprint and rules (the guide's baseline file)",
+    )
+    p.add_argument(
+        "--baseline-file",
+        type=Path,
+        metavar="FILE",
+        help="exit 1 when a metric@k dropped from FILE's value by more than --max-drop",
+    )
+    p.add_argument(
+        "--max-drop",
+        action="append",
+        default=[],
+        metavar="D|METRIC@K=D",
+        help="the largest allowed drop against --baseline-file (default 0.02; repeat per metric)",
+    )
+    p.add_argument(
+        "--allow-other-baseline",
+        action="store_true",
+        help="check against a baseline file written for another set or rule",
+    )
     add_set_options(p)
     p.set_defaults(run=_eval)
 
@@ -180,6 +204,7 @@ def _eval(args: argparse.Namespace) -> int:
                     compare(ev.scored(), other, settings.resamples, settings.seed, args.allow_different_sets),
                 )
             )
+    extra = _readings(args, ev)  # before storing: a refused baseline file stores nothing
     run_id = None
     if args.db is not None:
         from ..evaluate.resultsdb import store
@@ -194,12 +219,39 @@ def _eval(args: argparse.Namespace) -> int:
     labels = for_evaluation(golden.config)  # the set's agreement, beside every metric
     if args.format == "json":
         result = _as_json(ev, comparisons, notes, gate_results, floor_results, run_id)
+        result.update({key: part for key, part, _, _ in extra})
         sys.stdout.write(dumps({**result, **labels}, indent=2) + "\n")
     else:
         sys.stdout.write(_as_text(ev, comparisons, notes, gate_results, floor_results, run_id))
+        sys.stdout.write("".join("\n" + "\n".join(lines) + "\n" for _, _, lines, _ in extra))
         sys.stdout.write(labels["agreement_line"] + "\n")
     failed = any(n.severity == "error" for n in notes) or any(r[-1] for r in gate_results + floor_results)
-    return 1 if failed else 0
+    return 1 if failed or any(f for *_, f in extra) else 0
+
+
+def _readings(args: argparse.Namespace, ev: Evaluation) -> list[tuple[str, dict, list[str], bool]]:
+    """The optional readings after the metrics: (JSON key, JSON, text lines, failed) each."""
+    out: list[tuple[str, dict, list[str], bool]] = []
+    if args.write_baseline is not None:
+        from ..evaluate.baseline import write_baseline
+
+        write_baseline(ev, args.write_baseline)
+        out.append(
+            (
+                "baseline_written",
+                {"path": str(args.write_baseline)},
+                [f"baseline written to {args.write_baseline}"],
+                False,
+            )
+        )
+    if args.baseline_file is not None:
+        from ..evaluate.baseline import check_baseline
+
+        chk = check_baseline(ev, args.baseline_file, args.max_drop, args.allow_other_baseline)
+        out.append(("baseline_file", chk.json(), chk.text(), bool(chk.drops)))
+    elif args.max_drop:
+        raise ConfigError("--max-drop needs --baseline-file FILE")
+    return out
 
 
 # --- output -------------------------------------------------------------------------------------
