@@ -117,6 +117,29 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="the largest allowed drop against --baseline-file (default 0.02; repeat per metric)",
     )
     p.add_argument(
+        "--shipped-k",
+        type=int,
+        metavar="K",
+        help="read the evaluation at the k you ship: ceiling, class-(c) gap, bimodal signal (also [eval] shipped_k)",
+    )
+    p.add_argument(
+        "--target-correctness",
+        type=float,
+        metavar="T",
+        help="with --shipped-k: the recall T needs, and whether",
+    )
+    p.add_argument(
+        "--faithfulness",
+        metavar="F|FILE",
+        help='a number, or {"faithfulness": {"value": F, ...}} (grade --oracle)',
+    )
+    p.add_argument(
+        "--reranks-baseline",
+        type=int,
+        metavar="DEPTH",
+        help="this run reranks --compare's top DEPTH: exit 1 if it raised any query's recall@DEPTH",
+    )
+    p.add_argument(
         "--allow-other-baseline",
         action="store_true",
         help="check against a baseline file written for another set or rule",
@@ -204,7 +227,10 @@ def _eval(args: argparse.Namespace) -> int:
                     compare(ev.scored(), other, settings.resamples, settings.seed, args.allow_different_sets),
                 )
             )
-    extra = _readings(args, ev)  # before storing: a refused baseline file stores nothing
+    shipped_k = args.shipped_k if args.shipped_k is not None else golden.config.eval.get("shipped_k")
+    extra = _readings(
+        args, ev, comparisons, shipped_k
+    )  # before storing: a refused baseline file stores nothing
     run_id = None
     if args.db is not None:
         from ..evaluate.resultsdb import store
@@ -229,9 +255,40 @@ def _eval(args: argparse.Namespace) -> int:
     return 1 if failed or any(f for *_, f in extra) else 0
 
 
-def _readings(args: argparse.Namespace, ev: Evaluation) -> list[tuple[str, dict, list[str], bool]]:
+def _readings(
+    args: argparse.Namespace, ev: Evaluation, comparisons: list[tuple[str, Comparison]], shipped_k: int | None
+) -> list[tuple[str, dict, list[str], bool]]:
     """The optional readings after the metrics: (JSON key, JSON, text lines, failed) each."""
     out: list[tuple[str, dict, list[str], bool]] = []
+    if shipped_k is not None:
+        from ..evaluate.shipped import read_faithfulness, read_shipped
+
+        faith = read_faithfulness(args.faithfulness) if args.faithfulness is not None else None
+        reading = read_shipped(ev, shipped_k, args.target_correctness, faith)
+        out.append(("shipped", reading.data, reading.lines, False))
+    elif args.target_correctness is not None or args.faithfulness is not None:
+        raise ConfigError("--target-correctness and --faithfulness need --shipped-k K (or [eval] shipped_k)")
+    if args.reranks_baseline is not None:
+        from ..evaluate.shipped import rerank_violations
+
+        cmp = next((c for role, c in comparisons if role == "compare"), None)
+        if cmp is None:
+            raise ConfigError(
+                "--reranks-baseline DEPTH needs --compare RUN_B (the run whose candidates were reranked)"
+            )
+        raised = rerank_violations(cmp, args.reranks_baseline)
+        d = args.reranks_baseline
+        text = (
+            f"error: {ev.run.name} claims to rerank the top {d} of {cmp.b.label}, yet raised recall@{d} on "
+            f"{plural(len(raised), 'query', 'queries')} ({', '.join(raised[:5])}{', …' if len(raised) > 5 else ''}): "
+            "a reranker only reorders its candidates, so the measurement is wrong (other candidates, "
+            "another chunking, or a run that is not a reranking)"
+            if raised
+            else f"reranking check: recall@{d} of {ev.run.name} ≤ that of {cmp.b.label} on every paired query — consistent"
+        )
+        out.append(
+            ("reranks_baseline", {"depth": d, "raised": raised, "failed": bool(raised)}, [text], bool(raised))
+        )
     if args.write_baseline is not None:
         from ..evaluate.baseline import write_baseline
 
