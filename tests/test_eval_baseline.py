@@ -7,6 +7,7 @@ pass it with a per-metric threshold of 0.04), refuse another set's baseline unle
 from __future__ import annotations
 
 import json
+import shutil
 
 from test_eval_cli import crafted  # noqa: F401  (the fixture)
 
@@ -84,6 +85,23 @@ def test_baseline_file_round_trip(crafted, project, cli, tmp_path):  # noqa: F81
         cwd=project,
     )
     assert allowed.returncode in (0, 1) and "another set or rule allowed" in allowed.stdout
+
+
+def test_another_sets_baseline_is_refused(crafted, project, cli, tmp_path):  # noqa: F811
+    run, _ = crafted
+    base = tmp_path / "baseline.json"
+    assert cli(["eval", "--run", run, "--k", "1,3", "--write-baseline", base], cwd=project).returncode == 0
+    other = tmp_path / "other"
+    shutil.copytree(project, other)
+    questions = other / "questions.jsonl"
+    lines = questions.read_text().splitlines()
+    i = next(i for i, ln in enumerate(lines) if ln.startswith("{"))
+    first = json.loads(lines[i])
+    lines[i] = json.dumps({**first, "query": first["query"] + " (reworded)"})
+    questions.write_text("\n".join(lines) + "\n")
+    refused = cli(["eval", "--run", run, "--k", "1,3", "--baseline-file", base], cwd=other)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "refusing the baseline file" in refused.stderr and "fingerprint" in refused.stderr
 
 
 def test_bad_max_drop_and_baseline_file_are_usage_errors(crafted, project, cli, tmp_path):  # noqa: F811
