@@ -10,9 +10,11 @@ tolerance: 3 binomial standard deviations of a rate over 400 trials (3 · √(0.
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
 import pytest
+from test_eval_cli import crafted, worse  # noqa: F401  (crafted is a fixture)
 
 from golden_lsp.evaluate import detect
 from golden_lsp.evaluate.metrics import bootstrap
@@ -58,6 +60,20 @@ def test_n_needed_makes_the_delta_the_mde():
     needed = int(det.n_needed[0])
     assert float(detect.worst_case(needed, (1,), 0.8, 0.05).mde[0]) <= 0.05
     assert float(detect.worst_case(needed - 1, (1,), 0.8, 0.05).mde[0]) > 0.05
+
+
+def test_power_from_a_run_and_from_a_pair_of_runs(crafted, project, cli):  # noqa: F811
+    run, _ = crafted
+    bad = worse(run, project)
+    one = json.loads(cli(["power", "--format", "json", "--k", "1,3", "--run", run], cwd=project).stdout)
+    pair = json.loads(
+        cli(["power", "--format", "json", "--k", "1,3", "--run", run, "--baseline", bad], cwd=project).stdout
+    )
+    assert one["method"].startswith("one run") and pair["method"].startswith("paired bootstrap")
+    assert one["n"] == pair["n"] == 7
+    hit3 = next(c for c in pair["metrics"] if c["metric"] == "hit" and c["k"] == 3)
+    assert hit3["mde"] == pytest.approx(hit3["se"] * (1.959963984540054 + 0.8416212335729143))
+    assert hit3["n_needed"] == math.ceil((hit3["mde"] * 7**0.5 / 0.02) ** 2)
 
 
 def test_power_command(project, cli):
