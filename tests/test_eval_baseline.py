@@ -111,6 +111,13 @@ def test_bad_max_drop_and_baseline_file_are_usage_errors(crafted, project, cli, 
     proc = cli(["eval", "--run", run, "--baseline-file", not_a_baseline], cwd=project)
     assert proc.returncode == 2 and "not a baseline file" in proc.stderr
     assert cli(["eval", "--run", run, "--max-drop", "0.02"], cwd=project).returncode == 2
+    written = tmp_path / "w.json"
+    cli(["eval", "--run", run, "--k", "1,3", "--write-baseline", written], cwd=project)
+    data = json.loads(written.read_text())
+    for planted in ({"run": "x\x1b[2Jy"}, {"metrics": {"hit@3\n": 0.5}}):
+        not_a_baseline.write_text(json.dumps({**data, **planted}))
+        proc = cli(["eval", "--run", run, "--k", "1,3", "--baseline-file", not_a_baseline], cwd=project)
+        assert proc.returncode == 2 and "\x1b" not in proc.stdout + proc.stderr, proc.stderr
     base = tmp_path / "b.json"
     cli(["eval", "--run", run, "--k", "1,3", "--write-baseline", base], cwd=project)
     proc = cli(

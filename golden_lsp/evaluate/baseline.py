@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +26,8 @@ FORMAT = "golden-lsp-baseline"
 VERSION = 1
 #: the guide's threshold, when --max-drop is not given
 DEFAULT_MAX_DROP = 0.02
+#: the longest text of a baseline file the output repeats
+_MAX_SHOWN = 200
 #: float noise under which a drop equal to the threshold is not "more than" it
 _EPS = 1e-12
 
@@ -65,6 +68,15 @@ def read_baseline(path: Path) -> dict:
         or not all(isinstance(data.get(f), str) for f in ("fingerprint", "hit_rule", "multi"))
     ):
         raise ConfigError(f"{path}: a baseline file needs fingerprint, hit_rule, multi and numeric metrics")
+    # the file is untrusted: what the output repeats of it is short and printable, names are metric@k
+    shown = [data[f] for f in ("fingerprint", "hit_rule", "multi")] + [str(data.get("run", ""))]
+    if any(len(t) > _MAX_SHOWN or not t.isprintable() for t in shown):
+        raise ConfigError(
+            f"{path}: a baseline file's fingerprint, rules and run name are short printable text"
+        )
+    bad = next((name for name in metrics if not re.fullmatch(r"[a-z_]+@[0-9]{1,7}", name)), None)
+    if bad is not None:
+        raise ConfigError(f"{path}: {bad[:_MAX_SHOWN]!r} is not a METRIC@K name")
     return data
 
 
