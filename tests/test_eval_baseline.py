@@ -7,6 +7,7 @@ pass it with a per-metric threshold of 0.04), refuse another set's baseline unle
 from __future__ import annotations
 
 import json
+import math
 import shutil
 
 from test_eval_cli import crafted  # noqa: F401  (the fixture)
@@ -114,7 +115,7 @@ def test_bad_max_drop_and_baseline_file_are_usage_errors(crafted, project, cli, 
     written = tmp_path / "w.json"
     cli(["eval", "--run", run, "--k", "1,3", "--write-baseline", written], cwd=project)
     data = json.loads(written.read_text())
-    for planted in ({"run": "x\x1b[2Jy"}, {"metrics": {"hit@3\n": 0.5}}):
+    for planted in ({"run": "x\x1b[2Jy"}, {"metrics": {"hit@3\n": 0.5}}, {"metrics": {"hit@3": math.nan}}):
         not_a_baseline.write_text(json.dumps({**data, **planted}))
         proc = cli(["eval", "--run", run, "--k", "1,3", "--baseline-file", not_a_baseline], cwd=project)
         assert proc.returncode == 2 and "\x1b" not in proc.stdout + proc.stderr, proc.stderr

@@ -64,10 +64,15 @@ def read_baseline(path: Path) -> dict:
     metrics = data.get("metrics")
     if (
         not isinstance(metrics, dict)
-        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in metrics.values())
+        or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+            for v in metrics.values()
+        )
         or not all(isinstance(data.get(f), str) for f in ("fingerprint", "hit_rule", "multi"))
     ):
-        raise ConfigError(f"{path}: a baseline file needs fingerprint, hit_rule, multi and numeric metrics")
+        raise ConfigError(
+            f"{path}: a baseline file needs fingerprint, hit_rule, multi and finite numeric metrics"
+        )
     # the file is untrusted: what the output repeats of it is short and printable, names are metric@k
     shown = [data[f] for f in ("fingerprint", "hit_rule", "multi")] + [str(data.get("run", ""))]
     if any(len(t) > _MAX_SHOWN or not t.isprintable() for t in shown):
