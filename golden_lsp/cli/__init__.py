@@ -37,6 +37,7 @@ COMMANDS = {
     "import": "importer",
     "incidents": "incidents",
     "eval": "evaluate",
+    "power": "power",
     "qrels": "qrels",
     "retrieve": "retrieve",
     "report": "report",
@@ -45,7 +46,7 @@ COMMANDS = {
     "accept": "accept",
 }
 #: the extra a command module's imports come from, named when they are missing
-EXTRAS = {"evaluate": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}
+EXTRAS = {"evaluate": "eval", "power": "eval", "qrels": "eval", "retrieve": "search", "report": "report"}
 #: the extras (pyproject.toml) that install each library a command imports only when it runs
 LIBRARY_EXTRAS = {
     "numpy": ("eval", "search"),

@@ -29,6 +29,7 @@ from ..evaluate.evalspec import (
 from ..evaluate.runs import read_run
 from ..practice.agreementfile import for_evaluation
 from .common import add_set_options
+from .evalreadings import add_reading_options, readings
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
 
@@ -97,6 +98,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
     )
+    add_reading_options(p)
     add_set_options(p)
     p.set_defaults(run=_eval)
 
@@ -180,6 +182,9 @@ def _eval(args: argparse.Namespace) -> int:
                     compare(ev.scored(), other, settings.resamples, settings.seed, args.allow_different_sets),
                 )
             )
+    extra = readings(
+        args, ev, golden.config, comparisons
+    )  # before storing: a refused baseline file stores nothing
     run_id = None
     if args.db is not None:
         from ..evaluate.resultsdb import store
@@ -194,12 +199,14 @@ def _eval(args: argparse.Namespace) -> int:
     labels = for_evaluation(golden.config)  # the set's agreement, beside every metric
     if args.format == "json":
         result = _as_json(ev, comparisons, notes, gate_results, floor_results, run_id)
+        result.update({key: part for key, part, _, _ in extra})
         sys.stdout.write(dumps({**result, **labels}, indent=2) + "\n")
     else:
         sys.stdout.write(_as_text(ev, comparisons, notes, gate_results, floor_results, run_id))
+        sys.stdout.write("".join("\n" + "\n".join(lines) + "\n" for _, _, lines, _ in extra))
         sys.stdout.write(labels["agreement_line"] + "\n")
     failed = any(n.severity == "error" for n in notes) or any(r[-1] for r in gate_results + floor_results)
-    return 1 if failed else 0
+    return 1 if failed or any(f for *_, f in extra) else 0
 
 
 # --- output -------------------------------------------------------------------------------------

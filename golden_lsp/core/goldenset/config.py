@@ -44,7 +44,10 @@ KEYS = PATH_KEYS + (
     "pii_region",
     "owner",
     "retention_days",
+    "eval",
 )
+#: the keys of ``[eval]`` (``golden-lsp eval``'s defaults for this set)
+EVAL_KEYS = ("shipped_k",)
 #: the keys of ``[judge]`` (the LLM judge, ``golden-lsp judge``); the two paths resolve like the others
 JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals", "timeout")
 JUDGE_PATH_KEYS = ("prompt", "proposals")
@@ -85,6 +88,8 @@ class Config:
     retention_days: int | None = None
     #: ``[judge]``: provider, model, command (strings), prompt and proposals (resolved paths)
     judge: dict[str, Any] = field(default_factory=dict)
+    #: ``[eval]``: shipped_k (the k the product ships, read by ``eval --shipped-k``)
+    eval: dict[str, Any] = field(default_factory=dict)
     #: the config file these values came from, if any
     source: Path | None = None
     #: keys given explicitly (in the file or as overrides), as opposed to defaults
@@ -143,6 +148,8 @@ def _validated(values: dict[str, Any], base: Path, where: str) -> dict[str, Any]
             out[key] = _severity_table(value, where)
         elif key == "judge":
             out[key] = _judge_table(value, base, where)
+        elif key == "eval":
+            out[key] = _eval_table(value, where)
         elif key == "pii_region":
             if not isinstance(value, str) or not re.fullmatch(r"[A-Z]{2}", value):
                 raise ConfigError(
@@ -177,6 +184,17 @@ def _severity_table(value: Any, where: str) -> dict[str, str]:
             raise ConfigError(f"{where}: [severity] {code} must be one of {', '.join(LEVELS)}, not {level!r}")
         if finding.blocking and level != "error":
             raise ConfigError(f"{where}: {code} makes its record unbuildable: it is always an error")
+    return dict(value)
+
+
+def _eval_table(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: 'eval' must be a table ([eval]: {', '.join(EVAL_KEYS)})")
+    for key, v in value.items():
+        if key not in EVAL_KEYS:
+            raise ConfigError(f"{where}: [eval] unknown key {key!r} (known: {', '.join(EVAL_KEYS)})")
+        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            raise ConfigError(f"{where}: [eval] {key!r} must be a positive integer, not {v!r}")
     return dict(value)
 
 
