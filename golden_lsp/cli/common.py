@@ -26,7 +26,7 @@ from ..core.goldenset.config import (
     named_finding,
 )
 from ..core.goldenset.project import GoldenSet
-from ..core.io.files import display, read_regular, write_outputs
+from ..core.io.files import display, read_regular, rewrite, write_outputs
 from ..core.text.canon import NotUtf8Error, decode_strict
 
 USAGE_ERROR = 2
@@ -217,6 +217,16 @@ def appended(before: str, lines: list[str]) -> list[str]:
 def tell(lines: Iterable[str]) -> None:
     """Say each line on stderr, as golden-lsp says things there."""
     sys.stderr.writelines(f"golden-lsp: {line}\n" for line in lines)
+
+
+def rewrite_file(path: Path, before: str, text: str | Sequence[str], what: str) -> None:
+    """The questions file ``path``, read as ``before``, replaced by ``text`` (``files.rewrite``:
+    refused when read-only or changed since it was read), leftovers of a killed earlier ``what``
+    removed and told; a ConfigError naming the file when it cannot be written."""
+    try:
+        tell(rewrite(path, before, text, what))
+    except OSError as exc:
+        raise ConfigError(f"cannot write {display(exc.filename or path)}: {exc.strerror or exc}") from None
 
 
 def write_files(files: Mapping[Path, str | Sequence[str]], what: str) -> None:

@@ -19,7 +19,7 @@ from ..core.io.files import display
 from ..core.text.canon import editor_text
 from ..practice.foreign import READERS
 from ..practice.importer import Existing, import_samples
-from .common import add_set_options, appended, golden_set, read_input, write_files
+from .common import add_set_options, appended, golden_set, read_input, rewrite_file, write_files
 from .formats import format_text
 
 
@@ -86,7 +86,10 @@ def _run(args: argparse.Namespace) -> int:
     elif args.append and not written:
         where = f"{display(args.out)} (nothing to append: left as it was)"
     else:
-        write_files({args.out: appended(before, result.lines)}, "import")
+        if args.append:
+            rewrite_file(args.out, before, appended(before, result.lines), "import")
+        else:
+            write_files({args.out: result.lines}, "import")
         where = display(args.out) + (" (appended)" if before else "")
     skipped = f", {len(result.skipped)} skipped (query already there)" if args.append else ""
     sys.stderr.write(

@@ -9,7 +9,11 @@ naming the path. Every output (a build's artifact and manifest, an export, a sam
 an evaluation, a report) is written all or nothing: each file to a recognisable temporary
 (``.NAME.golden-lsp-tmp-PID``, created anew and never through a link), all fsynced before any is
 renamed; the next command writing the same files finishes (or removes) what a killed one left
-(``finish_interrupted``, which ``write_outputs`` runs first). A file written where other users
+(``finish_interrupted``, which ``write_outputs`` runs first). A file golden-lsp read and now
+replaces (the questions file: ``accept``, ``migrate --write``, an ``--append``) goes through
+``rewrite``: a read-only file is refused, as an editor would, and the file is read again right
+before the replace and left alone when it changed since it was read (a save made meanwhile is
+kept). A file written where other users
 could plant a link (the editor's report, in the temp folder) goes into a ``private_folder``.
 Paths in messages are shown relative to the working directory when under it.
 """
@@ -17,6 +21,7 @@ Paths in messages are shown relative to the working directory when under it.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from collections.abc import Mapping, Sequence
@@ -137,6 +142,36 @@ def write_outputs(files: Mapping[Path, str | Sequence[str]], what: str) -> list[
     the caller to tell."""
     done = finish_interrupted(list(files), what)
     write_atomically(files)
+    return done
+
+
+class ChangedOnDisk(OSError):
+    """The file changed on disk since golden-lsp read it: replacing it would lose that change."""
+
+
+def rewrite(path: Path, before: str, text: str | Sequence[str], what: str) -> list[str]:
+    """Replace ``path``, read as ``before`` (its whole text; ``""`` for a file that did not exist),
+    by ``text`` atomically, after removing what a killed earlier ``what`` left of it; returns
+    what was done about those. ``PermissionError`` when the file is read-only; ``ChangedOnDisk``
+    when its content is no longer ``before`` (compared by digest right before the replace)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISREG(mode) and not mode & 0o222:
+        raise PermissionError(
+            errno.EACCES, "is read-only: make it writable to let golden-lsp change it", str(path)
+        )
+    done = finish_interrupted([path], what)
+    try:
+        now = hashlib.sha256(read_regular(path)).digest()
+    except FileNotFoundError:
+        now = None
+    if now != (hashlib.sha256(before.encode("utf-8")).digest() if before or mode is not None else None):
+        raise ChangedOnDisk(
+            errno.ESTALE, f"changed while golden-lsp was running {what}: nothing written", str(path)
+        )
+    write_atomically({path: text})
     return done
 
 
