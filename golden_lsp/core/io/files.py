@@ -13,7 +13,8 @@ renamed; the next command writing the same files finishes (or removes) what a ki
 replaces (the questions file: ``accept``, ``migrate --write``, an ``--append``) goes through
 ``rewrite``: a read-only file is refused, as an editor would, and the file is read again right
 before the replace and left alone when it changed since it was read (a save made meanwhile is
-kept). A file written where other users
+kept). Writers of one set's files (two ``build``s) take its ``locked`` file first, one at a
+time, so the artifact and manifest are always one build's pair. A file written where other users
 could plant a link (the editor's report, in the temp folder) goes into a ``private_folder``.
 Paths in messages are shown relative to the working directory when under it.
 """
@@ -24,8 +25,14 @@ import errno
 import hashlib
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; writers of one set are not serialised there
+    fcntl = None  # type: ignore[assignment]
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
@@ -143,6 +150,31 @@ def write_outputs(files: Mapping[Path, str | Sequence[str]], what: str) -> list[
     done = finish_interrupted(list(files), what)
     write_atomically(files)
     return done
+
+
+#: the suffix of a lock file: ``.<name>.golden-lsp-lock`` beside the file it guards
+LOCK_SUFFIX = ".golden-lsp-lock"
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of ``path`` (an advisory ``flock`` on ``.<name>.golden-lsp-lock``
+    beside it, waited for while another process holds it) for the ``with`` block. The lock file
+    stays: removing it would let a third process lock a file the second one no longer sees."""
+    if fcntl is None:
+        yield
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(
+        path.with_name(f".{path.name}{LOCK_SUFFIX}"),
+        os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
+        0o644,
+    )
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
 
 
 class ChangedOnDisk(OSError):
