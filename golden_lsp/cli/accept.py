@@ -12,6 +12,7 @@ from typing import Any
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display
+from ..core.io.shown import shown
 from ..core.text.canon import editor_text
 from ..keep.accept import Accepted, Chooser, accept_text
 from ..keep.proposals import KEPT, Proposal, by_record, proposed_unanswerable, read_proposals
@@ -133,4 +134,4 @@ def _text(done: list[Accepted], golden) -> str:
                 else "?"
             )
             out.append(f"{a.id}: skipped {p.doc}:{line}: {why}")
-    return "".join(line + "\n" for line in out) or "nothing to accept\n"
+    return "".join(shown(line) + "\n" for line in out) or "nothing to accept\n"

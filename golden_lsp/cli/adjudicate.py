@@ -14,13 +14,14 @@ from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display
 from ..core.io.jsontext import dumps
+from ..core.io.shown import shown
 from ..core.text.canon import editor_text
 from ..practice.adjudication import HEADER, merge, open_record
 from ..practice.agreement import by_id
 from ..practice.assignment import read_records
 from ..practice.reliability import reliability
 from .agree import add_annotator_files, annotator_files
-from .common import add_set_options, appended, printable, read_input, rewrite_file, write_files
+from .common import add_set_options, appended, read_input, rewrite_file, write_files
 
 #: exit status of a merge that found disagreements left undecided (nothing written)
 UNRESOLVED = 1
@@ -92,9 +93,8 @@ def _adjudicate(args: argparse.Namespace) -> int:
                 part
                 for part in (
                     merged.unresolved
-                    and f"no locators and not unanswerable: {printable(', '.join(merged.unresolved))}",
-                    merged.missing
-                    and f"not in {display(args.merge)}: {printable(', '.join(merged.missing))}",
+                    and f"no locators and not unanswerable: {shown(', '.join(merged.unresolved))}",
+                    merged.missing and f"not in {display(args.merge)}: {shown(', '.join(merged.missing))}",
                 )
                 if part
             )
@@ -121,7 +121,7 @@ def _write_open(args: argparse.Namespace, files, disagreeing: list[str]) -> int:
     else:
         sys.stdout.write(
             f"{plural(len(disagreeing), 'disagreement')} to resolve in {display(args.out)}"
-            + (f": {printable(', '.join(disagreeing))}" if disagreeing else "")
+            + (f": {shown(', '.join(disagreeing))}" if disagreeing else "")
             + "\n"
         )
     return 0
@@ -139,7 +139,7 @@ def _write_merged(golden: GoldenSet, out: Path, lines: list[str], append: bool) 
         clash = [rid for line in lines if (rid := json.loads(line)["id"]) in taken]
         if clash:
             raise ConfigError(
-                f"{display(out)} already holds the ids {printable(', '.join(clash))}: nothing appended"
+                f"{display(out)} already holds the ids {shown(', '.join(clash))}: nothing appended"
             )
     if append:
         rewrite_file(out, before, appended(before, lines), "adjudicate")

@@ -14,6 +14,7 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display
+from ..core.io.shown import shown
 from ..practice.agreement import (
     ACCEPTABLE,
     BOOTSTRAP_RESAMPLES,
@@ -25,7 +26,7 @@ from ..practice.agreement import (
 )
 from ..practice.agreementfile import agreement_path, stored
 from ..practice.reliability import annotator_names, reliability
-from .common import add_set_options, golden_set, printable, write_files
+from .common import add_set_options, golden_set, write_files
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -162,7 +163,7 @@ def _alpha_text(result: dict) -> str:
     out = [
         f"all annotators: Krippendorff's alpha {_fmt(result['alpha'])} ({result['alpha_band']}){interval} "
         f"over {plural(result['n_records'], 'record')} labelled by two or more "
-        f"({printable(', '.join(result['annotators']))}; nominal, chunk decisions)"
+        f"({shown(', '.join(result['annotators']))}; nominal, chunk decisions)"
     ]
     if result["fleiss_kappa"] is not None or len(result["annotators"]) > 2:
         out.append(
@@ -171,7 +172,7 @@ def _alpha_text(result: dict) -> str:
         )
     if len(result["pairwise"]) > 1:
         out.extend(
-            f"  {printable(p['a'])} – {printable(p['b'])}: Cohen's kappa {_fmt(p['kappa'])} ({p['band']}), span F1 "
+            f"  {shown(p['a'])} – {shown(p['b'])}: Cohen's kappa {_fmt(p['kappa'])} ({p['band']}), span F1 "
             f"{_fmt(p['span_f1'])} over {plural(p['n_records'], 'record')}"
             for p in result["pairwise"]
         )
@@ -190,7 +191,7 @@ def _many(result: dict, golden) -> str:
     out.extend(f"warning: {w}" for w in result["warnings"])
     for name, ids in result["single"].items():
         if ids:
-            out.append(printable(f"only {name} ({len(ids)}): {', '.join(ids)}"))
+            out.append(shown(f"only {name} ({len(ids)}): {', '.join(ids)}"))
     for name, ids in result["machine_labelled"].items():
         if ids:
             out.append(
@@ -202,7 +203,7 @@ def _many(result: dict, golden) -> str:
         "other answerability, between any two)" + (":" if rows else "")
     )
     out.extend(
-        printable(f"  {r['id']}  {', '.join(r['annotators'])}  span F1 {_fmt(r['span_f1'])}")
+        shown(f"  {r['id']}  {', '.join(r['annotators'])}  span F1 {_fmt(r['span_f1'])}")
         + (" (same chunks)" if r["chunks_agree"] else "")
         for r in rows
     )

@@ -12,8 +12,9 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display
 from ..core.io.jsontext import dumps
+from ..core.io.shown import shown
 from ..practice.assignment import DEFAULT_BY, DEFAULT_OVERLAP, assign, read_records
-from .common import printable, read_input, write_files
+from .common import read_input, write_files
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -82,8 +83,8 @@ def _assign(args: argparse.Namespace) -> int:
         f"overlap: {plural(len(done.overlap), 'record')} of {len(records)} for every annotator "
         f"(stratified by {args.by})"
     ]
-    width = max(len(printable(s)) for s, _, _ in done.strata)
-    out.extend(f"  {printable(s):<{width}}  {n} records, {k} in the overlap" for s, n, k in done.strata)
+    width = max(len(shown(s)) for s, _, _ in done.strata)
+    out.extend(f"  {shown(s):<{width}}  {n} records, {k} in the overlap" for s, n, k in done.strata)
     out.extend(
         f"{name}: {plural(len(done.files[name]), 'record')} in {display(path)}"
         for name, path in zip(done.files, outputs)

@@ -199,12 +199,6 @@ def read_input(path: Path, what: str) -> str:
         raise ConfigError(f"{what} {display(path)} is {exc}") from None
 
 
-def printable(text: str) -> str:
-    """Untrusted text (a log's field, a file name) fit for a terminal: each character that is not
-    printable (an escape sequence's ESC, a line break) written as its Python escape."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def appended(before: str, lines: list[str]) -> list[str]:
     """What a questions file holds once ``lines`` (each ending in ``\n``) are added to its text
     ``before``: its own line ends kept (CRLF stays CRLF), a last line without its end given one."""

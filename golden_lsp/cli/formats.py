@@ -22,6 +22,7 @@ from .. import __version__
 from ..core.check.model import Analysis, RecordLine
 from ..core.findings.diagnostics import FINDINGS, Diagnostic, Severity
 from ..core.io.files import display as _display
+from ..core.io.shown import shown
 
 #: GitHub shows at most this many annotations of each kind per step (actions/toolkit,
 #: docs/problem-matchers.md: 10 error, 10 warning and 10 notice annotations per step)
@@ -40,7 +41,7 @@ def format_text(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
         for rel in d.related:
             r = rel.range.one_based()
             lines.append(f"  {_display(rel.path)}:{r.line}:{r.column}: note: {rel.message}")
-    return "".join(line + "\n" for line in lines)
+    return "".join(shown(line) + "\n" for line in lines)
 
 
 def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
@@ -66,7 +67,9 @@ def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
 
 
 def _gh_escape(value: str, prop: bool = False) -> str:
-    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A value of a workflow command: its control characters escaped (``shown``: a line break
+    never ends the annotation), then GitHub's own %-escapes."""
+    value = shown(value).replace("%", "%25")
     return value.replace(":", "%3A").replace(",", "%2C") if prop else value
 
 
@@ -223,15 +226,15 @@ SET_CASE = "golden set"
 def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
     """One test suite per questions file, one test case per record line (failed by its errors,
     its warnings in ``system-out``) and one case for the set's own findings."""
-    shown = {id(d) for d in diags}
+    listed = {id(d) for d in diags}
     suites = ET.Element("testsuites", name="golden-lsp")
     total = failed = 0
     for a in analyses:
-        suite = ET.SubElement(suites, "testsuite", name=_display(a.path))
+        suite = ET.SubElement(suites, "testsuite", name=shown(_display(a.path)))
         by_line: dict[int | None, list[Diagnostic]] = {}
         lines = {r.line for r in a.records}
         for d in a.diagnostics:
-            if id(d) in shown:
+            if id(d) in listed:
                 on_record = d.path.resolve() == a.path.resolve() and d.range.line in lines and not d.whole_set
                 by_line.setdefault(d.range.line if on_record else None, []).append(d)
         cases = [
@@ -241,7 +244,11 @@ def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
         n_failed = 0
         for name, line in cases:
             case = ET.SubElement(
-                suite, "testcase", name=name, classname=_display(a.path), file=_display(a.path)
+                suite,
+                "testcase",
+                name=shown(name),
+                classname=shown(_display(a.path)),
+                file=shown(_display(a.path)),
             )
             if line is not None:
                 case.set("line", str(line + 1))
@@ -249,7 +256,9 @@ def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
             errors = [d for d in found if d.severity is Severity.ERROR]
             if errors:
                 n_failed += 1
-                failure = ET.SubElement(case, "failure", type=errors[0].code, message=errors[0].message)
+                failure = ET.SubElement(
+                    case, "failure", type=errors[0].code, message=shown(errors[0].message)
+                )
                 failure.text = format_text(errors)
             warnings = [d for d in found if d.severity is not Severity.ERROR]
             if warnings:

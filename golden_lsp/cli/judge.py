@@ -20,6 +20,7 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display
+from ..core.io.shown import shown
 from ..evaluate.evalspec import RUN_FORMATS
 from ..keep import judge as jd
 from ..keep.audit import audit, write_audit
@@ -151,7 +152,9 @@ def _judge(args: argparse.Namespace) -> int:
         result = _summary(outcome, new, out, {**head, **ident})
         text = _text(result)
     sys.stdout.write(
-        json.dumps(result, ensure_ascii=False, indent=2) + "\n" if args.format == "json" else text
+        json.dumps(result, ensure_ascii=False, indent=2) + "\n"
+        if args.format == "json"
+        else shown(text, lines=True)
     )
     return _tell(args, outcome, out)
 
@@ -216,7 +219,7 @@ def _dry_run(
     for p in calls:
         line = golden.corpus.docs[p.doc].positions.raw_position(p.start)[0] + 1
         out.append(f"  {p.record}  #{p.rank}  {p.doc}:{line}  {short(' '.join(p.text.split()), 60)}")
-    sys.stdout.write("\n".join(out) + "\n")
+    sys.stdout.write("".join(shown(line) + "\n" for line in out))
     return 0
 
 
@@ -292,4 +295,4 @@ def _audit_text(r: dict[str, Any], golden: GoldenSet, out: Path) -> str:
     if r["n_errors"] or r["not_judged"]:
         lines.append(f"left out: {r['n_errors']} candidates that failed, {r['not_judged']} not judged yet")
     lines.append(f"wrote {display(out)}")
-    return "\n".join(lines) + "\n"
+    return "".join(shown(line) + "\n" for line in lines)

@@ -23,6 +23,7 @@ from ..core.findings.diagnostics import BROKEN_LABEL, Diagnostic, plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display, read_regular
+from ..core.io.shown import shown
 from ..core.text.canon import NotUtf8Error, decode_strict, editor_text
 from ..keep.migrate import Migrated, counts, migrate, parsed_records, rewritten
 from ..keep.oldcorpus import OldCorpus, at_revision, from_folder
@@ -95,7 +96,11 @@ def _migrate(args: argparse.Namespace) -> int:
         sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
     else:
         sys.stdout.write(
-            "".join(f"{_where(path, m)}: {describe(m)}\n" for m in migrated if m.relocation.status != "kept")
+            "".join(
+                f"{shown(f'{_where(path, m)}: {describe(m)}')}\n"
+                for m in migrated
+                if m.relocation.status != "kept"
+            )
         )
         sys.stdout.write(
             ", ".join(f"{status} {n}" for status, n in counts(migrated).items()) + f" (from {old.source})\n"

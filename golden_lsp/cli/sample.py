@@ -14,10 +14,11 @@ from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import is_input_name
 from ..core.io.files import display
 from ..core.io.jsontext import dumps
+from ..core.io.shown import shown
 from ..core.labels.recordmeta import is_iso_date
 from ..practice import sampling
 from ..practice.strata import DEFAULT_TAIL_FACTOR
-from .common import add_set_options, golden_set, printable, read_input, tell, write_files
+from .common import add_set_options, golden_set, read_input, tell, write_files
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -141,9 +142,9 @@ def _sample(args: argparse.Namespace) -> int:
 def _summary(drawn: sampling.Draw, strata: list[str], tail_factor: float) -> list[str]:
     tail = f", the tail's ×{tail_factor:g}" if "frequency" in strata else ""
     out = [f"strata by {', '.join(strata)} (shares of the sample follow the log lines{tail}):"]
-    width = max((len(printable(a.name)) for a in drawn.strata), default=0)
+    width = max((len(shown(a.name)) for a in drawn.strata), default=0)
     out.extend(
-        f"  {printable(a.name):<{width}}  log: {plural(a.lines, 'line')}, {a.distinct} distinct · sample: "
+        f"  {shown(a.name):<{width}}  log: {plural(a.lines, 'line')}, {a.distinct} distinct · sample: "
         f"{a.drawn} ({a.wanted} wanted)"
         for a in drawn.strata
     )
