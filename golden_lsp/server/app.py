@@ -402,6 +402,10 @@ def create_config(ls: GoldenServer, *args: Any) -> dict:
     path = _unconfigured(ls, uri) if uri else None
     if path is None:
         return {"ok": False, "message": "not an open questions file without a config"}
+    if (
+        refused := _outside_workspace(ls, [path.parent / newconfig.CONFIG_NAME], "write a config")
+    ) is not None:
+        return {"ok": False, "message": refused}
     written, message = newconfig.create(path)
     ls.window_show_message(
         types.ShowMessageParams(
@@ -424,8 +428,32 @@ async def apply_edit(ls: GoldenServer, *args: Any) -> bool:
     )
     if edit is None or not (edit.changes or edit.document_changes):
         return False
+    uris = list(edit.changes or ()) + [
+        u for c in edit.document_changes or () for u in (getattr(c, "uri", None), getattr(c, "new_uri", None))
+    ]
+    uris += [c.text_document.uri for c in edit.document_changes or () if hasattr(c, "text_document")]
+    paths = [path_of(u) for u in uris if isinstance(u, str)]
+    if None in paths or _outside_workspace(ls, [p for p in paths if p is not None], "apply the edit"):
+        return False
     result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))
     return bool(result and result.applied)
+
+
+def _outside_workspace(ls: GoldenServer, paths: list[Path], what: str) -> str | None:
+    """Why a command may not write ``paths`` (None when it may): the commands that write act only
+    inside the workspace folders the client opened (its root when it names no folder), never on a
+    set elsewhere whose URI a command was given. The refusal is also shown to the user."""
+    folders = [path_of(f.uri) for f in ls.workspace.folders.values()]
+    if not folders and ls.workspace.root_uri:
+        folders = [path_of(ls.workspace.root_uri)]
+    roots = [f.resolve() for f in folders if f is not None]
+    outside = [p for p in paths if not any(p.resolve().is_relative_to(r) for r in roots)]
+    if not outside:
+        return None
+    where = ", ".join(str(r) for r in roots) or "none opened"
+    message = f"refusing to {what}: {outside[0]} is outside the workspace folders ({where})"
+    ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"golden-lsp: {message}"))
+    return message
 
 
 def _questions_uri(ls: GoldenServer, args: tuple) -> str | None:
@@ -453,6 +481,9 @@ def build(ls: GoldenServer, *args: Any) -> dict:
         golden = ls.session.sets.golden_set_for(path)
         if path.resolve() != golden.questions_path.resolve():
             return {"ok": False, "message": f"{path.name} is not the configured questions file of its set"}
+        outputs = [path, golden.config.artifact_path(), golden.config.manifest_path()]
+        if (refused := _outside_workspace(ls, outputs, "build")) is not None:
+            return {"ok": False, "message": refused}
         analysis, written = golden.build()
         buf = ls.session.buffers.get(uri or "")
         unsaved = buf is not None and buf.text != golden.read_questions()
@@ -496,6 +527,8 @@ async def report(ls: GoldenServer, *args: Any) -> dict:
 
     try:
         golden = ls.session.sets.golden_set_for(path)
+        if (refused := _outside_workspace(ls, [golden.questions_path], "report on the set")) is not None:
+            return {"ok": False, "message": refused}
         out = report_path(golden)
         write_report(golden, out)
     except (ConfigError, RuntimeError) as exc:  # RuntimeError: the report extra is missing
