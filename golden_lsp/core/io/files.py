@@ -10,10 +10,10 @@ an evaluation, a report) is written all or nothing: each file to a recognisable 
 (``.NAME.golden-lsp-tmp-PID``, created anew and never through a link), all fsynced before any is
 renamed; the next command writing the same files finishes (or removes) what a killed one left
 (``finish_interrupted``, which ``write_outputs`` runs first). A file golden-lsp read and now
-replaces (the questions file: ``accept``, ``migrate --write``, an ``--append``) goes through
-``rewrite``: a read-only file is refused, as an editor would, and the file is read again right
-before the replace and left alone when it changed since it was read (a save made meanwhile is
-kept). Writers of one set's files (two ``build``s) take its ``locked`` file first, one at a
+replaces (the questions file: ``accept``, ``migrate --write``, an ``--append``) is passed to
+``write_outputs`` as ``read`` with its text then (``unchanged``): a read-only file is refused,
+as an editor would, and the file is read again right before the replace and left alone when it
+changed since it was read (a save made meanwhile is kept). Writers of one set's files (two ``build``s) take its ``locked`` file first, one at a
 time, so the artifact and manifest are always one build's pair. A file written where other users
 could plant a link (the editor's report, in the temp folder) goes into a ``private_folder``.
 Paths in messages are shown relative to the working directory when under it.
@@ -143,11 +143,16 @@ def write_atomically(files: Mapping[Path, str | Sequence[str]]) -> None:
                 tmp.unlink(missing_ok=True)
 
 
-def write_outputs(files: Mapping[Path, str | Sequence[str]], what: str) -> list[str]:
+def write_outputs(
+    files: Mapping[Path, str | Sequence[str]], what: str, read: Mapping[Path, str] | None = None
+) -> list[str]:
     """``write_atomically(files)`` after finishing or removing what a killed earlier ``what``
     (``export``, ``import``, …) left of the same files; returns what was done about those, for
-    the caller to tell."""
+    the caller to tell. Those in ``read`` (path → its text as read) are re-checked first
+    (``unchanged``)."""
     done = finish_interrupted(list(files), what)
+    for path, before in (read or {}).items():
+        unchanged(path, before, what)
     write_atomically(files)
     return done
 
@@ -181,11 +186,10 @@ class ChangedOnDisk(OSError):
     """The file changed on disk since golden-lsp read it: replacing it would lose that change."""
 
 
-def rewrite(path: Path, before: str, text: str | Sequence[str], what: str) -> list[str]:
-    """Replace ``path``, read as ``before`` (its whole text; ``""`` for a file that did not exist),
-    by ``text`` atomically, after removing what a killed earlier ``what`` left of it; returns
-    what was done about those. ``PermissionError`` when the file is read-only; ``ChangedOnDisk``
-    when its content is no longer ``before`` (compared by digest right before the replace)."""
+def unchanged(path: Path, before: str, what: str) -> None:
+    """Nothing when ``path`` may be replaced: ``PermissionError`` when it is read-only (refused,
+    as an editor would); ``ChangedOnDisk`` when its content is no longer ``before`` (its whole
+    text as read, ``""`` for a file that did not exist; compared by SHA-256)."""
     try:
         mode = os.stat(path).st_mode
     except FileNotFoundError:
@@ -194,7 +198,6 @@ def rewrite(path: Path, before: str, text: str | Sequence[str], what: str) -> li
         raise PermissionError(
             errno.EACCES, "is read-only: make it writable to let golden-lsp change it", str(path)
         )
-    done = finish_interrupted([path], what)
     try:
         now = hashlib.sha256(read_regular(path)).digest()
     except FileNotFoundError:
@@ -203,8 +206,6 @@ def rewrite(path: Path, before: str, text: str | Sequence[str], what: str) -> li
         raise ChangedOnDisk(
             errno.ESTALE, f"changed while golden-lsp was running {what}: nothing written", str(path)
         )
-    write_atomically({path: text})
-    return done
 
 
 def finish_interrupted(paths: list[Path], what: str = "build") -> list[str]:
