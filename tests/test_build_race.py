@@ -1,5 +1,5 @@
 """Two ``golden-lsp build``s of one set at once, as subprocesses, repeated: the artifact and the
-manifest left are always one build's pair (writers of a set take its lock file, ``files.locked``).
+manifest left are always one build's pair (writers of a set lock the artifact's folder, ``files.locked``).
 
 The two builds differ (one with ``--max-chars 900``), so a pair made of one build's artifact and
 the other's manifest is told apart from both reference pairs, each built alone beforehand.

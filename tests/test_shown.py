@@ -76,6 +76,9 @@ def test_accept_and_judge_audit_escape_the_judges_reason(cli, tmp_path):
     assert accepted.returncode == 0 and "Green \\x1b]0;pwned" in accepted.stdout, accepted.stdout
     clean(accepted.stdout)
     clean(accepted.stderr)
+    unknown = cli(["accept", root, "--ids", "x\x1b]0;pwned\x07\x1b[2J\r\u202e"])  # an error naming it
+    assert unknown.returncode == 2 and "x\\x1b]0;pwned\\x07" in unknown.stderr, unknown.stderr
+    clean(unknown.stderr)
     audit = cli(["judge", root, "--audit", "--command", command, "--k", "3"])
     assert audit.returncode == 0, audit.stderr
     assert "Not \\x1b]0;pwned" in audit.stdout, audit.stdout

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 
 from .. import __version__
 from ..core.goldenset.config import ConfigError
+from ..core.io.shown import shown
 from .common import USAGE_ERROR
 
 #: command → the module of this package that registers it, in the order ``--help`` lists them
@@ -163,14 +164,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = _parser(argv[0], argv)
     except ConfigError as exc:
-        sys.stderr.write(f"golden-lsp: {exc}\n")
+        sys.stderr.write(f"golden-lsp: {shown(str(exc), lines=True)}\n")
         return USAGE_ERROR
     args = parser.parse_args(argv)
     if args.command == "serve":
         try:
             tcp = _tcp_address(args.tcp) if args.tcp is not None else None
         except ConfigError as exc:
-            sys.stderr.write(f"golden-lsp: {exc}\n")
+            sys.stderr.write(f"golden-lsp: {shown(str(exc), lines=True)}\n")
             return USAGE_ERROR
         if tcp is None and sys.stdin.isatty():  # run by hand in a terminal: it would look hung
             sys.stderr.write(
@@ -184,7 +185,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except ConfigError as exc:
-        sys.stderr.write(f"golden-lsp: {exc}\n")
+        sys.stderr.write(f"golden-lsp: {shown(str(exc), lines=True)}\n")
         return USAGE_ERROR
     except ImportError as exc:  # a library of an extra, imported only now that the command runs
         reason = missing_extra(args.command, exc, argv)

@@ -27,6 +27,7 @@ from ..core.goldenset.config import (
 )
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display, read_regular, write_outputs
+from ..core.io.shown import shown
 from ..core.text.canon import NotUtf8Error, decode_strict
 
 USAGE_ERROR = 2
@@ -210,7 +211,7 @@ def appended(before: str, lines: list[str]) -> list[str]:
 
 def tell(lines: Iterable[str]) -> None:
     """Say each line on stderr, as golden-lsp says things there."""
-    sys.stderr.writelines(f"golden-lsp: {line}\n" for line in lines)
+    sys.stderr.writelines(f"golden-lsp: {shown(line)}\n" for line in lines)
 
 
 def rewrite_file(path: Path, before: str, text: str | Sequence[str], what: str) -> None:

@@ -16,6 +16,7 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display
+from ..core.io.shown import shown
 from ..core.text.canon import editor_text
 from ..practice.foreign import READERS
 from ..practice.importer import Existing, import_samples
@@ -76,8 +77,11 @@ def _run(args: argparse.Namespace) -> int:
     for found, record_id in result.skipped:
         at = found.one_based()
         sys.stderr.write(
-            f"{display(args.file)}:{at.line}:{at.column}: note: sample skipped: "
-            f"{display(args.out)} already asks its query (record {record_id})\n"
+            shown(
+                f"{display(args.file)}:{at.line}:{at.column}: note: sample skipped: "
+                f"{display(args.out)} already asks its query (record {record_id})"
+            )
+            + "\n"
         )
     written = result.records - len(result.skipped)
     if args.out is None:

@@ -305,7 +305,7 @@ class GoldenSet:
 
     def build(self) -> tuple[Analysis, bool]:
         """Write artifact and manifest from the saved questions file, or nothing on any error; one
-        build of the set at a time (``files.locked`` on the artifact), so the pair is one build's."""
+        build of the set at a time (``files.locked``: the artifact's folder), so the pair is one build's."""
         self._refuse_colliding_paths()
         try:
             with locked(self.config.artifact_path()):

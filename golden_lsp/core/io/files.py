@@ -13,8 +13,9 @@ renamed; the next command writing the same files finishes (or removes) what a ki
 replaces (the questions file: ``accept``, ``migrate --write``, an ``--append``) is passed to
 ``write_outputs`` as ``read`` with its text then (``unchanged``): a read-only file is refused,
 as an editor would, and the file is read again right before the replace and left alone when it
-changed since it was read (a save made meanwhile is kept). Writers of one set's files (two ``build``s) take its ``locked`` file first, one at a
-time, so the artifact and manifest are always one build's pair. A file written where other users
+changed since it was read (a save made meanwhile is kept). Writers of one set's files (two
+``build``s) take the ``locked`` folder first, one at a time, so the artifact and manifest are
+always one build's pair. A file written where other users
 could plant a link (the editor's report, in the temp folder) goes into a ``private_folder``.
 Paths in messages are shown relative to the working directory when under it.
 """
@@ -157,24 +158,17 @@ def write_outputs(
     return done
 
 
-#: the suffix of a lock file: ``.<name>.golden-lsp-lock`` beside the file it guards
-LOCK_SUFFIX = ".golden-lsp-lock"
-
-
 @contextmanager
 def locked(path: Path) -> Iterator[None]:
-    """Hold the exclusive lock of ``path`` (an advisory ``flock`` on ``.<name>.golden-lsp-lock``
-    beside it, waited for while another process holds it) for the ``with`` block. The lock file
-    stays: removing it would let a third process lock a file the second one no longer sees."""
+    """Hold the exclusive lock of ``path``'s folder (an advisory ``flock`` on the folder itself,
+    or on its nearest existing folder while it is missing; waited for while another process
+    holds it) for the ``with`` block: writers of the files of one folder run one at a time, and
+    no lock file is left behind."""
     if fcntl is None:
         yield
         return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(
-        path.with_name(f".{path.name}{LOCK_SUFFIX}"),
-        os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0),
-        0o644,
-    )
+    folder = next((p for p in path.parents if p.is_dir()), Path("."))  # missing yet: its nearest
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))  # folder that exists
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield
