@@ -31,6 +31,7 @@ from ..core.corpus.document import DocumentChanged
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import CONFIG_NAMES
+from ..core.io.shown import shown
 from . import (
     actions,
     anchor,
@@ -428,15 +429,24 @@ async def apply_edit(ls: GoldenServer, *args: Any) -> bool:
     )
     if edit is None or not (edit.changes or edit.document_changes):
         return False
-    uris = list(edit.changes or ()) + [
-        u for c in edit.document_changes or () for u in (getattr(c, "uri", None), getattr(c, "new_uri", None))
-    ]
-    uris += [c.text_document.uri for c in edit.document_changes or () if hasattr(c, "text_document")]
-    paths = [path_of(u) for u in uris if isinstance(u, str)]
+    paths = [path_of(u) for u in _edit_uris(edit)]
     if None in paths or _outside_workspace(ls, [p for p in paths if p is not None], "apply the edit"):
         return False
     result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))
     return bool(result and result.applied)
+
+
+def _edit_uris(edit: types.WorkspaceEdit) -> list[str]:
+    """Every document an edit changes, creates, renames (both names) or deletes."""
+    uris = list(edit.changes or ())
+    for change in edit.document_changes or ():
+        if isinstance(change, types.TextDocumentEdit):
+            uris.append(change.text_document.uri)
+        elif isinstance(change, types.RenameFile):
+            uris += [change.old_uri, change.new_uri]
+        else:
+            uris.append(change.uri)
+    return uris
 
 
 def _outside_workspace(ls: GoldenServer, paths: list[Path], what: str) -> str | None:
@@ -451,7 +461,7 @@ def _outside_workspace(ls: GoldenServer, paths: list[Path], what: str) -> str | 
     if not outside:
         return None
     where = ", ".join(str(r) for r in roots) or "none opened"
-    message = f"refusing to {what}: {outside[0]} is outside the workspace folders ({where})"
+    message = shown(f"refusing to {what}: {outside[0]} is outside the workspace folders ({where})")
     ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"golden-lsp: {message}"))
     return message
 
