@@ -65,11 +65,15 @@ def new_record_line(record_id: str, doc_id: str, quote: str) -> str:
 
 def add_locator_edits(record: QuestionRecord, doc_id: str, quote: str) -> list[tuple[int, int, str]] | None:
     """Column edits (start, end, new text) on the record's line appending a locator, and turning
-    ``hop`` to multi when the record gains its second span; None when ``locators`` is not a list."""
-    node = record.node.members.get("locators", (None, None))[1]
-    if node is None or not isinstance(node.value, list):
-        return None
+    ``hop`` to multi when the record gains its second span; None when ``locators`` is not a list.
+    A record without the member is like one with an empty list: the member is added."""
     item = locator_json(doc_id, quote)
+    if "locators" not in record.node.members:
+        end = record.node.end - 1
+        return [(end, end, f'{", " if record.node.members else ""}"locators": [{item}]')]
+    node = record.node.members["locators"][1]
+    if not isinstance(node.value, list):
+        return None
     edits = (
         [(node.items[-1].end, node.items[-1].end, ", " + item)]
         if node.items

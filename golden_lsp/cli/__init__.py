@@ -165,14 +165,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         parser = _parser(argv[0], argv)
     except ConfigError as exc:
-        sys.stderr.write(f"golden-lsp: {shown(str(exc))}\n")
+        sys.stderr.write(f"golden-lsp: {shown(str(exc), lines=True)}\n")
         return USAGE_ERROR
     args = parser.parse_args(argv)
     if args.command == "serve":
         try:
             tcp = _tcp_address(args.tcp) if args.tcp is not None else None
         except ConfigError as exc:
-            sys.stderr.write(f"golden-lsp: {shown(str(exc))}\n")
+            sys.stderr.write(f"golden-lsp: {shown(str(exc), lines=True)}\n")
             return USAGE_ERROR
         if tcp is None and sys.stdin.isatty():  # run by hand in a terminal: it would look hung
             sys.stderr.write(
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except ConfigError as exc:
-        sys.stderr.write(f"golden-lsp: {shown(str(exc))}\n")
+        sys.stderr.write(f"golden-lsp: {shown(str(exc), lines=True)}\n")
         return USAGE_ERROR
     except ImportError as exc:  # a library of an extra, imported only now that the command runs
         reason = missing_extra(args.command, exc, argv)

@@ -11,12 +11,12 @@ from typing import Any
 
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
-from ..core.io.files import display, write_atomically
+from ..core.io.files import display
 from ..core.io.shown import shown
 from ..core.text.canon import editor_text
 from ..keep.accept import Accepted, Chooser, accept_text
 from ..keep.proposals import KEPT, Proposal, by_record, proposed_unanswerable, read_proposals
-from .common import add_set_options, golden_set, read_input
+from .common import add_set_options, golden_set, read_input, rewrite_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -72,10 +72,7 @@ def _accept(args: argparse.Namespace) -> int:
     text, done = accept_text(raw, analysis, golden.corpus, proposals, chooser(args.confidence))
     written = text != raw and not args.dry_run
     if written:
-        try:
-            write_atomically({questions: text})
-        except OSError as exc:
-            raise ConfigError(f"cannot write {display(questions)}: {exc.strerror or exc}") from None
+        rewrite_file(questions, raw, text, "accept")
     result = _result(done, written, questions)
     if args.format == "json":
         sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")

@@ -21,7 +21,7 @@ from ..practice.agreement import by_id
 from ..practice.assignment import read_records
 from ..practice.reliability import reliability
 from .agree import add_annotator_files, annotator_files
-from .common import add_set_options, appended, read_input, write_files
+from .common import add_set_options, appended, read_input, rewrite_file, write_files
 
 #: exit status of a merge that found disagreements left undecided (nothing written)
 UNRESOLVED = 1
@@ -141,4 +141,7 @@ def _write_merged(golden: GoldenSet, out: Path, lines: list[str], append: bool) 
             raise ConfigError(
                 f"{display(out)} already holds the ids {shown(', '.join(clash))}: nothing appended"
             )
-    write_files({out: appended(before, lines)}, "adjudicate")
+    if append:
+        rewrite_file(out, before, appended(before, lines), "adjudicate")
+    else:
+        write_files({out: appended(before, lines)}, "adjudicate")

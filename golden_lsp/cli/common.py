@@ -214,12 +214,21 @@ def tell(lines: Iterable[str]) -> None:
     sys.stderr.writelines(f"golden-lsp: {shown(line)}\n" for line in lines)
 
 
-def write_files(files: Mapping[Path, str | Sequence[str]], what: str) -> None:
+def rewrite_file(path: Path, before: str, text: str | Sequence[str], what: str) -> None:
+    """The questions file ``path``, read as ``before``, replaced by ``text``: ``write_files`` with
+    it re-checked (refused when read-only or changed since it was read)."""
+    write_files({path: text}, what, {path: before})
+
+
+def write_files(
+    files: Mapping[Path, str | Sequence[str]], what: str, read: Mapping[Path, str] | None = None
+) -> None:
     """A command's outputs written all or nothing (``files.write_outputs``), after finishing or
     removing what a killed earlier ``what`` left of them, which is told; a ConfigError naming the
-    file when one cannot be written."""
+    file when one cannot be written. ``read``: those of them that were read (a questions file
+    appended to) and their text then, each refused as ``files.unchanged`` says."""
     try:
-        tell(write_outputs(files, what))
+        tell(write_outputs(files, what, read))
     except OSError as exc:
         raise ConfigError(
             f"cannot write {display(exc.filename or next(iter(files)))}: {exc.strerror or exc}"

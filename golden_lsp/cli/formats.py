@@ -42,8 +42,8 @@ def format_text(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
         )
         for rel in d.related:
             r = rel.range.one_based()
-            lines.append(f"  {shown(_display(rel.path))}:{r.line}:{r.column}: note: {shown(rel.message)}")
-    return "".join(line + "\n" for line in lines)
+            lines.append(f"  {_display(rel.path)}:{r.line}:{r.column}: note: {rel.message}")
+    return "".join(shown(line) + "\n" for line in lines)
 
 
 def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) -> str:
@@ -69,7 +69,9 @@ def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
 
 
 def _gh_escape(value: str, prop: bool = False) -> str:
-    value = shown(value).replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    """A value of a workflow command: its control characters escaped (``shown``: a line break
+    never ends the annotation), then GitHub's own %-escapes."""
+    value = shown(value).replace("%", "%25")
     return value.replace(":", "%3A").replace(",", "%2C") if prop else value
 
 
@@ -244,7 +246,11 @@ def format_junit(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
         n_failed = 0
         for name, line in cases:
             case = ET.SubElement(
-                suite, "testcase", name=name, classname=shown(_display(a.path)), file=shown(_display(a.path))
+                suite,
+                "testcase",
+                name=shown(name),
+                classname=shown(_display(a.path)),
+                file=shown(_display(a.path)),
             )
             if line is not None:
                 case.set("line", str(line + 1))

@@ -16,10 +16,11 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display
+from ..core.io.shown import shown
 from ..core.text.canon import editor_text
 from ..practice.foreign import READERS
 from ..practice.importer import Existing, import_samples
-from .common import add_set_options, appended, golden_set, read_input, write_files
+from .common import add_set_options, appended, golden_set, read_input, rewrite_file, write_files
 from .formats import format_text
 
 
@@ -76,8 +77,11 @@ def _run(args: argparse.Namespace) -> int:
     for found, record_id in result.skipped:
         at = found.one_based()
         sys.stderr.write(
-            f"{display(args.file)}:{at.line}:{at.column}: note: sample skipped: "
-            f"{display(args.out)} already asks its query (record {record_id})\n"
+            shown(
+                f"{display(args.file)}:{at.line}:{at.column}: note: sample skipped: "
+                f"{display(args.out)} already asks its query (record {record_id})"
+            )
+            + "\n"
         )
     written = result.records - len(result.skipped)
     if args.out is None:
@@ -86,7 +90,10 @@ def _run(args: argparse.Namespace) -> int:
     elif args.append and not written:
         where = f"{display(args.out)} (nothing to append: left as it was)"
     else:
-        write_files({args.out: appended(before, result.lines)}, "import")
+        if args.append:
+            rewrite_file(args.out, before, appended(before, result.lines), "import")
+        else:
+            write_files({args.out: result.lines}, "import")
         where = display(args.out) + (" (appended)" if before else "")
     skipped = f", {len(result.skipped)} skipped (query already there)" if args.append else ""
     sys.stderr.write(

@@ -96,8 +96,8 @@ def _incidents(args: argparse.Namespace) -> int:
         files[args.out] = appended(before, lines)
     if args.run_out is not None:
         files[args.run_out] = run_text(done.run, {}, "jsonl", "incidents")
-    if files:
-        write_files(files, "incidents")
+    if files:  # the questions file appended to is re-checked, as by every writer of it
+        write_files(files, "incidents", {args.out: before} if args.append and args.out in files else None)
     if args.out is None:
         sys.stdout.writelines(lines)
     if args.format == "json":

@@ -169,7 +169,9 @@ def _judge(args: argparse.Namespace) -> int:
         result = _summary(outcome, new, out, {**head, **ident})
         text = _text(result)
     sys.stdout.write(
-        json.dumps(result, ensure_ascii=False, indent=2) + "\n" if args.format == "json" else text
+        json.dumps(result, ensure_ascii=False, indent=2) + "\n"
+        if args.format == "json"
+        else shown(text, lines=True)
     )
     return _tell(args, outcome, out)
 
@@ -234,7 +236,7 @@ def _dry_run(
     for p in calls:
         line = golden.corpus.docs[p.doc].positions.raw_position(p.start)[0] + 1
         out.append(f"  {p.record}  #{p.rank}  {p.doc}:{line}  {short(' '.join(p.text.split()), 60)}")
-    sys.stdout.write("\n".join(shown(line) for line in out) + "\n")
+    sys.stdout.write("".join(shown(line) + "\n" for line in out))
     return 0
 
 
@@ -310,4 +312,4 @@ def _audit_text(r: dict[str, Any], golden: GoldenSet, out: Path) -> str:
     if r["n_errors"] or r["not_judged"]:
         lines.append(f"left out: {r['n_errors']} candidates that failed, {r['not_judged']} not judged yet")
     lines.append(f"wrote {display(out)}")
-    return "\n".join(shown(line) for line in lines) + "\n"
+    return "".join(shown(line) + "\n" for line in lines)

@@ -22,13 +22,13 @@ from ..core.check.model import Analysis
 from ..core.findings.diagnostics import BROKEN_LABEL, Diagnostic, plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
-from ..core.io.files import display, read_regular, write_atomically
+from ..core.io.files import display, read_regular
 from ..core.io.shown import shown
 from ..core.text.canon import NotUtf8Error, decode_strict, editor_text
 from ..keep.migrate import Migrated, counts, migrate, parsed_records, rewritten
 from ..keep.oldcorpus import OldCorpus, at_revision, from_folder
 from ..keep.relocate import DEFAULT_THRESHOLD, REWRITTEN, Relocation, Relocator, texts_of
-from .common import add_set_options, golden_set
+from .common import add_set_options, golden_set, rewrite_file
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -103,7 +103,7 @@ def _migrate(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(
             "".join(
-                shown(f"{_where(path, m)}: {describe(m)}") + "\n"
+                f"{shown(f'{_where(path, m)}: {describe(m)}')}\n"
                 for m in migrated
                 if m.relocation.status != "kept"
             )
@@ -147,10 +147,7 @@ def _write(path: Path, text: str, migrated: list[Migrated], fact_changed: bool) 
     if new is None:
         sys.stderr.write(f"golden-lsp: nothing to rewrite in {display(path)}\n")
         return
-    try:
-        write_atomically({path: new})
-    except OSError as exc:
-        raise ConfigError(f"cannot write {display(path)}: {exc.strerror or exc}") from None
+    rewrite_file(path, raw, new, "migrate")
     n = sum(m.relocation.writes(fact_changed) for m in migrated)
     sys.stderr.write(f"golden-lsp: rewrote {plural(n, 'locator')} in {display(path)}\n")
 

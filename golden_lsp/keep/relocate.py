@@ -409,7 +409,8 @@ def _everywhere(needles: list[str], texts: Mapping[str, str]) -> dict[str, dict[
     out: dict[str, dict[str, list[int]]] = {n: {} for n in needles}
     batched = [n for n in needles if quoteindex.batchable(n)] if len(needles) >= quoteindex.MIN_QUOTES else []
     automaton = quoteindex.build(batched)
-    alone = [n for n in needles if n not in set(batched)]
+    in_automaton = set(batched)
+    alone = [n for n in needles if n not in in_automaton]
     for doc, text in texts.items():
         found = quoteindex.find_with(automaton, text, 2)
         found.update((n, occurrences(text, n, 2)) for n in alone)

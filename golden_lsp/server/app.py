@@ -31,7 +31,7 @@ from ..core.corpus.document import DocumentChanged
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import CONFIG_NAMES
-from ..core.io.shown import shown, shown_lines
+from ..core.io.shown import shown
 from . import (
     actions,
     anchor,
@@ -270,7 +270,7 @@ def on_hover(ls: GoldenServer, params: types.HoverParams) -> types.Hover | None:
 def _shown_hover(found: types.Hover | None) -> types.Hover | None:
     """A hover whose text carries no control character but its line breaks (``core/io/shown.py``)."""
     if found is not None and isinstance(found.contents, types.MarkupContent):
-        found.contents.value = shown_lines(found.contents.value)
+        found.contents.value = shown(found.contents.value, lines=True)
     return found
 
 
@@ -294,9 +294,9 @@ def _shown_hint(hint: types.InlayHint) -> types.InlayHint:
         for part in hint.label:
             part.value = shown(part.value)
     if isinstance(hint.tooltip, str):
-        hint.tooltip = shown_lines(hint.tooltip)
+        hint.tooltip = shown(hint.tooltip, lines=True)
     elif hint.tooltip is not None:
-        hint.tooltip.value = shown_lines(hint.tooltip.value)
+        hint.tooltip.value = shown(hint.tooltip.value, lines=True)
     return hint
 
 
@@ -435,6 +435,10 @@ def create_config(ls: GoldenServer, *args: Any) -> dict:
     path = _unconfigured(ls, uri) if uri else None
     if path is None:
         return {"ok": False, "message": "not an open questions file without a config"}
+    if (
+        refused := _outside_workspace(ls, [path.parent / newconfig.CONFIG_NAME], "write a config")
+    ) is not None:
+        return {"ok": False, "message": refused}
     written, message = newconfig.create(path)
     ls.window_show_message(
         types.ShowMessageParams(
@@ -457,8 +461,41 @@ async def apply_edit(ls: GoldenServer, *args: Any) -> bool:
     )
     if edit is None or not (edit.changes or edit.document_changes):
         return False
+    paths = [path_of(u) for u in _edit_uris(edit)]
+    if None in paths or _outside_workspace(ls, [p for p in paths if p is not None], "apply the edit"):
+        return False
     result = await ls.workspace_apply_edit_async(types.ApplyWorkspaceEditParams(edit))
     return bool(result and result.applied)
+
+
+def _edit_uris(edit: types.WorkspaceEdit) -> list[str]:
+    """Every document an edit changes, creates, renames (both names) or deletes."""
+    uris = list(edit.changes or ())
+    for change in edit.document_changes or ():
+        if isinstance(change, types.TextDocumentEdit):
+            uris.append(change.text_document.uri)
+        elif isinstance(change, types.RenameFile):
+            uris += [change.old_uri, change.new_uri]
+        else:
+            uris.append(change.uri)
+    return uris
+
+
+def _outside_workspace(ls: GoldenServer, paths: list[Path], what: str) -> str | None:
+    """Why a command may not write ``paths`` (None when it may): the commands that write act only
+    inside the workspace folders the client opened (its root when it names no folder), never on a
+    set elsewhere whose URI a command was given. The refusal is also shown to the user."""
+    folders = [path_of(f.uri) for f in ls.workspace.folders.values()]
+    if not folders and ls.workspace.root_uri:
+        folders = [path_of(ls.workspace.root_uri)]
+    roots = [f.resolve() for f in folders if f is not None]
+    outside = [p for p in paths if not any(p.resolve().is_relative_to(r) for r in roots)]
+    if not outside:
+        return None
+    where = ", ".join(str(r) for r in roots) or "none opened"
+    message = shown(f"refusing to {what}: {outside[0]} is outside the workspace folders ({where})")
+    ls.window_show_message(types.ShowMessageParams(types.MessageType.Error, f"golden-lsp: {message}"))
+    return message
 
 
 def _questions_uri(ls: GoldenServer, args: tuple) -> str | None:
@@ -486,6 +523,9 @@ def build(ls: GoldenServer, *args: Any) -> dict:
         golden = ls.session.sets.golden_set_for(path)
         if path.resolve() != golden.questions_path.resolve():
             return {"ok": False, "message": f"{path.name} is not the configured questions file of its set"}
+        outputs = [path, golden.config.artifact_path(), golden.config.manifest_path()]
+        if (refused := _outside_workspace(ls, outputs, "build")) is not None:
+            return {"ok": False, "message": refused}
         analysis, written = golden.build()
         buf = ls.session.buffers.get(uri or "")
         unsaved = buf is not None and buf.text != golden.read_questions()
@@ -529,6 +569,8 @@ async def report(ls: GoldenServer, *args: Any) -> dict:
 
     try:
         golden = ls.session.sets.golden_set_for(path)
+        if (refused := _outside_workspace(ls, [golden.questions_path], "report on the set")) is not None:
+            return {"ok": False, "message": refused}
         out = report_path(golden)
         write_report(golden, out)
     except (ConfigError, RuntimeError) as exc:  # RuntimeError: the report extra is missing

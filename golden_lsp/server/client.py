@@ -24,6 +24,8 @@ from typing import Any
 
 from lsprotocol import types
 
+from ..core.io.shown import shown
+
 #: the command a code action becomes for a client that takes commands only: it applies the edit
 APPLY_EDIT_COMMAND = "golden-lsp.applyEdit"
 #: the initialization option a client sets to get the ``golden-lsp/status`` notification
@@ -97,6 +99,10 @@ def fit_code_actions(
     out: list[types.CodeAction | types.Command] = []
     messages: list[str] = []
     for action in actions:
+        action = copy.copy(action)
+        action.title = shown(action.title)  # a quote or a name in it never carries a control character
+        if action.disabled is not None:
+            action.disabled = types.CodeActionDisabled(shown(action.disabled.reason))
         if action.disabled is not None and not shows_disabled:
             if context.trigger_kind != types.CodeActionTriggerKind.Automatic:
                 messages.append(f"{action.title}: {action.disabled.reason}")

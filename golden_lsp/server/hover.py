@@ -20,6 +20,7 @@ from lsprotocol import types
 from ..core.check.model import RecordLine, ResolvedLocator
 from ..core.check.rules import MAX_LISTED_OCCURRENCES
 from ..core.findings.diagnostics import Range, plural
+from ..core.io.shown import shown
 from ..core.labels.guidelines import PAGE as GUIDELINES
 from ..core.labels.questions import QuestionRecord
 from ..core.labels.recordmeta import metadata
@@ -103,8 +104,8 @@ def _record_text(r: QuestionRecord, rec: RecordLine, mu: Markup) -> str:
     out = [
         f"{mu.strong(r.id or '')} · {r.hop}-hop · tags: {', '.join(r.tags) or '—'}",
         " · ".join(practice_summary(r)),
-        mu.em(r.query) if r.query else "",
-        f"expected answer: {r.expected_answer}" if r.expected_answer else "",
+        mu.em(shown(r.query)) if r.query else "",
+        f"expected answer: {shown(r.expected_answer)}" if r.expected_answer else "",
         f"{resolved} of {plural(len(spans), 'locator')} resolved · {plural(len(chunk_ids), 'answer-bearing chunk')}"
         + (": " + ", ".join(mu.code(c[:12]) for c in chunk_ids) if chunk_ids else ""),
         "in the artifact" if rec.result.buildable else "not buildable yet (see the findings on this line)",
@@ -120,8 +121,7 @@ METADATA_LINES = 20
 
 def _shown(value: object) -> str:
     """A metadata key or value on one line: JSON-escaped (no raw break or control character), cut."""
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    text = json.dumps(text, ensure_ascii=False)[1:-1]
+    text = shown(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
     return text if len(text) <= METADATA_VALUE_CHARS else text[:METADATA_VALUE_CHARS] + "…"
 
 
@@ -206,4 +206,4 @@ def hover(
         return None
     line = target.record.line
     rng = view.range(Range.on_line(line, *target.columns))
-    return types.Hover(mu.content(text), rng)
+    return types.Hover(mu.content(shown(text, lines=True)), rng)

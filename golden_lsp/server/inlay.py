@@ -20,6 +20,7 @@ from lsprotocol import types
 
 from ..core.check.model import ResolvedLocator
 from ..core.check.rules import MAX_LISTED_OCCURRENCES
+from ..core.io.shown import shown
 from .view import View
 
 #: VS Code's default ``editor.inlayHints.maximumLength``, which counts all the hints of a line
@@ -80,5 +81,7 @@ def inlay_hints(view: View, request: types.Range) -> list[types.InlayHint]:
         texts = fit([h[1] for h in line_hints])
         for (pos, _, tooltip), text in zip(line_hints, texts, strict=True):
             if _before(request.start, pos) and _before(pos, request.end):
-                hints.append(types.InlayHint(pos, text, tooltip=tooltip, padding_left=True))
+                hints.append(
+                    types.InlayHint(pos, shown(text), tooltip=shown(tooltip, lines=True), padding_left=True)
+                )
     return hints

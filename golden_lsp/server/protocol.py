@@ -40,7 +40,7 @@ import cattrs
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams, JsonRpcParseError
 from pygls.protocol import LanguageServerProtocol, lsp_method
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
 
 from .client import counted_encoding
 from .outgoing import Key, QueuedWriter
@@ -193,6 +193,12 @@ class StrictProtocol(LanguageServerProtocol):
         return None
 
     def _structure(self, data: dict, method: str | None, is_request: bool) -> Any:
+        if method is None and "error" not in data and data.get("result") is None:
+            # a null answer to a request of ours (a client answering workspace/applyEdit with null
+            # where a result object is due): no result, never a message pygls cannot structure,
+            # which would leave the request awaited forever
+            self._result_types.pop(msg_id := data["id"], None)
+            return JsonRPCResponseMessage(id=msg_id, result=None, jsonrpc=self.VERSION)
         if method is None:  # a response to a request of ours: pygls knows its result type
             return self.structure_message(data)
         fallback = JsonRPCRequestMessage if is_request else JsonRPCNotification

@@ -28,6 +28,7 @@ def make_client() -> LanguageClient:
     client.refreshes = []
     client.shown = []
     client.applied = []
+    client.apply_answer = types.ApplyWorkspaceEditResult(applied=True)  # None: a client answering null
 
     def publish(ls: LanguageClient, params: types.PublishDiagnosticsParams) -> None:
         ls.published.append(params)
@@ -51,7 +52,7 @@ def make_client() -> LanguageClient:
 
     def apply_edit(ls: LanguageClient, params: types.ApplyWorkspaceEditParams):
         ls.applied.append(params.edit)
-        return types.ApplyWorkspaceEditResult(applied=True)
+        return ls.apply_answer
 
     refreshes = {
         m: refresh(m)

@@ -7,6 +7,7 @@ a traceback."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
 from pathlib import Path
@@ -231,3 +232,31 @@ def test_an_unknown_request_or_command_is_answered_without_an_error_log(raw: Raw
         m for m in raw.received if m.get("method") == "window/logMessage" and m["params"]["type"] == 1
     ]
     assert "Traceback" not in raw.stderr and "unknown method" not in raw.stderr, raw.stderr
+
+
+async def test_a_client_answering_apply_edit_with_null_still_gets_the_command_answered(
+    commands_only: LanguageClient, golden_dir: Path
+):
+    """A client whose ``workspace/applyEdit`` handler answers ``null`` (no result object): the
+    ``golden-lsp.applyEdit`` command answers (false: nothing known to be applied), the server
+    carries on, and the session shuts down cleanly (the fixture's shutdown)."""
+    client = commands_only
+    client.apply_answer = None
+    q, text, _, _ = ambiguous(golden_dir)
+    uri = open_doc(client, q, text)
+    pub = await published(client, uri, lambda p: any(d.code == "quote-ambiguous" for d in p.diagnostics))
+    [amb] = [d for d in pub.diagnostics if d.code == "quote-ambiguous"]
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(types.TextDocumentIdentifier(uri), amb.range, types.CodeActionContext([amb]))
+    )
+    [lengthen, *_] = [a for a in actions if a.title.startswith("Lengthen to the occurrence at ")]
+    answer = await asyncio.wait_for(
+        client.workspace_execute_command_async(
+            types.ExecuteCommandParams(lengthen.command, lengthen.arguments)
+        ),
+        timeout=30,
+    )
+    assert answer is False and len(client.applied) == 1
+    hov = await hover_at(client, uri, amb.range.start)  # still serving
+    assert hov.contents
+    assert not [m for m in client.log_messages if m.type == types.MessageType.Error]

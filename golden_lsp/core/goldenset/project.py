@@ -20,7 +20,15 @@ from ..corpus.index import Corpus, glob_would_match, load_corpus
 from ..engine import diskcache
 from ..engine.analysis import LIMIT, Analysis, Analyzer, cold_quotes
 from ..engine.docindex import load_indexed
-from ..io.files import NotRegularFile, display, finish_interrupted, kind, read_regular, write_atomically
+from ..io.files import (
+    NotRegularFile,
+    display,
+    finish_interrupted,
+    kind,
+    locked,
+    read_regular,
+    write_atomically,
+)
 from ..labels.facts import Found
 from ..labels.jsonline import is_skipped, split_lines
 from ..labels.scoring import parse_hit_rule
@@ -316,27 +324,32 @@ class GoldenSet:
         )
 
     def build(self) -> tuple[Analysis, bool]:
-        """Write artifact and manifest from the saved questions file, or nothing on any error."""
+        """Write artifact and manifest from the saved questions file, or nothing on any error; one
+        build of the set at a time (``files.locked``: the artifact's folder), so the pair is one build's."""
         self._refuse_colliding_paths()
+        try:
+            with locked(self.config.artifact_path()):
+                return self._build()
+        except OSError as exc:
+            raise ConfigError(
+                f"cannot write {display(exc.filename or self.config.artifact_path())}: {exc.strerror or exc}"
+            ) from None
+
+    def _build(self) -> tuple[Analysis, bool]:
         self.finish_interrupted_build()
         analysis = self.analyze()
         body = artifact_text(analysis)
         if body is None:
             return analysis, False
         m = self.fresh_manifest(analysis, corpus_commit(self.corpus.root))
-        try:
-            artifact = self.config.artifact_path()
-            write_atomically(
-                {
-                    artifact: body,
-                    self.config.manifest_path(): manifest_text(m),
-                    passages_path(artifact): passages_text(analysis, self.corpus),
-                }
-            )
-        except OSError as exc:
-            raise ConfigError(
-                f"cannot write {display(exc.filename or self.config.artifact_path())}: {exc.strerror or exc}"
-            ) from None
+        artifact = self.config.artifact_path()
+        write_atomically(
+            {
+                artifact: body,
+                self.config.manifest_path(): manifest_text(m),
+                passages_path(artifact): passages_text(analysis, self.corpus),
+            }
+        )
         return analysis, True
 
 

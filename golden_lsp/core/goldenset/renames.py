@@ -45,11 +45,12 @@ def renamed(corpus: Corpus, analysis: Analysis, only: str | None = None) -> dict
     more: set[str] = set()  # quotes occurring twice somewhere: no evidence
     batched = {q for q in quotes if quoteindex.batchable(q)}
     automaton = quoteindex.build(batched) if len(batched) >= quoteindex.MIN_QUOTES else None
+    alone = quotes - batched if automaton is not None else quotes
     for doc_id, doc in corpus.docs.items():
         text = doc.passing_text()
         found = quoteindex.find_with(automaton, text, 2) if automaton is not None else {}
-        for q in quotes:
-            starts = found[q] if q in found else occurrences(text, q, 2)
+        found.update((q, occurrences(text, q, 2)) for q in alone)  # a batched quote not found: nowhere
+        for q, starts in found.items():
             if len(starts) == 1:
                 once[q].add(doc_id)
             elif starts:

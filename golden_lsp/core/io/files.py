@@ -9,7 +9,13 @@ naming the path. Every output (a build's artifact and manifest, an export, a sam
 an evaluation, a report) is written all or nothing: each file to a recognisable temporary
 (``.NAME.golden-lsp-tmp-PID``, created anew and never through a link), all fsynced before any is
 renamed; the next command writing the same files finishes (or removes) what a killed one left
-(``finish_interrupted``, which ``write_outputs`` runs first). A file written where other users
+(``finish_interrupted``, which ``write_outputs`` runs first). A file golden-lsp read and now
+replaces (the questions file: ``accept``, ``migrate --write``, an ``--append``) is passed to
+``write_outputs`` as ``read`` with its text then (``unchanged``): a read-only file is refused,
+as an editor would, and the file is read again right before the replace and left alone when it
+changed since it was read (a save made meanwhile is kept). Writers of one set's files (two
+``build``s) take the ``locked`` folder first, one at a time, so the artifact and manifest are
+always one build's pair. A file written where other users
 could plant a link (the editor's report, in the temp folder) goes into a ``private_folder``.
 Paths in messages are shown relative to the working directory when under it.
 """
@@ -17,10 +23,17 @@ Paths in messages are shown relative to the working directory when under it.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
+
+try:
+    import fcntl
+except ImportError:  # Windows: no advisory locks; writers of one set are not serialised there
+    fcntl = None  # type: ignore[assignment]
 
 _KINDS = (
     (stat.S_ISFIFO, "a FIFO"),
@@ -131,13 +144,62 @@ def write_atomically(files: Mapping[Path, str | Sequence[str]]) -> None:
                 tmp.unlink(missing_ok=True)
 
 
-def write_outputs(files: Mapping[Path, str | Sequence[str]], what: str) -> list[str]:
+def write_outputs(
+    files: Mapping[Path, str | Sequence[str]], what: str, read: Mapping[Path, str] | None = None
+) -> list[str]:
     """``write_atomically(files)`` after finishing or removing what a killed earlier ``what``
     (``export``, ``import``, …) left of the same files; returns what was done about those, for
-    the caller to tell."""
+    the caller to tell. Those in ``read`` (path → its text as read) are re-checked first
+    (``unchanged``)."""
     done = finish_interrupted(list(files), what)
+    for path, before in (read or {}).items():
+        unchanged(path, before, what)
     write_atomically(files)
     return done
+
+
+@contextmanager
+def locked(path: Path) -> Iterator[None]:
+    """Hold the exclusive lock of ``path``'s folder (an advisory ``flock`` on the folder itself,
+    or on its nearest existing folder while it is missing; waited for while another process
+    holds it) for the ``with`` block: writers of the files of one folder run one at a time, and
+    no lock file is left behind."""
+    if fcntl is None:
+        yield
+        return
+    folder = next((p for p in path.parents if p.is_dir()), Path("."))  # missing yet: its nearest
+    fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))  # folder that exists
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # releases the lock
+
+
+class ChangedOnDisk(OSError):
+    """The file changed on disk since golden-lsp read it: replacing it would lose that change."""
+
+
+def unchanged(path: Path, before: str, what: str) -> None:
+    """Nothing when ``path`` may be replaced: ``PermissionError`` when it is read-only (refused,
+    as an editor would); ``ChangedOnDisk`` when its content is no longer ``before`` (its whole
+    text as read, ``""`` for a file that did not exist; compared by SHA-256)."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        mode = None
+    if mode is not None and stat.S_ISREG(mode) and not mode & 0o222:
+        raise PermissionError(
+            errno.EACCES, "is read-only: make it writable to let golden-lsp change it", str(path)
+        )
+    try:
+        now = hashlib.sha256(read_regular(path)).digest()
+    except FileNotFoundError:
+        now = None
+    if now != (hashlib.sha256(before.encode("utf-8")).digest() if before or mode is not None else None):
+        raise ChangedOnDisk(
+            errno.ESTALE, f"changed while golden-lsp was running {what}: nothing written", str(path)
+        )
 
 
 def finish_interrupted(paths: list[Path], what: str = "build") -> list[str]:

@@ -1,28 +1,31 @@
-"""Text from a file, the corpus or a model, fit to be shown: no control character gets through.
+"""Untrusted text made safe to show: the one escape every output of golden-lsp goes through.
 
-Corpus pages, questions, query logs and a judge's reasons are text anyone may have written. Shown
-raw, an ANSI or OSC sequence sets a terminal's title or clears its screen, a line break forges an
-output line (a fake ``::error`` annotation, a fake finding), a bidi override reorders what a
-reviewer reads, and a C0 character makes JUnit XML unreadable. So every place text leaves
-golden-lsp — the command line's text, GitHub annotations and JUnit, the editor's hover, inlay
-hints, code-action titles and diagnostics — passes it through ``shown``: each character that is
-not printable (``str.isprintable``: controls, format characters such as the bidi overrides and
-zero-width ones, line and paragraph separators, every space but the ASCII one) is written as its
-Python escape (``\\x1b``, ``\\n``, ``\\u202e``), visible and inert. JSON and SARIF carry text as
-data, escaped by their own encoding.
+Text from a file, the corpus, a log or a model (a judge's ``reason``) may hold control characters:
+an ANSI or OSC escape sequence that clears a terminal or sets its title, a carriage return or
+line break that forges an output line (a GitHub ``::error`` annotation, a CI log line), a bidi
+override that shows text in another order than it is (U+202A–202E, U+2066–2069), or a Unicode
+line break (U+0085, U+2028, U+2029). ``shown`` writes each of them as a visible escape (``\\x1b``,
+``\\n``, ``\\u202e``), so the text reads the same and nothing in it acts: CLI text, GitHub
+annotations, JUnit XML, the server's hover, inlay hints and code-action titles all use it.
 """
 
 from __future__ import annotations
 
+import re
 
-def shown(text: str) -> str:
-    """``text`` on one line with every character that is not printable escaped."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+#: C0 controls, DEL, C1 controls, the Unicode line breaks and the bidi embeddings, overrides and
+#: isolates (and the invisible marks that steer them)
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_KEEPING_LINES = re.compile(_UNSAFE.pattern.replace("\x00-\x1f", "\x00-\x09\x0b-\x1f"))
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def shown_lines(text: str) -> str:
-    """``text`` with its line breaks (``\\n``) kept and every other character that is not
-    printable escaped (a hover's Markdown, a multi-line report)."""
-    return "\n".join(shown(line) for line in text.split("\n"))
+def _escape(match: re.Match[str]) -> str:
+    c = match.group()
+    return _NAMED.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x100 else f"\\u{ord(c):04x}")
+
+
+def shown(text: str, lines: bool = False) -> str:
+    """``text`` with every control character written as its escape; ``lines``: line feeds kept
+    (text shown on several lines, a hover's), every other one escaped."""
+    return (_UNSAFE_KEEPING_LINES if lines else _UNSAFE).sub(_escape, text)
