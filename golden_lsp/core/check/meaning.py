@@ -10,7 +10,6 @@ are heuristics: how each decides, and how often it fires on well-made sets, is i
 
 from __future__ import annotations
 
-from ..corpus.index import Corpus
 from ..findings.diagnostics import Diagnostic, short
 from ..labels.answertokens import unsupported
 from ..labels.questions import QuestionRecord
@@ -24,17 +23,12 @@ COPIED_RUN = 5
 _SHOWN = 80
 
 
-def record_meaning(
-    corpus: Corpus, record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]
-) -> None:
-    """answer-unsupported and query-copies-passage for a record whose every locator resolved."""
+def record_meaning(record: QuestionRecord, resolved: list[ResolvedLocator], diags: list[Diagnostic]) -> None:
+    """answer-unsupported and query-copies-passage for a record whose every locator resolved
+    (each span's text comes with its facts: no document is read back)."""
     if not resolved or any(r.span is None for r in resolved) or record.unanswerable:
         return
-    passages = []
-    for r in resolved:
-        span = r.span
-        assert span is not None
-        passages.append(corpus.docs[span.doc_id].text[span.start : span.end])
+    passages = [r.passage for r in resolved]
     query = record.query or ""
     if record.expected_answer:
         answer_unsupported(record, query, passages, diags)

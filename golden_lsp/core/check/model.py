@@ -32,6 +32,8 @@ class ResolvedLocator:
     coverage: float = 0.0
     #: the first start offsets of an ambiguous quote (at most rules.MAX_LISTED_OCCURRENCES + 1)
     ambiguous_at: list[int] = field(default_factory=list)
+    #: the span's text, from the quote's facts (the document's text is not needed back)
+    passage: str = ""
 
 
 @dataclass

@@ -107,7 +107,7 @@ def line_result(
     record_pii(record, diags, settings.pii_region)
     record_retention(record, diags, settings)
     many_chunks(record, resolved, diags)
-    record_meaning(corpus, record, resolved, diags)
+    record_meaning(record, resolved, diags)
     ok = record.valid and all(r.span is not None and r.chunks for r in resolved)
     return LineResult(record, resolved, diags, ok, tuple(sorted(deps.items())))
 
@@ -163,10 +163,10 @@ def resolve_locator(
     start, end = starts[0], starts[0] + len(quote)
     block = facts.block  # a quote found once has its block
     if locator.exact or block is None:
-        span, chars = Span(doc_id, start, end, EXACT, start, end), facts.exact_chars
+        span, chars, out.passage = Span(doc_id, start, end, EXACT, start, end), facts.exact_chars, quote
     else:
         lo, hi, rule = block
-        span, chars = Span(doc_id, lo, hi, rule, start, end), facts.block_chars
+        span, chars, out.passage = Span(doc_id, lo, hi, rule, start, end), facts.block_chars, facts.block_text
     out.span = span
     out.chunks = bearing_chunks(hit_rule, doc.chunks_overlapping(span.start, span.end), span)
     out.coverage = union_coverage(out.chunks, span)

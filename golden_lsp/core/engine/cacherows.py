@@ -102,6 +102,7 @@ def fact_row(f: QuoteFacts) -> list:
         f.block,
         f.exact_chars,
         f.block_chars,
+        f.block_text,
         hint,
         [list(x) for x in f.fixes],
         f.fix_texts,
@@ -126,7 +127,7 @@ def _pair(values: Any) -> tuple[int, int]:
 
 def facts_of(quote: str, row: Any, limit: int) -> QuoteFacts:
     """A stored row back as facts; ValueError/TypeError for any row golden-lsp would not write."""
-    starts_, block, exact_chars, block_chars, hint, fixes_, fix_texts, positions = row
+    starts_, block, exact_chars, block_chars, block_text, hint, fixes_, fix_texts, positions = row
     starts = _ints(starts_)
     if len(starts) > limit or list(starts) != sorted(set(starts)):
         raise ValueError("starts")
@@ -137,9 +138,13 @@ def facts_of(quote: str, row: Any, limit: int) -> QuoteFacts:
             or block[2] not in (TABLE_ROW, LIST_ITEM, PARAGRAPH)
             or lo > hi
             or len(starts) != 1
+            or not isinstance(block_text, str)
+            or len(block_text) != hi - lo
         ):
             raise ValueError("block")
         block = (lo, hi, block[2])
+    elif block_text != "":
+        raise ValueError("block text")
     if type(exact_chars) is not int or type(block_chars) is not int:
         raise ValueError("chars")
     if hint is not None:
@@ -168,4 +173,6 @@ def facts_of(quote: str, row: Any, limit: int) -> QuoteFacts:
         needed |= {hint.start, hint.end, *(o for f in fixes for o in f)}
     if not needed <= table.keys():
         raise ValueError("positions")
-    return QuoteFacts(starts, block, exact_chars, block_chars, hint, fixes, tuple(fix_texts), table or None)
+    return QuoteFacts(
+        starts, block, exact_chars, block_chars, block_text, hint, fixes, tuple(fix_texts), table or None
+    )

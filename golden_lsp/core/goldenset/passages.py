@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 from ..check.model import Analysis, LineResult
-from ..corpus.index import Corpus
 from ..findings.diagnostics import Diagnostic, Range
 from ..io.files import display
 from .artifact import CommittedFiles, line_of
@@ -32,13 +31,12 @@ def passages_path(artifact: Path) -> Path:
     return artifact.with_name(f"{stem}.passages.json")
 
 
-def _digest(corpus: Corpus, result: LineResult) -> list[dict[str, Any]] | None:
+def _digest(result: LineResult) -> list[dict[str, Any]] | None:
     out = []
     for r in result.resolved:
-        span = r.span
-        if span is None:
+        if r.span is None:
             return None
-        text = corpus.docs[span.doc_id].text[span.start : span.end]
+        text = r.passage
         out.append(
             {
                 "doc": r.locator.doc,
@@ -49,13 +47,13 @@ def _digest(corpus: Corpus, result: LineResult) -> list[dict[str, Any]] | None:
     return out
 
 
-def passages_text(analysis: Analysis, corpus: Corpus) -> str:
+def passages_text(analysis: Analysis) -> str:
     """The side file a build writes: record id → each locator's doc, quote and span digest."""
     records: dict[str, Any] = {}
     for r in analysis.records:
         record = r.record
         if record is not None and isinstance(record.id, str):
-            digests = _digest(corpus, r.result)
+            digests = _digest(r.result)
             if digests is not None:
                 records[record.id] = digests
     return (
@@ -65,7 +63,7 @@ def passages_text(analysis: Analysis, corpus: Corpus) -> str:
 
 
 def passage_changes(
-    analysis: Analysis, corpus: Corpus, path: Path, files: CommittedFiles, artifact: Path, build_command: str
+    analysis: Analysis, path: Path, files: CommittedFiles, artifact: Path, build_command: str
 ) -> list[Diagnostic]:
     """passage-changed on each locator, of a record whose artifact line is not the committed one,
     that keeps its doc and quote but spans text whose digest is not the one the last build saw."""
@@ -95,7 +93,7 @@ def passage_changes(
         assert record is not None
         if not isinstance(recorded.get(record.id), list):
             continue
-        now = _digest(corpus, r.result)
+        now = _digest(r.result)
         before = {
             (x.get("doc"), x.get("quote")): x.get("sha256")
             for x in recorded[record.id]
@@ -110,8 +108,9 @@ def passage_changes(
                 Diagnostic(
                     "passage-changed",
                     f"the passage this label spans in {digest['doc']} changed since the last build "
-                    f"({display(path)}): re-read it against the record's expected_answer — the quote still "
-                    f"resolves, but what it labels may say something else now; then run `{build_command}`",
+                    f"({display(path)}): the quote still resolves, but what it labels may say "
+                    "something else now: re-read it against the record's expected_answer, then rebuild; "
+                    f"run `{build_command}`",
                     analysis.path,
                     Range.on_line(r.line, node.start, node.end),
                     data={"doc": digest["doc"], "command": build_command},

@@ -231,7 +231,6 @@ class GoldenSet:
         if artifact is not None:
             stale += passage_changes(
                 analysis,
-                self.corpus,
                 passages_path(artifact),
                 self._committed,
                 artifact,
@@ -347,7 +346,7 @@ class GoldenSet:
             {
                 artifact: body,
                 self.config.manifest_path(): manifest_text(m),
-                passages_path(artifact): passages_text(analysis, self.corpus),
+                passages_path(artifact): passages_text(analysis),
             }
         )
         return analysis, True

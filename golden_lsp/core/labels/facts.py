@@ -45,6 +45,9 @@ class QuoteFacts:
     #: for a quote occurring once: the stripped length of the exact span and of the block
     exact_chars: int = 0
     block_chars: int = 0
+    #: for a quote occurring once: the block's text (what ``check/meaning`` reads and the passages
+    #: file digests, so neither needs the document's text back)
+    block_text: str = ""
     #: for a quote occurring nowhere: why, for the author (None when nothing is close)
     hint: Hint | None = None
     #: for a quote occurring nowhere: the quotes a fix may write instead — [start, end) of each and
@@ -81,7 +84,8 @@ def quote_facts(
         start = starts[0]
         end = start + len(quote)
         lo, hi, rule = enclosing_block(text, start, end)
-        return QuoteFacts((start,), (lo, hi, rule), len(text[start:end].strip()), len(text[lo:hi].strip()))
+        block = text[lo:hi]
+        return QuoteFacts((start,), (lo, hi, rule), len(text[start:end].strip()), len(block.strip()), block)
     if starts:
         offsets = {o for s in starts[: limit - 1] for o in (s, s + len(quote))}
         return QuoteFacts(tuple(starts), positions={o: raw_position(o) for o in offsets})
