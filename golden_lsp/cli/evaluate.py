@@ -31,6 +31,7 @@ from ..practice.agreementfile import for_evaluation
 from .common import add_set_options
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
+from .subsets import add_subset_options, subset_of
 
 if TYPE_CHECKING:  # numpy and the evaluation core load only when eval runs
     from ..evaluate.evaluation import Comparison, Evaluation, Scored, Settings
@@ -67,8 +68,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)"
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the bootstrap and randomization test (default 0)"
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the bootstrap, the randomization test and --sample (default 0)",
     )
+    add_subset_options(p)
     add_chunks_option(p)
     p.add_argument(
         "--compare", metavar="RUN_B", help="paired deltas against another run (a file or db:RUN_ID)"
@@ -168,6 +173,7 @@ def _eval(args: argparse.Namespace) -> int:
     gates = [parse_metric_at(g, settings.ks) for g in args.gate]
     floors = _floors(args.floor, settings.ks)
     golden, tg = load_targets(args)
+    tg = subset_of(args, golden, tg)
     run = run_of(tg, golden.corpus, max(settings.ks), args.run_file, args.run_format, args.retriever)
     ev = evaluate(tg, run, settings)
     comparisons: list[tuple[str, Comparison]] = []
