@@ -115,6 +115,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="compare evaluations whose fingerprints differ",
     )
     p.add_argument(
+        "--traces",
+        type=Path,
+        metavar="TRACES.jsonl",
+        help="per-query request_id, latency_ms and cost stored with --db: one "
+        "{query_id, request_id, latency_ms, cost} per line (default: a JSONL run's own lines)",
+    )
+    p.add_argument(
         "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
     )
     add_set_options(p)
@@ -208,8 +215,10 @@ def _eval(args: argparse.Namespace) -> int:
     run_id = None
     if args.db is not None:
         from ..evaluate.resultsdb import store
+        from ..evaluate.traces import read_traces
 
-        run_id = store(args.db, ev)
+        trace_file = args.traces or (args.run_file if ev.run.format == "jsonl" else None)
+        run_id = store(args.db, ev, read_traces(trace_file) if trace_file is not None else None)
     notes = sanity(ev) + signals(ev)
     baseline = next((c for role, c in comparisons if role == "baseline"), None)
     gate_results = (
