@@ -21,20 +21,22 @@ def test_jsonl_run_traces_land_in_query_results(project, cli, tmp_path):
     ]
     (project / "run.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     db = tmp_path / "r.duckdb"
-    _, out = run_eval(cli, project, "--run", "run.jsonl", "--k", "1", "--db", db)
+    _, out = run_eval(cli, project, "--run", "run.jsonl", "--k", "10", "--db", db)
     con = duckdb.connect(str(db), read_only=True)
     rows = con.execute(
         "SELECT query_id, request_id, latency_ms, cost FROM query_results ORDER BY query_id"
     ).fetchall()
     assert rows[:3] == [("q1", "req-1", 120.5, 0.002), ("q2", "req-2", None, None), ("q3", None, None, None)]
-    # the join of the docs: a trace table keyed by request_id beside the results
-    con.execute("CREATE TEMP TABLE traces AS SELECT 'req-1' AS request_id, 'model-a' AS model")
-    joined = con.execute(
-        "SELECT q.query_id, t.model, q.hit FROM query_results q JOIN traces t USING (request_id) "
-        "WHERE q.run_id = ?",
-        [out["db_run_id"]],
-    ).fetchall()
-    assert joined == [("q1", "model-a", 1.0)]
+    # the join of docs/evaluation.md, run as written against a trace table keyed by request_id
+    con.execute(
+        "CREATE TEMP TABLE traces AS SELECT * FROM (VALUES ('req-1', 'model-a'), ('req-2', 'model-b')) "
+        "AS t(request_id, model)"
+    )
+    doc = (Path(__file__).resolve().parents[1] / "docs" / "evaluation.md").read_text()
+    sql = doc.split("```sql\n", 1)[1].split("```", 1)[0]
+    joined = sorted(con.execute(sql).fetchall())
+    hit = {q["query_id"]: q["hit@10"] for q in out["per_query"]}
+    assert joined == [("model-a", hit["q1"], 120.5, 0.002, 1), ("model-b", hit["q2"], None, None, 1)]
 
 
 def test_trec_run_takes_a_side_file(project, cli, tmp_path):
