@@ -99,7 +99,13 @@ def test_a_version_1_file_is_migrated_on_open_and_keeps_its_rows(project, cli, t
         "SELECT column_name, is_nullable FROM information_schema.columns WHERE table_name = 'query_results' "
         "AND data_type = 'DOUBLE'"
     ).fetchall()
-    assert sorted(nullable) == sorted((m, "YES") for m in METRICS)  # version 2: metrics take NULL
+    traced = ("latency_ms", "cost")  # version 3: the trace columns, DOUBLE and NULL when not given
+    assert sorted(nullable) == sorted((m, "YES") for m in (*METRICS, *traced))  # version 2: metrics take NULL
+    added = con.execute(
+        "SELECT tags, meta, request_id, latency_ms, cost FROM query_results WHERE run_id = 'old000000001'"
+    ).fetchall()
+    assert added == [(None, None, None, None, None)]
+    assert con.execute("SELECT subset FROM runs WHERE run_id = 'old000000001'").fetchone() == (None,)
     assert con.execute("SELECT count(*) FROM run_metrics WHERE run_id = 'old000000001'").fetchone() == (1,)
 
 

@@ -32,9 +32,11 @@ from .common import add_set_options
 from .evalreadings import add_reading_options, readings
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
+from .subsets import add_subset_options, subset_of
 
 if TYPE_CHECKING:  # numpy and the evaluation core load only when eval runs
     from ..evaluate.evaluation import Comparison, Evaluation, Scored, Settings
+    from ..evaluate.slices import SliceGate
 
 BAR = 24
 
@@ -68,8 +70,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--bootstrap", type=int, default=2000, metavar="N", help="bootstrap resamples (default 2000)"
     )
     p.add_argument(
-        "--seed", type=int, default=0, help="seed of the bootstrap and randomization test (default 0)"
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the bootstrap, the randomization test and --sample (default 0)",
     )
+    add_subset_options(p)
     add_chunks_option(p)
     p.add_argument(
         "--compare", metavar="RUN_B", help="paired deltas against another run (a file or db:RUN_ID)"
@@ -83,6 +89,20 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="exit 1 when METRIC@K dropped from the baseline and the 95%% interval excludes zero",
     )
     p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="also break down by FIELD (tenant, source, meta.KEY, tags, ...; repeatable); hop, "
+        "query_type, split and document always are",
+    )
+    p.add_argument(
+        "--gate-slices",
+        action="store_true",
+        dest="gate_slices",
+        help=f"apply each --gate to every slice of the --by fields too (slices of N>={MIN_INTERVAL_N})",
+    )
+    p.add_argument(
         "--floor",
         action="append",
         default=[],
@@ -94,6 +114,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         dest="allow_different_sets",
         help="compare evaluations whose fingerprints differ",
+    )
+    p.add_argument(
+        "--traces",
+        type=Path,
+        metavar="TRACES.jsonl",
+        help="per-query request_id, latency_ms and cost stored with --db: one "
+        "{query_id, request_id, latency_ms, cost} per line (default: a JSONL run's own lines)",
     )
     p.add_argument(
         "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
@@ -163,15 +190,20 @@ def _eval(args: argparse.Namespace) -> int:
         signals,
     )
     from ..evaluate.retrieval import run_of
+    from ..evaluate.slices import slice_gates, slice_groups
 
+    if args.gate_slices and not (args.gate and args.by):
+        raise ConfigError("--gate-slices needs --gate METRIC@K and the slices' --by FIELD")
     if args.gate and args.baseline is None:
         raise ConfigError("--gate needs --baseline RUN (or db:latest with --db)")
     settings = Settings(_ks(args.k), args.multi, _resamples(args.bootstrap), args.seed)
     gates = [parse_metric_at(g, settings.ks) for g in args.gate]
     floors = _floors(args.floor, settings.ks)
     golden, tg = load_targets(args)
+    tg = subset_of(args, golden, tg)
     run = run_of(tg, golden.corpus, max(settings.ks), args.run_file, args.run_format, args.retriever)
     ev = evaluate(tg, run, settings)
+    ev.groups.extend(slice_groups(tg.answerable, args.by))
     comparisons: list[tuple[str, Comparison]] = []
     for role, ref in (("compare", args.compare), ("baseline", args.baseline)):
         if ref is not None:
@@ -188,25 +220,31 @@ def _eval(args: argparse.Namespace) -> int:
     run_id = None
     if args.db is not None:
         from ..evaluate.resultsdb import store
+        from ..evaluate.traces import read_traces
 
-        run_id = store(args.db, ev)
+        trace_file = args.traces or (args.run_file if ev.run.format == "jsonl" else None)
+        run_id = store(args.db, ev, read_traces(trace_file) if trace_file is not None else None)
     notes = sanity(ev) + signals(ev)
     baseline = next((c for role, c in comparisons if role == "baseline"), None)
     gate_results = (
         [(m, k, baseline.at(m, k), gate_failed(baseline, m, k)) for m, k in gates] if baseline else []
     )
+    sliced = slice_gates(ev, baseline, gates, args.by) if baseline and args.gate_slices else []
     floor_results = [(m, k, f, ev.value(m, k) < f) for m, k, f in floors]
     labels = for_evaluation(golden.config)  # the set's agreement, beside every metric
     if args.format == "json":
         result = _as_json(ev, comparisons, notes, gate_results, floor_results, run_id)
         result.update({key: part for key, part, _, _ in extra})
+        result["slice_gates"] = [_slice_gate_json(sg) for sg in sliced]
         sys.stdout.write(dumps({**result, **labels}, indent=2) + "\n")
     else:
         sys.stdout.write(_as_text(ev, comparisons, notes, gate_results, floor_results, run_id))
+        sys.stdout.write("".join(_slice_gate_line(sg) + "\n" for sg in sliced))
         sys.stdout.write("".join("\n" + "\n".join(lines) + "\n" for _, _, lines, _ in extra))
         sys.stdout.write(labels["agreement_line"] + "\n")
     failed = any(n.severity == "error" for n in notes) or any(r[-1] for r in gate_results + floor_results)
-    return 1 if failed or any(f for *_, f in extra) else 0
+    failed = failed or any(sg.failed for sg in sliced) or any(f for *_, f in extra)
+    return 1 if failed else 0
 
 
 # --- output -------------------------------------------------------------------------------------
@@ -358,6 +396,7 @@ def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
                 "by": g.by,
                 "value": g.value,
                 "n": len(g.rows),
+                "small": len(g.rows) < MIN_INTERVAL_N,
                 "metrics": _cells(mean, lo, hi, st.ks, len(g.rows), ev),
             }
         )
@@ -410,6 +449,31 @@ def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
         "notes": [{"severity": n.severity, "message": n.message} for n in notes],
         "per_query": _per_query_json(ev),
         "db_run_id": run_id,
+    }
+
+
+def _slice_gate_line(sg: SliceGate) -> str:
+    head = f"gate {sg.metric}@{sg.k} on slice {sg.by}={sg.value} (N={sg.n})"
+    if sg.result is None:
+        return f"{head}: not gated, fewer than {MIN_INTERVAL_N} records"
+    delta, lo, hi, p = sg.result
+    verdict = "FAIL: dropped and the interval excludes 0" if sg.failed else "pass"
+    return f"{head}: Δ = {delta:+.3f} {_ci(lo, hi)} p={_num(p)} — {verdict}"
+
+
+def _slice_gate_json(sg: SliceGate) -> dict:
+    delta, lo, hi, p = sg.result if sg.result is not None else (math.nan,) * 4
+    return {
+        "by": sg.by,
+        "value": sg.value,
+        "n": sg.n,
+        "metric": sg.metric,
+        "k": sg.k,
+        "gated": sg.result is not None,
+        "delta": _float(delta),
+        "ci": [_float(lo), _float(hi)],
+        "p": _float(p),
+        "failed": sg.failed,
     }
 
 

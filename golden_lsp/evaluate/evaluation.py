@@ -22,6 +22,7 @@ import numpy as np
 from ..core.findings.diagnostics import Severity, plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
+from ..core.labels.recordmeta import flat_metadata
 from ..core.labels.resolve import Span
 from ..core.labels.scoring import HitRule, union_coverage
 from ..core.text.chunker import Chunk
@@ -48,6 +49,9 @@ class Target:
     docs: tuple[str, ...]
     spans: tuple[Span, ...] = ()
     bearing: tuple[frozenset[str], ...] = ()
+    tags: tuple[str, ...] = ()
+    #: the record's metadata to slice or select by (``recordmeta.flat_metadata``)
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     @cached_property
     def relevant(self) -> frozenset[str]:
@@ -91,7 +95,16 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
         if rec.line in bad_lines or not r.valid or r.id is None or r.query is None:
             excluded += 1
             continue
-        target = Target(r.id, r.query, r.hop, r.query_type, r.split, docs=())
+        target = Target(
+            r.id,
+            r.query,
+            r.hop,
+            r.query_type,
+            r.split,
+            docs=(),
+            tags=tuple(r.tags),
+            meta=flat_metadata(r.value),
+        )
         if r.unanswerable:
             unanswerable.append(target)
             continue
@@ -469,7 +482,8 @@ def compare(
         raise ConfigError(
             f"refusing to compare {a.label} (fingerprint {a.fingerprint}) with {b.label} "
             f"(fingerprint {b.fingerprint}): they were measured against different golden sets, "
-            "corpora, chunkings or hit rules; pass --allow-different-sets to compare anyway"
+            "corpora, chunkings, hit rules or subsets (--split, --where, --sample); pass "
+            "--allow-different-sets to compare anyway"
         )
     if (a.settings.ks, a.settings.multi) != (b.settings.ks, b.settings.multi):
         raise ConfigError(

@@ -17,6 +17,7 @@ a metric added to it gets its column in an existing file too, NULL in the runs b
 from __future__ import annotations
 
 import json
+import math
 import stat
 import uuid
 from collections.abc import Callable
@@ -32,10 +33,12 @@ from ..core.goldenset.config import ConfigError
 from ..core.io.files import kind as file_kind
 from .evalspec import METRICS
 from .evaluation import Evaluation, Scored, Settings
+from .traces import Trace
 
 #: the layout this golden-lsp writes (1: the first, without a version table; 2: the version
-#: table, and metric columns that take NULL, so a metric added later fits the runs before it)
-SCHEMA_VERSION = 2
+#: table, and metric columns that take NULL, so a metric added later fits the runs before it; 3:
+#: the subset scored on runs, the record's tags and metadata, and its trace on query_results)
+SCHEMA_VERSION = 3
 RUNS = """CREATE TABLE runs (
     run_id VARCHAR PRIMARY KEY, seq INTEGER NOT NULL, created_at TIMESTAMPTZ NOT NULL,
     fingerprint VARCHAR NOT NULL, fingerprint_parts JSON NOT NULL, run_name VARCHAR NOT NULL,
@@ -75,8 +78,30 @@ def _v1_to_v2(con) -> None:
     con.execute(VERSION_TABLE)
 
 
+#: the columns version 3 adds (each table's base columns are those every version has)
+V3_COLUMNS = {
+    "runs": {"subset": "JSON"},
+    "query_results": {
+        "tags": "VARCHAR[]",
+        "meta": "JSON",
+        "request_id": "VARCHAR",
+        "latency_ms": "DOUBLE",
+        "cost": "DOUBLE",
+    },
+}
+
+
+def _v2_to_v3(con) -> None:
+    """Version 3: ``runs.subset`` (the --split/--where/--sample scored; NULL for the full set and
+    older runs), ``query_results.tags``/``meta`` (the record's slice values) and its trace
+    (``request_id``, ``latency_ms``, ``cost``)."""
+    for table, columns in V3_COLUMNS.items():
+        for name, kind in columns.items():
+            con.execute(f'ALTER TABLE {table} ADD COLUMN "{name}" {kind}')
+
+
 #: version → the step that takes a file of that version to the next
-MIGRATIONS: dict[int, Callable[[Any], None]] = {1: _v1_to_v2}
+MIGRATIONS: dict[int, Callable[[Any], None]] = {1: _v1_to_v2, 2: _v2_to_v3}
 
 
 def _version(con) -> int | None:
@@ -105,12 +130,12 @@ def _prepare(con, path: Path) -> None:
     if problem is not None:  # never migrated, nor written into
         raise ConfigError(f"{path}: not a golden-lsp results database: {problem}")
     con.begin()
-    if version is None:
+    if version is None:  # the tables every version has, then the steps from version 2
         for statement in (RUNS, RUN_METRICS, _query_results(), VERSION_TABLE):
             con.execute(statement)
-    else:
-        for step in range(version, SCHEMA_VERSION):
-            MIGRATIONS[step](con)
+        version = 2
+    for step in range(version, SCHEMA_VERSION):
+        MIGRATIONS[step](con)
     have = _columns(con, "query_results")
     for name in METRICS:
         if name not in have:
@@ -210,10 +235,11 @@ def _run_row(ev: Evaluation, run_id: str, seq: int) -> dict[str, Any]:
         "n_missing": len(ev.missing),
         "n_excluded": tg.excluded,
         "golden_lsp_version": __version__,
+        "subset": json.dumps(tg.fingerprint_parts["subset"]) if "subset" in tg.fingerprint_parts else None,
     }
 
 
-def _query_rows(ev: Evaluation, run_id: str) -> dict[str, np.ndarray]:
+def _query_rows(ev: Evaluation, run_id: str, traces: dict[str, Trace]) -> dict[str, np.ndarray]:
     """query_results' columns: one row per answerable record and k, each metric a column."""
     st, answerable = ev.settings, ev.targets.answerable
     nk, missing = len(st.ks), set(ev.missing)
@@ -231,7 +257,15 @@ def _query_rows(ev: Evaluation, run_id: str) -> dict[str, np.ndarray]:
             for f in ("hop", "query_type", "split")
         }
     )
+    columns["meta"] = _strings(json.dumps(t.meta) if t.meta else None for t in answerable for _ in st.ks)
+    found = [traces.get(t.query_id, Trace()) for t in answerable]
+    columns["request_id"] = _strings(x.request_id for x in found for _ in st.ks)
+    # the columns converted by the SELECT of ``_store`` come last, in its order
     columns["documents"] = _strings(json.dumps(list(t.docs)) for t in answerable for _ in st.ks)
+    columns["tags"] = _strings(json.dumps(list(t.tags)) for t in answerable for _ in st.ks)
+    for name in ("latency_ms", "cost"):
+        values = [getattr(x, name) for x in found]
+        columns[name] = np.repeat([math.nan if v is None else v for v in values], nk)
     return columns
 
 
@@ -248,12 +282,12 @@ def _usable(path: Path, con: Any, work: Callable[[Any], Any]) -> Any:
         con.close()
 
 
-def store(path: Path, ev: Evaluation) -> str:
-    """Append the evaluation; returns its run id."""
-    return _usable(path, _connect(path, create=True), lambda con: _store(con, ev))
+def store(path: Path, ev: Evaluation, traces: dict[str, Trace] | None = None) -> str:
+    """Append the evaluation (with the run's per-query traces); returns its run id."""
+    return _usable(path, _connect(path, create=True), lambda con: _store(con, ev, traces or {}))
 
 
-def _store(con: Any, ev: Evaluation) -> str:
+def _store(con: Any, ev: Evaluation, traces: dict[str, Trace]) -> str:
     st = ev.settings
     run_id = uuid.uuid4().hex[:12]
     nm, nk = len(METRICS), len(st.ks)
@@ -286,8 +320,10 @@ def _store(con: Any, ev: Evaluation) -> str:
         _insert(
             con,
             "query_results",
-            _query_rows(ev, run_id),
-            "* EXCLUDE (documents), from_json(documents, '[\"VARCHAR\"]')",
+            _query_rows(ev, run_id, traces),
+            "* EXCLUDE (documents, tags, latency_ms, cost), from_json(documents, '[\"VARCHAR\"]'), "
+            "from_json(tags, '[\"VARCHAR\"]'), CASE WHEN isnan(latency_ms) THEN NULL ELSE latency_ms END, "
+            "CASE WHEN isnan(cost) THEN NULL ELSE cost END",
         )
     con.commit()
     return run_id
