@@ -279,7 +279,7 @@ def test_duckdb_holds_the_documented_tables(crafted, project, cli, tmp_path):
     con = duckdb.connect(str(db), read_only=True)
     tables = {r[0] for r in con.execute("SELECT table_name FROM information_schema.tables").fetchall()}
     assert tables == {"runs", "run_metrics", "query_results", "schema_version"}
-    assert con.execute("SELECT version FROM schema_version").fetchall() == [(2,)]
+    assert con.execute("SELECT version FROM schema_version").fetchall() == [(3,)]
     runs = con.execute(
         "SELECT run_id, seq, fingerprint, hit_rule, multi, n_answerable, n_missing, run_format "
         "FROM runs ORDER BY seq"
