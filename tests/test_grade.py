@@ -177,6 +177,12 @@ def test_answers_graded_audited_and_stored(cli, hut, tmp_path):
     assert again.returncode == 0 and json.loads(again.stdout)["cached"] == 4 and len(logged(log)) == 4
     text = cli(["grade", hut, "--answers", answers, "--command", grader, "--human", human]).stdout
     assert "accuracy, strict (partially counts incorrect): 0.500" in text and "h2: people correct" in text
+    page = tmp_path / "report.html"
+    report = cli(["report", hut, "--out", page])
+    assert report.returncode == 0, report.stderr
+    shown = page.read_text(encoding="utf-8")
+    assert "Answer grader audit" in shown and "Disagreements (1 of 4 answers)" in shown
+    assert f"{a['recall']['value']:.3f} [{a['recall']['low']:.3f}, {a['recall']['high']:.3f}]" in shown
 
 
 def test_oracle_context_writes_the_faithfulness_file(cli, hut, tmp_path):

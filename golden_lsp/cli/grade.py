@@ -179,7 +179,7 @@ def _grade(args: argparse.Namespace) -> int:
         result["audit"] = gr.audit(
             human, asked.results, {k: head[k] for k in ("provider", "model", "prompt", "prompt_digest")}
         )
-        _write_json(golden.config.audit_path().with_name(GRADE_AUDIT), result["audit"])
+        _write_json(golden.config.grade_audit_path(), result["audit"])
     result["grades"] = gr.rows(graded, asked)
     if args.db is not None:
         from ..evaluate.resultsdb import store_grades
@@ -202,10 +202,6 @@ def _grade(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
-
-
-#: where ``--human`` writes the grader's audit: beside the relevance judge's (the report reads it)
-GRADE_AUDIT = "grade_audit.json"
 
 
 def _faithfulness(result: dict[str, Any]) -> dict[str, Any]:
