@@ -224,3 +224,39 @@ def test_the_escape_leaves_the_text_readable():
     got = block("q", text)
     inner = re.fullmatch("<q>\n(.*)\n</q>", got, re.S)
     assert inner is not None and "<" not in inner.group(1) and html.unescape(inner.group(1)) == text
+
+
+def test_answers_from_a_runs_top_k_show_the_gap_to_the_oracle(cli, hut, tmp_path):
+    from golden_lsp.core.corpus.index import load_corpus
+
+    chunks = load_corpus(hut / "corpus", "*.md", 60).docs["huts.md"].chunks
+    by_start = {DOC[c.start : c.end].split()[0]: c.chunk_id for c in chunks}
+    run = tmp_path / "run.jsonl"
+    # h1 and h2 retrieve the right paragraph first; h3 and h4 only the wrong one within k = 1
+    order = {"h1": "Dinner", "h2": "Breakfast", "h3": "Dinner", "h4": "Breakfast"}
+    run.write_text(
+        "".join(json.dumps({"query_id": q, "chunk_ids": [by_start[w]]}) + "\n" for q, w in order.items())
+    )
+    grader, _ = program(tmp_path / "progs", "grader", GRADER_PROGRAM)
+    generator, log = program(tmp_path / "progs", "generator", GENERATOR_PROGRAM, "none")
+    args = [
+        "grade",
+        hut,
+        "--from-run",
+        run,
+        "--k",
+        "1",
+        "--command",
+        grader,
+        "--generator-command",
+        generator,
+    ]
+    proc = cli([*args, "--format", "json"])
+    assert proc.returncode == 0, proc.stderr
+    r = json.loads(proc.stdout)
+    assert r["answers"] == "top 1 of run run.jsonl" and r["overall"]["strict"]["k"] == 2
+    assert "faithfulness" not in r
+    h3 = next(q for q in logged(log) if q["record"] == "h3")["user"]
+    assert "served at seven" in h3 and "September" not in h3
+    refused = cli([*args, "--faithfulness-out", tmp_path / "f.json"])
+    assert refused.returncode == 2 and "--oracle" in refused.stderr

@@ -17,11 +17,13 @@ from typing import Any
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, write_atomically
+from ..evaluate.evalspec import RUN_FORMATS
 from ..keep import grade as gr
 from ..keep.cache import JudgmentCache
 from ..keep.providers import PROVIDERS, Request, judge_model, make_provider
 from .common import USAGE_ERROR, add_set_options, golden_set, printable, progress
-from .judge import _count
+from .evalshared import add_chunks_option
+from .judge import _count, _positive
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -36,6 +38,17 @@ def register(sub: argparse._SubParsersAction) -> None:
     src.add_argument(
         "--oracle", action="store_true", help="answer each record from its answer-bearing chunks, then grade"
     )
+    src.add_argument(
+        "--from-run",
+        type=Path,
+        metavar="RUN",
+        help="answer each record from the top --k chunks of this run (the gap to --oracle), then grade",
+    )
+    p.add_argument(
+        "--k", type=_positive, default=5, help="--from-run: chunks of context per record (default 5)"
+    )
+    p.add_argument("--run-format", choices=RUN_FORMATS, help="the run's format (default: detected)")
+    add_chunks_option(p)
     p.add_argument("--provider", choices=PROVIDERS, help="the grader (or [judge] provider)")
     p.add_argument("--model", help="the grader's model (or [judge] model)")
     p.add_argument("--command", help="the grader's program (command provider): JSON lines in and out")
@@ -65,6 +78,32 @@ def _chosen(
     return name, model, command, judge_model(name, model, command)  # type: ignore[return-value]
 
 
+def _contexts(args: argparse.Namespace, golden: Any, records: dict) -> tuple[dict[str, list[str]], str]:
+    """Each record's context for the generator: its answer-bearing chunks (``--oracle``) or the
+    top ``--k`` chunks of ``--from-run``; and what it is."""
+    if args.oracle:
+        out = {rid: gr.oracle_chunks(golden.corpus, rec) for rid, rec in records.items()}
+        return out, f"answer-bearing chunks under {golden.hit_rule}"
+    from ..evaluate.chunkings import load_chunking
+    from ..evaluate.runs import read_run
+    from ..keep.judge import run_passages
+
+    try:
+        run = read_run(args.from_run, args.run_format)
+    except ImportError:
+        raise ConfigError("reading a TREC run needs the eval extra: pip install 'golden-lsp[eval]'") from None
+    chunking = load_chunking(args.chunks, golden.corpus) if args.chunks is not None else None
+    passages, missing, _ = run_passages(golden.corpus, run, chunking, list(records.values()), args.k)
+    if missing:
+        sys.stderr.write(
+            f"golden-lsp: {plural(len(missing), 'record')} not in the run: {', '.join(missing[:10])}\n"
+        )
+    contexts: dict[str, list[str]] = {}
+    for p in passages:
+        contexts.setdefault(p.record, []).append(p.text)
+    return contexts, f"top {args.k} chunks of run {display(args.from_run)}"
+
+
 def _write_json(path: Path, value: dict[str, Any]) -> None:
     try:
         write_atomically({path: json.dumps(value, ensure_ascii=False, indent=2) + "\n"})
@@ -83,6 +122,14 @@ def _grade(args: argparse.Namespace) -> int:
     prompt = gr.load_system(args.prompt, gr.GRADER)
     records = gr.gradable(golden.analyze().records)
     human = gr.read_jsonl(args.human, "grade", gr.GRADES) if args.human is not None else None
+    if args.faithfulness_out is not None and not args.oracle:
+        raise ConfigError("--faithfulness-out is the oracle test's result: give it with --oracle")
+    outputs = {"faithfulness file": args.faithfulness_out} if args.faithfulness_out else {}
+    if args.human is not None:
+        outputs["grader audit"] = golden.config.grade_audit_path()
+    inputs = {args.answers: "answers", args.human: "grades", args.prompt: "prompt", args.from_run: "run"}
+    inputs.update({args.generator_prompt: "generator prompt", args.chunks: "chunk file"})
+    golden.refuse_outputs(outputs, {p: w for p, w in inputs.items() if p})
     cache = JudgmentCache()
     head: dict[str, Any] = {
         "provider": grader[0],
@@ -93,13 +140,14 @@ def _grade(args: argparse.Namespace) -> int:
         "partially": "strict: counted incorrect; lenient: counted correct",
     }
     spent, generated = 0, None
-    if args.oracle:
+    if args.oracle or args.from_run is not None:
         gen = _chosen(args.generator_provider, args.generator_model, args.generator_command)
         gen_prompt = gr.load_system(args.generator_prompt, gr.GENERATOR)
         requests = []
         no_context = []
+        contexts, source = _contexts(args, golden, records)
         for rid, rec in records.items():
-            chunks = gr.oracle_chunks(golden.corpus, rec)
+            chunks = contexts.get(rid, [])
             if not chunks:
                 no_context.append(rid)
                 continue
@@ -109,13 +157,13 @@ def _grade(args: argparse.Namespace) -> int:
             )
         head.update(
             {
-                "answers": "oracle",
+                "answers": "oracle" if args.oracle else f"top {args.k} of run {display(args.from_run)}",
                 "generator": {
                     "provider": gen[0],
                     "model": gen[3],
                     "prompt": gen_prompt.name,
                     "prompt_digest": gen_prompt.digest,
-                    "context": f"answer-bearing chunks under {golden.hit_rule} ({plural(len(requests), 'record')})",
+                    "context": f"{source} ({plural(len(requests), 'record')})",
                 },
                 "no_context": no_context,
             }
