@@ -133,13 +133,16 @@ def test_answers_graded_audited_and_stored(cli, hut, tmp_path):
     assert dry.returncode == 0, dry.stderr
     assert json.loads(dry.stdout)["grader_calls"] == 4 and not logged(log)
 
+    budget = cli([*base, "--max-calls", "2"])
+    assert budget.returncode == 0 and "--max-calls 2: 2 not done" in budget.stderr
+    assert json.loads(budget.stdout)["overall"]["n"] == 2 and len(logged(log)) == 2
     db = tmp_path / "results.duckdb"
     proc = cli([*base, "--human", human, "--db", db])
     assert proc.returncode == 0, proc.stderr
     assert "1 answer name no gradable record (skipped): nope" in proc.stderr
     r = json.loads(proc.stdout)
     requests = logged(log)
-    assert len(requests) == 4 and r["calls"] == 4
+    assert len(requests) == 4 and (r["calls"], r["cached"]) == (2, 2)
     # the untrusted answer cannot close its block nor open another
     injected = next(q["user"] for q in requests if q["record"] == "h3")
     assert injected.count("</answer>") == 1 and injected.count("<expected_answer>") == 1
@@ -190,6 +193,8 @@ def test_oracle_context_writes_the_faithfulness_file(cli, hut, tmp_path):
     generator, gen_log = program(tmp_path / "progs", "generator", GENERATOR_PROGRAM, "h3")
     out = tmp_path / "faithfulness.json"
     args = ["grade", hut, "--oracle", "--command", grader, "--generator-command", generator]
+    dry = cli([*args, "--dry-run", "--format", "json"])
+    assert dry.returncode == 0 and json.loads(dry.stdout)["generator_calls"] == 4 and not logged(gen_log)
     proc = cli([*args, "--faithfulness-out", out, "--format", "json", "--max-calls", "100"])
     assert proc.returncode == 0, proc.stderr
     requests = logged(gen_log)
