@@ -43,6 +43,7 @@ COMMANDS = {
     "report": "report",
     "migrate": "migrate",
     "judge": "judge",
+    "grade": "grade",
     "accept": "accept",
 }
 #: the extra a command module's imports come from, named when they are missing
@@ -81,6 +82,7 @@ def needed_extras(command: str, argv: Sequence[str]) -> list[str]:
         "retrieve": [],
         "report": ["report", *(["eval"] if scoring else [])],
         "judge": ["eval"] if _flag(argv, "--run") is not None else ["search"],
+        "grade": ["eval"] if _flag(argv, "--db") is not None else [],
     }.get(command, [])
     if retriever == "bm25":
         needs.append("search")

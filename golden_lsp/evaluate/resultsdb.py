@@ -387,3 +387,53 @@ def _load(con: Any, path: Path, ref: str, fingerprint: str, any_fingerprint: boo
         ", the latest stored run" + ("" if fp == fingerprint else " of any set") if ref == "latest" else ""
     )
     return Scored(f"db:{run_id} ({run_name}{latest})", fp, settings, ids, values)
+
+
+#: answer grades (``golden-lsp grade --db``): created when missing, beside the retrieval tables, so
+#: a file of any schema version takes them without a migration step
+GRADES = """CREATE TABLE IF NOT EXISTS grades (
+    grade_run VARCHAR NOT NULL, created_at TIMESTAMPTZ NOT NULL, query_id VARCHAR NOT NULL,
+    grade VARCHAR, reason VARCHAR, error VARCHAR, answers VARCHAR NOT NULL, provider VARCHAR NOT NULL,
+    model VARCHAR NOT NULL, prompt VARCHAR NOT NULL, prompt_digest VARCHAR NOT NULL, hop VARCHAR,
+    query_type VARCHAR, split VARCHAR, tags VARCHAR[] NOT NULL)"""
+
+
+def store_grades(path: Path, rows: list[dict[str, Any]], ident: dict[str, str]) -> str:
+    """Append one grading run's rows (``keep.grade.rows`` with ``ident``: answers, provider,
+    model, prompt, prompt_digest); returns its id."""
+
+    def work(con: Any) -> str:
+        grade_run = uuid.uuid4().hex[:12]
+        now = datetime.now(timezone.utc)
+        con.execute(GRADES)
+        for r in rows:
+            sl = {}
+            tags = []
+            for name, value in r["slices"]:
+                if name == "tag":
+                    tags.append(value)
+                elif value != "(none)":
+                    sl[name] = value
+            con.execute(
+                "INSERT INTO grades VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    grade_run,
+                    now,
+                    r["id"],
+                    r["grade"],
+                    r["reason"],
+                    r["error"],
+                    ident["answers"],
+                    ident["provider"],
+                    ident["model"],
+                    ident["prompt"],
+                    ident["prompt_digest"],
+                    sl.get("hop"),
+                    sl.get("query_type"),
+                    sl.get("split"),
+                    tags,
+                ],
+            )
+        return grade_run
+
+    return _usable(path, _connect(path, create=True), work)

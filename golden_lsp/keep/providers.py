@@ -65,6 +65,12 @@ class Request:
     doc: str
     char_start: int
     char_end: int
+    #: the whole user message when it is not the judge's ``Query … Passage`` (the grader's, the
+    #: generator's: ``keep.grade``)
+    user: str | None = None
+
+    def message(self) -> str:
+        return self.user if self.user is not None else user_message(self.query, self.passage)
 
 
 class Provider(Protocol):
@@ -180,7 +186,7 @@ class AnthropicProvider(_SdkProvider):
                 model=self.model,
                 max_tokens=MAX_TOKENS,
                 system=prompt.system,
-                messages=[{"role": "user", "content": user_message(request.query, request.passage)}],
+                messages=[{"role": "user", "content": request.message()}],
             )
             return "".join(b.text for b in message.content if getattr(b, "type", None) == "text")
         except (self._sdk.APIError, ValueError, AttributeError, TypeError) as exc:
@@ -198,7 +204,7 @@ class OpenAIProvider(_SdkProvider):
                 max_tokens=MAX_TOKENS,
                 messages=[
                     {"role": "system", "content": prompt.system},
-                    {"role": "user", "content": user_message(request.query, request.passage)},
+                    {"role": "user", "content": request.message()},
                 ],
             )
             return completion.choices[0].message.content or ""
@@ -284,9 +290,9 @@ class CommandProvider:
     def ask(self, prompt: Prompt, request: Request) -> str:
         line = json.dumps(
             {
-                **asdict(request),
+                **{k: v for k, v in asdict(request).items() if k != "user"},
                 "system": prompt.system,
-                "user": user_message(request.query, request.passage),
+                "user": request.message(),
             },
             ensure_ascii=False,
         )

@@ -361,6 +361,7 @@ def render(golden: Any, analysis: Analysis, figures: dict, out: Path, evaluation
         charts=charts(figures, spans, evaluation),
         evaluation=evaluation,
         judge=judge_audit(golden.config.audit_path(), golden.corpus),
+        grader=grader_audit(golden.config.grade_audit_path()),
         owner=golden.config.owner,
         agreement=agreementfile.line(agreementfile.load(golden.config)),
         script=script,
@@ -388,6 +389,20 @@ def judge_audit(path: Path, corpus: Corpus) -> dict | None:
             line = doc.positions.raw_position(start)[0] + 1 if doc and isinstance(start, int) else None
             disagreements.append({**it, "line": line})
     return {**result, "file": display(path), "disagreement_items": disagreements}
+
+
+def grader_audit(path: Path) -> dict | None:
+    """The latest audit of the answer grader (``grade_audit.json``, written by ``golden-lsp grade
+    --human``); None when there is none, and the reason when it cannot be read."""
+    try:
+        result = json.loads(read_regular(path).decode("utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        return {"error": f"{display(path)} cannot be read: {exc}"}
+    if not isinstance(result, dict) or not isinstance(result.get("disagreements"), list):
+        return {"error": f"{display(path)} is not an audit of golden-lsp grade"}
+    return {**result, "file": display(path)}
 
 
 def report_path(golden: Any) -> Path:

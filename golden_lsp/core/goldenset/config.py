@@ -54,6 +54,8 @@ JUDGE_PATH_KEYS = ("prompt", "proposals")
 DEFAULT_PROPOSALS = "proposals.jsonl"
 #: the judge's audit, written beside the proposals file (``golden-lsp judge --audit``; the report reads it)
 AUDIT_NAME = "audit.json"
+#: the answer grader's audit (``golden-lsp grade --human``), beside the relevance judge's
+GRADE_AUDIT_NAME = "grade_audit.json"
 #: what ``[severity]`` may set a code to; "off" silences it
 LEVELS = ("error", "warning", "info", "off")
 
@@ -124,6 +126,9 @@ class Config:
 
     def audit_path(self) -> Path:
         return self.proposals_path().parent / AUDIT_NAME
+
+    def grade_audit_path(self) -> Path:
+        return self.proposals_path().parent / GRADE_AUDIT_NAME
 
     def corpus_path(self) -> Path:
         if self.corpus is None:
