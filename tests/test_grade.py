@@ -146,7 +146,7 @@ def test_answers_graded_audited_and_stored(cli, hut, tmp_path):
     # the untrusted answer cannot close its block nor open another
     injected = next(q["user"] for q in requests if q["record"] == "h3")
     assert injected.count("</answer>") == 1 and injected.count("<expected_answer>") == 1
-    assert "&lt;/answer&gt;" in injected
+    assert "&lt;/answer>" in injected  # untrusted.escape
     assert r["overall"]["counts"] == {"correct": 2, "partially": 1, "incorrect": 1}
     strict, lenient = r["overall"]["strict"], r["overall"]["lenient"]
     assert (strict["k"], strict["n"], lenient["k"]) == (2, 4, 3)

@@ -17,11 +17,12 @@ from typing import Any
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, write_atomically
+from ..core.io.shown import shown
 from ..evaluate.evalspec import RUN_FORMATS
 from ..keep import grade as gr
 from ..keep.cache import JudgmentCache
 from ..keep.providers import PROVIDERS, TIMEOUT, Request, judge_model, make_provider
-from .common import USAGE_ERROR, add_set_options, golden_set, printable, progress
+from .common import USAGE_ERROR, add_set_options, golden_set, progress
 from .evalshared import add_chunks_option
 from .judge import _count, _positive, _seconds
 
@@ -102,7 +103,7 @@ def _contexts(args: argparse.Namespace, golden: Any, records: dict) -> tuple[dic
     passages, missing, _ = run_passages(golden.corpus, run, chunking, list(records.values()), args.k)
     if missing:
         sys.stderr.write(
-            f"golden-lsp: {plural(len(missing), 'record')} not in the run: {', '.join(missing[:10])}\n"
+            f"golden-lsp: {plural(len(missing), 'record')} not in the run: {shown(', '.join(missing[:10]))}\n"
         )
     contexts: dict[str, list[str]] = {}
     for p in passages:
@@ -204,7 +205,7 @@ def _grade(args: argparse.Namespace) -> int:
     graded, unanswered, unknown = gr.items(records, answers)
     if unknown:
         sys.stderr.write(
-            f"golden-lsp: {plural(len(unknown), 'answer')} name no gradable record (skipped): {', '.join(unknown[:10])}\n"
+            f"golden-lsp: {plural(len(unknown), 'answer')} name no gradable record (skipped): {shown(', '.join(unknown[:10]))}\n"
         )
     requests = [it.request() for it in graded]
     if args.dry_run:
@@ -256,7 +257,7 @@ def _grade(args: argparse.Namespace) -> int:
         )
     if result["errors"]:
         sys.stderr.write(
-            f"golden-lsp: {plural(len(result['errors']), 'answer')} failed: {', '.join(result['errors'])}\n"
+            f"golden-lsp: {plural(len(result['errors']), 'answer')} failed: {shown(', '.join(result['errors']))}\n"
         )
         return 1
     return 0
@@ -313,7 +314,9 @@ def _text(r: dict[str, Any]) -> str:
     ]
     for name, values in r["by_slice"].items():
         for v, a in values.items():
-            lines.append(f"  {name}={v}: strict {_pct(a['strict'])}, lenient {_pct(a['lenient'])}")
+            lines.append(
+                f"  {shown(name)}={shown(v)}: strict {_pct(a['strict'])}, lenient {_pct(a['lenient'])}"
+            )
     if "faithfulness" in r:
         lines.append(
             f"faithfulness (oracle context, generator {r['generator']['provider']} {r['generator']['model']}): "
@@ -329,6 +332,6 @@ def _text(r: dict[str, Any]) -> str:
         )
         for d in a["disagreements"]:
             lines.append(
-                f"  {printable(d['id'])}: people {d['human']}, grader {d['grader']} — {printable(d['reason'])}"
+                f"  {shown(d['id'])}: people {d['human']}, grader {d['grader']} — {shown(d['reason'])}"
             )
     return "\n".join(lines) + "\n"
