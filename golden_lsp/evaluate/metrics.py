@@ -12,7 +12,9 @@ name in ``evalspec.METRIC_TABLE`` (``@metric``), and ``per_query`` stacks them i
 Conventions: a query missing from the run has an empty ranking and scores 0 on everything;
 ``precision@k`` divides by k (as trec_eval's ``P_k``); ``ndcg@k`` uses binary gains and log2
 discounts; ``mrr@k`` is 1/rank of the first rank at which the record hits under the multi rule
-(under ``any`` with a per-chunk hit rule: the first bearing chunk), 0 beyond k.
+(under ``any`` with a per-chunk hit rule: the first bearing chunk), 0 beyond k; ``map@k`` is
+trec_eval's ``map_cut_k`` (divided by all the bearing chunks) and ``rprec@k`` trec_eval's
+``Rprec`` of the run cut at k.
 """
 
 from __future__ import annotations
@@ -124,6 +126,27 @@ def _precision(c: Cutoffs) -> np.ndarray:
 @metric("iou")
 def _iou(c: Cutoffs) -> np.ndarray:
     return c.judged.iou
+
+
+@metric("map")
+def _map(c: Cutoffs) -> np.ndarray:
+    # average precision as trec_eval's map_cut_k: the precision at each bearing rank within k,
+    # summed and divided by all the bearing chunks (those never ranked count as precision 0)
+    rel = c.judged.rel
+    precision_at = np.cumsum(rel, axis=1) / np.arange(1, c.kmax + 1)
+    summed = c.at_cutoffs(np.cumsum(np.where(rel, precision_at, 0.0), axis=1))
+    n_rel = c.judged.n_rel[:, None].astype(float)
+    return np.where(n_rel > 0, summed / np.maximum(n_rel, 1.0), 0.0)
+
+
+@metric("rprec")
+def _rprec(c: Cutoffs) -> np.ndarray:
+    # trec_eval's Rprec of the run cut at k: bearing chunks in the top min(R, k) over R
+    n_rel = c.judged.n_rel[:, None]
+    depth = np.minimum(np.minimum(n_rel, c.ks[None, :]), c.kmax)
+    cumulative = np.concatenate([np.zeros((c.n, 1)), np.cumsum(c.judged.rel, axis=1)], axis=1)
+    found = np.take_along_axis(cumulative, depth, axis=1)
+    return np.where(n_rel > 0, found / np.maximum(n_rel, 1), 0.0)
 
 
 def per_query(judged: Judged, ks: tuple[int, ...]) -> np.ndarray:
