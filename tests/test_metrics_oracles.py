@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import itertools
+
+import numpy as np
 import pytest
 from eval_support import KS, ours, random_case
 
-from golden_lsp.evaluate.metrics import interval_union, iou
+from golden_lsp.evaluate.metrics import interval_union, iou, ranked_iou
 from golden_lsp.evaluate.runs import trec_order
 
 ir_measures = pytest.importorskip("ir_measures")
@@ -80,3 +83,38 @@ def test_iou_counts_characters_once():
     assert iou({"d": [(0, 10), (5, 20)]}, {"d": [(15, 25)]}) == pytest.approx(5 / 25)
     assert iou({"e": [(0, 10)]}, {"d": [(0, 10)]}) == 0.0
     assert iou({}, {}) == 0.0
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_ranked_iou_of_disjoint_chunks_equals_the_scalar_iou_at_every_k(seed):
+    # random disjoint chunks over 3 documents, random rankings (unknown IDs included) and spans
+    # (overlapping each other, across documents): the array path against the interval unions
+    rng = np.random.default_rng(seed)
+    chunks = {}
+    for d in range(3):
+        cuts = np.unique(rng.integers(0, 400, 12))
+        for lo, hi in itertools.pairwise(cuts):
+            chunks[f"d{d}#{lo}"] = (d, int(lo), int(hi))
+    ids = [*chunks, "unknown"]
+    ks, n, kmax = (1, 2, 5, 10, 30), 25, 30
+    ranked = np.full((n, kmax, 3), -1, dtype=np.int64)
+    spans_at = np.full((n, 4, 3), -1, dtype=np.int64)
+    for q in range(n):
+        ranking = list(rng.permutation(ids)[: rng.integers(0, kmax + 1)])
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for _ in range(rng.integers(1, 4)):
+            lo = int(rng.integers(0, 390))
+            spans.setdefault(int(rng.integers(0, 3)), []).append((lo, lo + int(rng.integers(1, 60))))
+        union = [(d, lo, hi) for d, pieces in spans.items() for lo, hi in interval_union(pieces)]
+        spans_at[q, : len(union)] = union
+        for r, cid in enumerate(ranking):
+            if cid in chunks:
+                ranked[q, r] = chunks[cid]
+        got = ranked_iou(ranked[q : q + 1], spans_at[q : q + 1], ks)[0]
+        for j, k in enumerate(ks):
+            top: dict[int, list[tuple[int, int]]] = {}
+            for cid in ranking[:k]:
+                if cid in chunks:
+                    top.setdefault(chunks[cid][0], []).append(chunks[cid][1:])
+            assert got[j] == pytest.approx(iou(top, spans), abs=1e-12), (seed, q, k)
+    assert np.allclose(ranked_iou(ranked, spans_at, ks)[-1], got, atol=0, rtol=0)

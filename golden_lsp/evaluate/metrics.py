@@ -189,6 +189,31 @@ def randomization_p(deltas: np.ndarray, resamples: int, seed: int) -> np.ndarray
     return ((extreme + 1) / (resamples + 1)).reshape(deltas.shape[1:])
 
 
+def ranked_iou(chunks: np.ndarray, spans: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
+    """(N, len(ks)) span IoU of the top-k chunks for every query and k at once, for chunks no two
+    of which share a character (``Chunking.disjoint``; ``iou`` is the general case).
+
+    ``chunks`` is (N, K, 3) int: each rank's (document code, start, end), code -1 where nothing
+    countable is ranked; ``spans`` is (N, S, 3) likewise: each query's spans, already a disjoint
+    union per document. The intersection of a top k is then the sum of its chunks'
+    intersections with the spans, and its union the chunks' lengths plus the spans' less that."""
+    n, kmax = chunks.shape[:2]
+    if not kmax:
+        return np.zeros((n, len(ks)))
+    cdoc, cstart, cend = (chunks[:, :, i, None] for i in range(3))
+    sdoc, sstart, send = (spans[:, None, :, i] for i in range(3))
+    overlap = np.minimum(cend, send) - np.maximum(cstart, sstart)
+    same = (cdoc == sdoc) & (cdoc >= 0)
+    inter = np.where(same, np.maximum(overlap, 0), 0).sum(axis=2)
+    length = np.where(chunks[:, :, 0] >= 0, chunks[:, :, 2] - chunks[:, :, 1], 0)
+    span_length = np.where(spans[:, :, 0] >= 0, spans[:, :, 2] - spans[:, :, 1], 0).sum(axis=1)
+    at = np.minimum(np.asarray(ks), kmax) - 1
+    inter_k = np.cumsum(inter, axis=1)[:, at].astype(float)
+    union_k = np.cumsum(length, axis=1)[:, at] + span_length[:, None] - inter_k
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(union_k > 0, inter_k / np.where(union_k > 0, union_k, 1), 0.0)
+
+
 def interval_union(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:
     """Disjoint, sorted union of half-open intervals."""
     out: list[tuple[int, int]] = []
