@@ -6,6 +6,7 @@ import random
 
 import numpy as np
 
+from golden_lsp.evaluate.evalspec import METRICS
 from golden_lsp.evaluate.metrics import Judged, per_query
 from golden_lsp.evaluate.runs import trec_order
 
@@ -37,8 +38,8 @@ def ours(qrels: dict, run: dict, ks: tuple[int, ...] = KS) -> dict[str, dict[str
         first[i] = next((r for r, d in enumerate(ranking, 1) if d in qrels[q]), 0)
     judged = Judged(rel, np.asarray([len(qrels[q]) for q in qids]), first, np.zeros((len(qids), len(ks))))
     values = per_query(judged, ks)
-    names = ("hit", "recall", "mrr", "ndcg", "precision")
+    names = ("hit", "recall", "mrr", "ndcg", "precision", "map", "rprec")
     return {
-        q: {f"{m}@{k}": float(values[i, names.index(m), j]) for m in names for j, k in enumerate(ks)}
+        q: {f"{m}@{k}": float(values[i, METRICS.index(m), j]) for m in names for j, k in enumerate(ks)}
         for i, q in enumerate(qids)
     }

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import itertools
 import json
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -49,6 +50,12 @@ class Chunking:
             d: ([c.start for c in cs], cs)
             for d, cs in ((d, sorted(cs, key=lambda c: (c.start, c.end))) for d, cs in out.items())
         }
+
+    @cached_property
+    def disjoint(self) -> bool:
+        """No two chunks of a document share a character (the chunker's always; a chunk file's
+        may overlap or nest), so that the characters of the top k are a sum of chunk lengths."""
+        return all(a.end <= b.start for _, cs in self._by_doc.values() for a, b in itertools.pairwise(cs))
 
     def overlapping(self, doc_id: str, start: int, end: int) -> list[Chunk]:
         """Chunks of ``doc_id`` overlapping [start, end) (user chunks may overlap or nest)."""

@@ -26,6 +26,8 @@ METRIC_TABLE = (
     Metric("ndcg", "nDCG of the top k with binary gains and log2 discounts"),
     Metric("precision", "bearing chunks in the top k over k (trec_eval's P_k)"),
     Metric("iou", "characters of the top-k chunks ∩ the answer spans over their union"),
+    Metric("map", "average precision of the top k over all bearing chunks (trec_eval's map_cut_k)"),
+    Metric("rprec", "bearing chunks in the top min(R, k) over R, R the bearing chunks (trec_eval's Rprec)"),
 )
 #: the metrics' names, in the registry's order
 METRICS = tuple(m.name for m in METRIC_TABLE)

@@ -28,7 +28,7 @@ from ..core.labels.scoring import HitRule, union_coverage
 from ..core.text.chunker import Chunk
 from .chunkings import Chunking, corpus_chunking
 from .evalspec import METRICS, MIN_INTERVAL_N, MISSES, MULTI_RULES
-from .metrics import Judged, bootstrap, iou, per_query, randomization_p
+from .metrics import Judged, bootstrap, interval_union, iou, per_query, randomization_p, ranked_iou
 from .runs import Run
 
 #: record findings that do not stop a record from being scored (bearing chunks are re-derived)
@@ -169,6 +169,17 @@ def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
     n_rel = np.zeros(n, dtype=int)
     first_hit = np.zeros(n, dtype=int)
     ious = np.zeros((n, len(settings.ks)))
+    # a disjoint chunking's IoU is array work over all queries and k (metrics.ranked_iou): each
+    # rank's and span's (document code, start, end), -1 where nothing is there
+    vectorised = tg.chunking.disjoint
+    codes: dict[str, int] = {}
+    ranked = np.full((n, rel.shape[1], 3), -1, dtype=np.int64)
+    unions = [
+        [(codes.setdefault(d, len(codes)), lo, hi) for d, lo, hi in _span_union(t)] for t in tg.answerable
+    ]
+    spans_at = np.full((n, max(map(len, unions), default=0), 3), -1, dtype=np.int64)
+    for q, u in enumerate(unions):
+        spans_at[q, : len(u)] = u
     for q, t in enumerate(tg.answerable):
         ranking = run.rankings.get(t.query_id, [])[:kmax]
         rel[q, : len(ranking)] = [cid in t.relevant for cid in ranking]
@@ -178,6 +189,12 @@ def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
             first_hit[q] = max(firsts) if all(firsts) else 0
         else:
             first_hit[q] = min((f for f in firsts if f), default=0)
+        if vectorised:
+            for r, cid in enumerate(ranking):
+                c = by_id.get(cid)
+                if c is not None:
+                    ranked[q, r] = (codes.setdefault(c.doc_id, len(codes)), c.start, c.end)
+            continue
         spans: dict[str, list[tuple[int, int]]] = {}
         for s in t.spans:
             spans.setdefault(s.doc_id, []).append((s.start, s.end))
@@ -188,7 +205,17 @@ def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
                 if c is not None:
                     got.setdefault(c.doc_id, []).append((c.start, c.end))
             ious[q, j] = iou(got, spans)
+    if vectorised:
+        ious = ranked_iou(ranked, spans_at, settings.ks)
     return Judged(rel, n_rel, first_hit, ious)
+
+
+def _span_union(t: Target) -> list[tuple[str, int, int]]:
+    """A record's spans as a disjoint union per document."""
+    by_doc: dict[str, list[tuple[int, int]]] = {}
+    for s in t.spans:
+        by_doc.setdefault(s.doc_id, []).append((s.start, s.end))
+    return [(d, lo, hi) for d, pieces in by_doc.items() for lo, hi in interval_union(pieces)]
 
 
 @dataclass

@@ -12,7 +12,9 @@ name in ``evalspec.METRIC_TABLE`` (``@metric``), and ``per_query`` stacks them i
 Conventions: a query missing from the run has an empty ranking and scores 0 on everything;
 ``precision@k`` divides by k (as trec_eval's ``P_k``); ``ndcg@k`` uses binary gains and log2
 discounts; ``mrr@k`` is 1/rank of the first rank at which the record hits under the multi rule
-(under ``any`` with a per-chunk hit rule: the first bearing chunk), 0 beyond k.
+(under ``any`` with a per-chunk hit rule: the first bearing chunk), 0 beyond k; ``map@k`` is
+trec_eval's ``map_cut_k`` (divided by all the bearing chunks) and ``rprec@k`` trec_eval's
+``Rprec`` of the run cut at k.
 """
 
 from __future__ import annotations
@@ -126,6 +128,27 @@ def _iou(c: Cutoffs) -> np.ndarray:
     return c.judged.iou
 
 
+@metric("map")
+def _map(c: Cutoffs) -> np.ndarray:
+    # average precision as trec_eval's map_cut_k: the precision at each bearing rank within k,
+    # summed and divided by all the bearing chunks (those never ranked count as precision 0)
+    rel = c.judged.rel
+    precision_at = np.cumsum(rel, axis=1) / np.arange(1, c.kmax + 1)
+    summed = c.at_cutoffs(np.cumsum(np.where(rel, precision_at, 0.0), axis=1))
+    n_rel = c.judged.n_rel[:, None].astype(float)
+    return np.where(n_rel > 0, summed / np.maximum(n_rel, 1.0), 0.0)
+
+
+@metric("rprec")
+def _rprec(c: Cutoffs) -> np.ndarray:
+    # trec_eval's Rprec of the run cut at k: bearing chunks in the top min(R, k) over R
+    n_rel = c.judged.n_rel[:, None]
+    depth = np.minimum(np.minimum(n_rel, c.ks[None, :]), c.kmax)
+    cumulative = np.concatenate([np.zeros((c.n, 1)), np.cumsum(c.judged.rel, axis=1)], axis=1)
+    found = np.take_along_axis(cumulative, depth, axis=1)
+    return np.where(n_rel > 0, found / np.maximum(n_rel, 1), 0.0)
+
+
 def per_query(judged: Judged, ks: tuple[int, ...]) -> np.ndarray:
     """Every metric for every query and k: an (N, len(METRICS), len(ks)) array in the registry's order."""
     cutoffs = Cutoffs(judged, ks)
@@ -164,6 +187,31 @@ def randomization_p(deltas: np.ndarray, resamples: int, seed: int) -> np.ndarray
     flipped = np.abs(signs @ flat / n)
     extreme = (flipped >= observed[None, :] - 1e-12).sum(axis=0)
     return ((extreme + 1) / (resamples + 1)).reshape(deltas.shape[1:])
+
+
+def ranked_iou(chunks: np.ndarray, spans: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
+    """(N, len(ks)) span IoU of the top-k chunks for every query and k at once, for chunks no two
+    of which share a character (``Chunking.disjoint``; ``iou`` is the general case).
+
+    ``chunks`` is (N, K, 3) int: each rank's (document code, start, end), code -1 where nothing
+    countable is ranked; ``spans`` is (N, S, 3) likewise: each query's spans, already a disjoint
+    union per document. The intersection of a top k is then the sum of its chunks'
+    intersections with the spans, and its union the chunks' lengths plus the spans' less that."""
+    n, kmax = chunks.shape[:2]
+    if not kmax:
+        return np.zeros((n, len(ks)))
+    cdoc, cstart, cend = (chunks[:, :, i, None] for i in range(3))
+    sdoc, sstart, send = (spans[:, None, :, i] for i in range(3))
+    overlap = np.minimum(cend, send) - np.maximum(cstart, sstart)
+    same = (cdoc == sdoc) & (cdoc >= 0)
+    inter = np.where(same, np.maximum(overlap, 0), 0).sum(axis=2)
+    length = np.where(chunks[:, :, 0] >= 0, chunks[:, :, 2] - chunks[:, :, 1], 0)
+    span_length = np.where(spans[:, :, 0] >= 0, spans[:, :, 2] - spans[:, :, 1], 0).sum(axis=1)
+    at = np.minimum(np.asarray(ks), kmax) - 1
+    inter_k = np.cumsum(inter, axis=1)[:, at].astype(float)
+    union_k = np.cumsum(length, axis=1)[:, at] + span_length[:, None] - inter_k
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(union_k > 0, inter_k / np.where(union_k > 0, union_k, 1), 0.0)
 
 
 def interval_union(pieces: list[tuple[int, int]]) -> list[tuple[int, int]]:

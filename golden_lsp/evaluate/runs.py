@@ -87,6 +87,41 @@ def _score(path: Path, no: int | None, value: object) -> float:
 
 
 def _read_trec(path: Path, text: str) -> dict[str, list[str]]:
+    """The run's rankings: as array work when every line is six fields with a numeric score,
+    else line by line, which says where the first bad line is."""
+    fast = _read_trec_arrays(text)
+    return fast if fast is not None else _read_trec_lines(path, text)
+
+
+def _read_trec_arrays(text: str) -> dict[str, list[str]] | None:
+    """Every query ranked at once, as ``trec_order`` ranks each: one stable sort by query (in
+    order of first appearance), float32 score descending, docno descending. None when a line is
+    not six fields or a score not a number (the line reader then locates it)."""
+    import numpy as np  # the eval extra, imported when a run is read
+
+    tokens = text.split()
+    lines = sum(1 for line in text.splitlines() if line.strip()) if len(tokens) % 6 == 0 else -1
+    if lines * 6 != len(tokens):
+        return None
+    try:
+        scores = np.asarray(tokens[4::6], dtype=np.float64)
+    except ValueError:
+        return None
+    if np.isnan(scores).any():
+        return None
+    qids, qcode = np.unique(np.asarray(tokens[0::6]), return_inverse=True)
+    docs = np.asarray(tokens[2::6])
+    _, drank = np.unique(docs, return_inverse=True)
+    order = np.lexsort((-drank, -scores.astype(np.float32), qcode))
+    # the queries in order of first appearance, as a dict of the lines would hold them
+    first = np.full(len(qids), len(tokens), dtype=np.int64)
+    np.minimum.at(first, qcode, np.arange(len(qcode)))
+    bounds = np.searchsorted(qcode[order], np.arange(len(qids) + 1))
+    ranked = docs[order].tolist()
+    return {str(qids[q]): ranked[bounds[q] : bounds[q + 1]] for q in np.argsort(first, kind="stable")}
+
+
+def _read_trec_lines(path: Path, text: str) -> dict[str, list[str]]:
     scored: dict[str, list[tuple[str, float]]] = {}
     for no, line in enumerate(text.splitlines(), 1):
         fields = line.split()
