@@ -21,7 +21,7 @@ def test_baseline_file_round_trip(crafted, project, cli, tmp_path):  # noqa: F81
     data = json.loads(base.read_text())
     assert data["hit_rule"] and data["multi"] == "any" and len(data["fingerprint"]) == 16
     assert set(data["metrics"]) == {
-        f"{m}@{k}" for m in ("hit", "recall", "mrr", "ndcg", "precision", "iou") for k in (1, 3)
+        f"{m}@{k}" for m in ("hit", "recall", "mrr", "ndcg", "precision", "iou", "map", "rprec") for k in (1, 3)
     }
 
     same = cli(
@@ -29,7 +29,7 @@ def test_baseline_file_round_trip(crafted, project, cli, tmp_path):  # noqa: F81
     )
     assert same.returncode == 0, same.stdout + same.stderr
     assert (
-        "12 metric values checked against a fixed maximum drop of 0.02" in same.stdout
+        "16 metric values checked against a fixed maximum drop of 0.02" in same.stdout
         and "  pass" in same.stdout
     )
 
