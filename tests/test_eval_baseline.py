@@ -21,7 +21,9 @@ def test_baseline_file_round_trip(crafted, project, cli, tmp_path):  # noqa: F81
     data = json.loads(base.read_text())
     assert data["hit_rule"] and data["multi"] == "any" and len(data["fingerprint"]) == 16
     assert set(data["metrics"]) == {
-        f"{m}@{k}" for m in ("hit", "recall", "mrr", "ndcg", "precision", "iou", "map", "rprec") for k in (1, 3)
+        f"{m}@{k}"
+        for m in ("hit", "recall", "mrr", "ndcg", "precision", "iou", "map", "rprec")
+        for k in (1, 3)
     }
 
     same = cli(

@@ -430,15 +430,13 @@ async def open_record(ls: GoldenServer, *args: Any) -> bool:
 @server.command(newconfig.CREATE_CONFIG_COMMAND)
 @guarded
 def create_config(ls: GoldenServer, *args: Any) -> dict:
-    """Write a config beside an open questions file that has none (the config-error's quick fix)."""
+    """Write a config beside an open questions file that has none (the config-error's quick fix):
+    never a workspace check, for the file is one the user has open — a loose file outside any
+    folder is what it exists for — and ``newconfig.create`` never replaces a config."""
     uri = args[0] if args and isinstance(args[0], str) else None
     path = _unconfigured(ls, uri) if uri else None
     if path is None:
         return {"ok": False, "message": "not an open questions file without a config"}
-    if (
-        refused := _outside_workspace(ls, [path.parent / newconfig.CONFIG_NAME], "write a config")
-    ) is not None:
-        return {"ok": False, "message": refused}
     written, message = newconfig.create(path)
     ls.window_show_message(
         types.ShowMessageParams(

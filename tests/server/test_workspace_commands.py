@@ -1,7 +1,8 @@
 """The server's commands that write act only inside the client's workspace folders, over real
-JSON-RPC: ``golden-lsp.build`` (and ``golden-lsp.report``, ``golden-lsp.createConfig``,
-``golden-lsp.applyEdit``) given a set outside them is refused with a message, nothing written;
-the same build inside the workspace is done."""
+JSON-RPC: ``golden-lsp.build`` (and ``golden-lsp.report``, ``golden-lsp.applyEdit``) given a set
+outside them is refused with a message, nothing written; the same build inside the workspace is
+done. ``golden-lsp.createConfig`` writes only beside an open questions file without a config
+(``test_server_contact``: a loose one outside the folders), and nothing for any other URI."""
 
 from __future__ import annotations
 
@@ -53,3 +54,21 @@ async def test_commands_that_write_refuse_a_set_outside_the_workspace(
     )
     assert answer["ok"] is True, answer
     assert (golden_dir / ARTIFACT).read_text(encoding="utf-8")
+
+
+async def test_create_config_writes_nothing_for_a_file_not_open_or_configured(
+    client: LanguageClient, golden_dir: Path
+):
+    loose = golden_dir.parent / "loose"
+    (loose / "docs").mkdir(parents=True)
+    (loose / "docs" / "a.md").write_text("# A\n\nSome text to label here.\n", encoding="utf-8")
+    questions = loose / "questions.jsonl"
+    questions.write_text("", encoding="utf-8")
+    configured = golden_dir / "questions.jsonl"
+    open_doc(client, configured)
+    for uri in (uri_of(questions), uri_of(configured), "file:///etc/passwd", 7):
+        answer = await client.workspace_execute_command_async(
+            types.ExecuteCommandParams("golden-lsp.createConfig", [uri])
+        )
+        assert answer["ok"] is False and "not an open questions file without a config" in answer["message"]
+    assert not (loose / "golden-lsp.toml").exists()
