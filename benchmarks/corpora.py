@@ -33,7 +33,7 @@ from pathlib import Path
 
 SIZES = {"0.3": (0.3, 300), "5": (5.0, 2000), "50": (50.0, 10_000)}
 #: the tier of many small documents: (megabytes, documents, questions)
-MANY = {"many": (500.0, 45_000, 10_000)}
+MANY = {"many": (500.0, 45_000, 10_000), "huge": (5000.0, 450_000, 10_000)}
 #: documents per folder of the many-documents tier
 PER_FOLDER = 500
 

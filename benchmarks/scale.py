@@ -579,6 +579,9 @@ def main() -> int:
         "the issue's targets are for 45,000 and are shown for that count only)",
     )
     parser.add_argument(
+        "--questions", type=int, help="with --docs: this many questions instead of the proportional count"
+    )
+    parser.add_argument(
         "--data", type=Path, help="keep the generated sets here (default: a temporary folder)"
     )
     args = parser.parse_args()
@@ -590,7 +593,7 @@ def main() -> int:
                 share = args.docs / many[1]
                 size, many = (
                     f"{size}-{args.docs}",
-                    (many[0] * share, args.docs, max(1, round(many[2] * share))),
+                    (many[0] * share, args.docs, args.questions or max(1, round(many[2] * share))),
                 )
             root = data / f"set-{size}"
             if not (root / "questions.jsonl").exists():
