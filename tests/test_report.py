@@ -196,3 +196,42 @@ def test_a_finding_links_to_its_questions_file_whatever_its_name(cli, tmp_path, 
     [href] = {u for u in page(out).urls if "#L" in u}
     assert href.startswith("./") and ":" not in href, href  # no scheme can be read in it
     assert unquote(urljoin(out.as_uri(), href)) == f"{unquote(questions.as_uri())}#L{line}"
+
+
+def test_report_slices_match_eval_by(cli, tmp_path):
+    """``report --by tenant`` shows the slices ``eval --by tenant`` computes (hit@10 by tenant, with
+    N), a record's slice value escaped on the page and in eval's text."""
+    golden = _set(tmp_path, EXAMPLES)
+    questions = golden / "questions.jsonl"
+    lines = questions.read_text(encoding="utf-8").splitlines()
+    tenants = ["acme", "<b>globex</b>\x1b[2J"]
+    out_lines, n = [], 0
+    for line in lines:
+        if line.startswith("{"):
+            record = json.loads(line)
+            record["tenant"] = tenants[n % 2]
+            n += 1
+            line = json.dumps(record, ensure_ascii=False)
+        out_lines.append(line)
+    questions.write_text("\n".join(out_lines) + "\n", encoding="utf-8")
+    out = tmp_path / "report.html"
+    proc = cli(["report", golden, "--retriever", "bm25", "--by", "tenant", "--out", out], cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    ev = cli(["eval", golden, "--retriever", "bm25", "--by", "tenant", "--format", "json"], cwd=tmp_path)
+    assert ev.returncode == 0, ev.stderr
+    expected = {
+        b["value"]: (b["n"], next(c["value"] for c in b["metrics"] if (c["metric"], c["k"]) == ("hit", 10)))
+        for b in json.loads(ev.stdout)["breakdowns"]
+        if b["by"] == "tenant"
+    }
+    assert set(expected) == set(tenants)
+    html = out.read_text(encoding="utf-8")
+    table = re.search(r'<table class="slices" data-by="tenant">(.*?)</table>', html, re.S)
+    assert table, "no tenant slices on the page"
+    rows = re.findall(r"<tr[^>]*><td>(.*?)</td><td>(\d+).*?</td><td>([0-9.]+)", table.group(1))
+    shown = {value.replace("&lt;", "<").replace("&gt;", ">"): (int(k), float(hit)) for value, k, hit in rows}
+    assert "<b>globex</b>" not in table.group(1)  # escaped, never markup
+    text = cli(["eval", golden, "--retriever", "bm25", "--by", "tenant"], cwd=tmp_path).stdout
+    assert "globex" in text and "\x1b" not in text  # a terminal is sent no control character
+    assert {v: (k, round(hit, 3)) for v, (k, hit) in expected.items()} == shown
+    assert 'data-by="hop"' in html  # the fixed breakdowns too, when they have two groups or more

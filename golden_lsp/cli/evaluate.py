@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.jsontext import dumps
+from ..core.io.shown import shown
 from ..evaluate.evalspec import (
     DEFAULT_KS,
     MAX_K,
@@ -277,7 +278,7 @@ def _breakdowns(ev: Evaluation) -> list[str]:
         by_facet.setdefault(g.by, []).append(g)
     for by, groups in by_facet.items():
         if len(groups) < 2:
-            out.append(f"\nby {by}: one group only ({groups[0].value}), no breakdown")
+            out.append(f"\nby {by}: one group only ({shown(groups[0].value)}), no breakdown")
             continue
         small = (
             f"; no interval for a group of fewer than {MIN_INTERVAL_N} records"
@@ -296,7 +297,7 @@ def _breakdowns(ev: Evaluation) -> list[str]:
                     for j, k in enumerate(st.ks)
                 )
                 none = f"  {_ci(lo[0, 0], hi[0, 0], n)}" if n < MIN_INTERVAL_N else ""
-                out.append(f"  {g.value:<14} N={n:<4} {metric:<6} {cells}{none}")
+                out.append(f"  {shown(g.value):<14} N={n:<4} {metric:<6} {cells}{none}")
     return out
 
 
@@ -453,7 +454,7 @@ def _as_json(ev: Evaluation, comparisons, notes, gates, floors, run_id) -> dict:
 
 
 def _slice_gate_line(sg: SliceGate) -> str:
-    head = f"gate {sg.metric}@{sg.k} on slice {sg.by}={sg.value} (N={sg.n})"
+    head = f"gate {sg.metric}@{sg.k} on slice {sg.by}={shown(sg.value)} (N={sg.n})"
     if sg.result is None:
         return f"{head}: not gated, fewer than {MIN_INTERVAL_N} records"
     delta, lo, hi, p = sg.result

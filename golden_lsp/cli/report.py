@@ -25,6 +25,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     source.add_argument("--retriever", help="rank with a retriever first (bm25, or module:function), as eval")
     p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="with a run: also show its slices by FIELD (tenant, meta.KEY, tags, ...; repeatable), as "
+        "eval --by; hop, query type, split and document always are",
+    )
+    p.add_argument(
         "--out", type=Path, default=Path(DEFAULT_OUT), help=f"the page to write (default {DEFAULT_OUT})"
     )
     add_set_options(p)
@@ -37,7 +45,7 @@ def _report(args: argparse.Namespace) -> int:
 
     out = args.out.resolve()
     try:
-        recovered = write_report(golden, out, args.run_file, args.retriever)
+        recovered = write_report(golden, out, args.run_file, args.retriever, args.by)
     except RuntimeError as exc:  # a missing extra (report, search)
         raise ConfigError(str(exc)) from None
     tell(recovered)

@@ -36,6 +36,8 @@ from . import agreementfile
 
 #: how many unlabelled sections the "where the set is blind" list shows
 BLIND_SECTIONS = 12
+#: the cutoff the slices table shows (one of ``evalspec.DEFAULT_KS``; ``eval --by`` prints them all)
+SLICE_K = 10
 
 
 class ReportUnavailable(RuntimeError):
@@ -421,15 +423,24 @@ def report_path(golden: Any) -> Path:
 
 
 def write_report(
-    golden: Any, out: Path, run_file: Path | None = None, retriever: str | None = None
+    golden: Any,
+    out: Path,
+    run_file: Path | None = None,
+    retriever: str | None = None,
+    by: list[str] | None = None,
 ) -> list[str]:
     """Render the report of ``golden`` (a ``project.GoldenSet``) and write it at ``out``
     atomically, never over an input of the set; with ``run_file`` or ``retriever`` it draws that
-    run's curve. Returns what was done about a report a killed earlier one left half-written."""
+    run's curve (and its slices, ``by`` as ``eval --by``). Returns what was done about a report a
+    killed earlier one left half-written."""
     golden.refuse_outputs({"report": out})
     analysis = golden.check()
     page = render(
-        golden, analysis, figures(golden, analysis), out, evaluation(golden, analysis, run_file, retriever)
+        golden,
+        analysis,
+        figures(golden, analysis),
+        out,
+        evaluation(golden, analysis, run_file, retriever, by),
     )
     try:
         return write_outputs({out: page}, "report")
@@ -449,18 +460,23 @@ def _known(x: float) -> float | None:
     return None if x != x else float(x)  # NaN is the one value unequal to itself
 
 
-def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever: str | None) -> dict | None:
-    """The curve, reading aids and per-query ranks of a run (or a retriever), as ``eval`` computes
-    them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples)."""
+def evaluation(
+    golden: Any, analysis: Analysis, run_file: Path | None, retriever: str | None, by: list[str] | None = None
+) -> dict | None:
+    """The curve, reading aids, slices and per-query ranks of a run (or a retriever), as ``eval``
+    computes them with its defaults (k 1–50, multi-hop rule any, 2,000 seeded bootstrap resamples);
+    ``by``: the record fields to slice by besides hop, query type, split and document (``eval --by``)."""
     if run_file is None and retriever is None:
         return None
     from ..evaluate.evalspec import DEFAULT_KS, METRICS, MIN_INTERVAL_N
     from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
     from ..evaluate.retrieval import run_of
+    from ..evaluate.slices import slice_groups
 
     settings = Settings(DEFAULT_KS, "any", 2000, 0)
     tg = targets(golden)
     ev = evaluate(tg, run_of(tg, golden.corpus, max(settings.ks), run_file, None, retriever), settings)
+    ev.groups.extend(slice_groups(tg.answerable, by or []))
     rows = {m: METRICS.index(m) for m in ("hit", "recall", "mrr")}
     curve = [
         {
@@ -477,10 +493,31 @@ def evaluation(golden: Any, analysis: Analysis, run_file: Path | None, retriever
         {"id": t.query_id, "query": t.query, "rank": round(1 / v) if v > 0 else None}
         for t, v in zip(tg.answerable, mrr_last)
     ]
+    at = settings.ks.index(SLICE_K)
+    slices: dict[str, list[dict]] = {}
+    for g in ev.groups:
+        mean, lo, hi = ev.group_stats(g)
+        small = len(g.rows) < MIN_INTERVAL_N
+        slices.setdefault(g.by, []).append(
+            {
+                "value": g.value,
+                "n": len(g.rows),
+                "small": small,
+                **{
+                    m: {
+                        "value": float(mean[i, at]),
+                        "ci": [None, None] if small else [_known(lo[i, at]), _known(hi[i, at])],
+                    }
+                    for m, i in rows.items()
+                },
+            }
+        )
     return {
         "description": f"{ev.run.name}: N = {ev.n} answerable queries; {ev.rule_text()}.",
         "min_interval_n": MIN_INTERVAL_N,
         "curve": curve,
+        "slice_k": SLICE_K,
+        "slices": [{"by": by, "groups": groups} for by, groups in slices.items() if len(groups) > 1],
         "signals": [{"text": n.message, "bad": n.severity != "info"} for n in sanity(ev) + signals(ev)],
         "per_query": per_query,
         "max_k": max(settings.ks),
