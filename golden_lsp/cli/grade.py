@@ -24,7 +24,7 @@ from ..keep.cache import JudgmentCache
 from ..keep.providers import PROVIDERS, TIMEOUT, Request, judge_model, make_provider
 from .common import USAGE_ERROR, add_set_options, golden_set, progress
 from .evalshared import add_chunks_option
-from .judge import _count, _positive, _seconds
+from .judge import _count, _positive, add_timeout_option
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -65,12 +65,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--faithfulness-out", type=Path, metavar="FILE", help="--oracle: write the faithfulness file here"
     )
-    p.add_argument(
-        "--timeout",
-        type=_seconds,
-        metavar="SECONDS",
-        help=f"the most one call may take, retries included (or [judge] timeout; default {TIMEOUT:g})",
-    )
+    add_timeout_option(p)
     p.add_argument("--dry-run", action="store_true", help="count the calls and input tokens; call nothing")
     p.add_argument("--max-calls", type=_count, metavar="N", help="stop after N calls (the rest next time)")
     p.add_argument("--format", choices=("text", "json"), default="text")

@@ -44,6 +44,16 @@ def _count(value: str) -> int:
     return int(value)
 
 
+def add_timeout_option(p: argparse.ArgumentParser) -> None:
+    """``--timeout SECONDS``: the most one model call may take (the judge's and the grader's)."""
+    p.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help=f"the most one call may take, retries included (or [judge] timeout; default {TIMEOUT:g})",
+    )
+
+
 def _seconds(value: str) -> float:
     try:
         seconds = float(value)
@@ -77,12 +87,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--concurrency", type=_positive, default=4, help="parallel calls of the HTTP providers (default 4)"
     )
-    p.add_argument(
-        "--timeout",
-        type=_seconds,
-        metavar="SECONDS",
-        help=f"the most one call may take, retries included (or [judge] timeout; default {TIMEOUT:g})",
-    )
+    add_timeout_option(p)
     p.add_argument("--dry-run", action="store_true", help="count the calls and input tokens; call nothing")
     p.add_argument("--max-calls", type=_count, metavar="N", help="stop after N calls (the rest next time)")
     p.add_argument("--audit", action="store_true", help="measure the judge against the human labels")

@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.check.model import RecordLine
-from ..core.check.rules import short
 from ..core.corpus.index import Corpus
+from ..core.findings.diagnostics import short
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, read_regular
 from ..core.text.canon import NotUtf8Error, decode_strict
@@ -35,7 +35,7 @@ from ..practice.agreement import Counts, band, bootstrap_interval, cohen_kappa
 from . import cache as judgment_cache
 from .cache import JudgmentCache
 from .judge import _FENCE, CHARS_PER_TOKEN
-from .prompt import Prompt
+from .prompt import Prompt, read_system
 from .providers import FatalProviderError, Provider, ProviderError, Request
 from .untrusted import block, bound
 
@@ -101,17 +101,7 @@ GENERATOR = MessagePrompt(
 
 def load_system(path: Path | None, default: MessagePrompt) -> MessagePrompt:
     """``default``, or its system prompt replaced by the text of ``path`` (UTF-8, not empty)."""
-    if path is None:
-        return default
-    try:
-        text = decode_strict(read_regular(path))
-    except OSError as exc:
-        raise ConfigError(f"cannot read prompt {display(path)}: {exc.strerror}") from None
-    except NotUtf8Error as exc:
-        raise ConfigError(f"prompt {display(path)} is {exc}") from None
-    if not text.strip():
-        raise ConfigError(f"prompt {display(path)} is empty")
-    return MessagePrompt(display(path), text, default.form)
+    return default if path is None else MessagePrompt(display(path), read_system(path), default.form)
 
 
 # --- the items ---------------------------------------------------------------------------------

@@ -64,8 +64,11 @@ DEFAULT = Prompt(VERSION, SYSTEM)
 
 def load_prompt(path: Path | None) -> Prompt:
     """The default prompt, or a system prompt read from ``path`` (UTF-8, not empty)."""
-    if path is None:
-        return DEFAULT
+    return DEFAULT if path is None else Prompt(display(path), read_system(path))
+
+
+def read_system(path: Path) -> str:
+    """A system prompt's text from ``path``: a regular file, UTF-8, not empty (else a ConfigError)."""
     try:
         text = decode_strict(read_regular(path))
     except OSError as exc:
@@ -74,4 +77,4 @@ def load_prompt(path: Path | None) -> Prompt:
         raise ConfigError(f"prompt {display(path)} is {exc}") from None
     if not text.strip():
         raise ConfigError(f"prompt {display(path)} is empty")
-    return Prompt(display(path), text)
+    return text
