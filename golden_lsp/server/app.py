@@ -379,8 +379,6 @@ def on_code_action(
         return None
     only = params.context.only
     found = [a for a in found if not only or any(_of_kind(a, k) for k in only)]
-    for action in found:  # a title may quote the corpus or a judge: no control character gets through
-        action.title = shown(action.title)
     answer, messages = fit_code_actions(ls.session.client, found, params.context, ls.protocol.unstructure)
     asked = params.context.trigger_kind == types.CodeActionTriggerKind.Invoked
     for message in messages if asked else [m for m in messages if m not in ls.reasons_shown]:
