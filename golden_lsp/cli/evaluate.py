@@ -33,7 +33,7 @@ from .common import add_set_options
 from .evalreadings import add_reading_options, readings
 from .evalshared import add_chunks_option, load_targets
 from .retrieve import add_retriever_option
-from .subsets import add_subset_options, subset_of
+from .subsets import add_by_option, add_subset_options, subset_of
 
 if TYPE_CHECKING:  # numpy and the evaluation core load only when eval runs
     from ..evaluate.evaluation import Comparison, Evaluation, Scored, Settings
@@ -78,6 +78,25 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_subset_options(p)
     add_chunks_option(p)
+    _add_gate_options(p)
+    p.add_argument(
+        "--traces",
+        type=Path,
+        metavar="TRACES.jsonl",
+        help="per-query request_id, latency_ms and cost stored with --db: one "
+        "{query_id, request_id, latency_ms, cost} per line (default: a JSONL run's own lines)",
+    )
+    p.add_argument(
+        "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
+    )
+    add_reading_options(p)
+    add_set_options(p)
+    p.set_defaults(run=_eval)
+
+
+def _add_gate_options(p: argparse.ArgumentParser) -> None:
+    """What a run is compared with and what fails the command: --compare, --baseline, --gate,
+    --gate-slices, --floor, --allow-different-sets."""
     p.add_argument(
         "--compare", metavar="RUN_B", help="paired deltas against another run (a file or db:RUN_ID)"
     )
@@ -89,14 +108,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         metavar="METRIC@K",
         help="exit 1 when METRIC@K dropped from the baseline and the 95%% interval excludes zero",
     )
-    p.add_argument(
-        "--by",
-        action="append",
-        default=[],
-        metavar="FIELD",
-        help="also break down by FIELD (tenant, source, meta.KEY, tags, ...; repeatable); hop, "
-        "query_type, split and document always are",
-    )
+    add_by_option(p)
     p.add_argument(
         "--gate-slices",
         action="store_true",
@@ -116,19 +128,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         dest="allow_different_sets",
         help="compare evaluations whose fingerprints differ",
     )
-    p.add_argument(
-        "--traces",
-        type=Path,
-        metavar="TRACES.jsonl",
-        help="per-query request_id, latency_ms and cost stored with --db: one "
-        "{query_id, request_id, latency_ms, cost} per line (default: a JSONL run's own lines)",
-    )
-    p.add_argument(
-        "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
-    )
-    add_reading_options(p)
-    add_set_options(p)
-    p.set_defaults(run=_eval)
 
 
 def _ks(spec: str) -> tuple[int, ...]:

@@ -117,6 +117,87 @@ def _write_json(path: Path, value: dict[str, Any]) -> None:
         raise ConfigError(f"cannot write {display(path)}: {exc.strerror or exc}") from None
 
 
+def _generate(
+    args: argparse.Namespace, golden: Any, records: dict, head: dict[str, Any], cache: JudgmentCache
+) -> gr.Asked | int:
+    """The oracle test's (or ``--from-run``'s) answers: each record answered by the generator from
+    its context alone (``head`` gets what was asked of whom); an exit status instead on a dry run or
+    when the generator cannot be called."""
+    gen = _chosen(args.generator_provider, args.generator_model, args.generator_command)
+    gen_prompt = gr.load_system(args.generator_prompt, gr.GENERATOR)
+    requests = []
+    no_context = []
+    contexts, source = _contexts(args, golden, records)
+    for rid, rec in records.items():
+        chunks = contexts.get(rid, [])
+        if not chunks:
+            no_context.append(rid)
+            continue
+        assert rec.record is not None and rec.record.query
+        requests.append(
+            Request(rid, rec.record.query, "", "", 0, 0, gr.generate_message(rec.record.query, chunks))
+        )
+    head.update(
+        {
+            "answers": "oracle" if args.oracle else f"top {args.k} of run {display(args.from_run)}",
+            "generator": {
+                "provider": gen[0],
+                "model": gen[3],
+                "prompt": gen_prompt.name,
+                "prompt_digest": gen_prompt.digest,
+                "context": f"{source} ({plural(len(requests), 'record')})",
+            },
+            "no_context": no_context,
+        }
+    )
+    if args.dry_run:
+        planned = gr.plan(requests, gen_prompt, gen[0], gen[3], cache)
+        return _dry(
+            args,
+            head,
+            {"generator_calls": len(planned), "generator_tokens": gr.input_tokens(gen_prompt, planned)},
+        )
+    provider = make_provider(*gen[:3], _timeout(args, golden))
+    try:
+        with progress(f"generating {plural(len(requests), 'answer')}"):
+            generated = gr.ask_all(provider, gen_prompt, requests, gr.parse_generated, cache, args.max_calls)
+    finally:
+        provider.close()
+    if generated.fatal is not None:
+        sys.stderr.write(f"golden-lsp: the generator cannot be called: {generated.fatal}\n")
+        return USAGE_ERROR
+    return generated
+
+
+def _refuse_overwrites(args: argparse.Namespace, golden: Any) -> None:
+    """A ConfigError before any call when an output would replace an input of the set or of this run."""
+    if args.faithfulness_out is not None and not args.oracle:
+        raise ConfigError("--faithfulness-out is the oracle test's result: give it with --oracle")
+    outputs = {"faithfulness file": args.faithfulness_out} if args.faithfulness_out else {}
+    if args.human is not None:
+        outputs["grader audit"] = golden.config.grade_audit_path()
+    inputs = {args.answers: "answers", args.human: "grades", args.prompt: "prompt", args.from_run: "run"}
+    inputs.update({args.generator_prompt: "generator prompt", args.chunks: "chunk file"})
+    golden.refuse_outputs(outputs, {p: w for p, w in inputs.items() if p})
+
+
+def _outcome(args: argparse.Namespace, result: dict[str, Any], asked: gr.Asked) -> int:
+    """The exit status, with what was not done said on stderr."""
+    if asked.fatal is not None:
+        sys.stderr.write(f"golden-lsp: the grader cannot be called: {asked.fatal}\n")
+        return USAGE_ERROR
+    if result["remaining"]:
+        sys.stderr.write(
+            f"golden-lsp: --max-calls {args.max_calls}: {result['remaining']} not done; run again\n"
+        )
+    if result["errors"]:
+        sys.stderr.write(
+            f"golden-lsp: {plural(len(result['errors']), 'answer')} failed: {shown(', '.join(result['errors']))}\n"
+        )
+        return 1
+    return 0
+
+
 def _grade(args: argparse.Namespace) -> int:
     golden = golden_set(args, args.path)
     conf = golden.config.judge
@@ -128,14 +209,7 @@ def _grade(args: argparse.Namespace) -> int:
     prompt = gr.load_system(args.prompt, gr.GRADER)
     records = gr.gradable(golden.analyze().records)
     human = gr.read_jsonl(args.human, "grade", gr.GRADES) if args.human is not None else None
-    if args.faithfulness_out is not None and not args.oracle:
-        raise ConfigError("--faithfulness-out is the oracle test's result: give it with --oracle")
-    outputs = {"faithfulness file": args.faithfulness_out} if args.faithfulness_out else {}
-    if args.human is not None:
-        outputs["grader audit"] = golden.config.grade_audit_path()
-    inputs = {args.answers: "answers", args.human: "grades", args.prompt: "prompt", args.from_run: "run"}
-    inputs.update({args.generator_prompt: "generator prompt", args.chunks: "chunk file"})
-    golden.refuse_outputs(outputs, {p: w for p, w in inputs.items() if p})
+    _refuse_overwrites(args, golden)
     cache = JudgmentCache()
     head: dict[str, Any] = {
         "provider": grader[0],
@@ -147,53 +221,10 @@ def _grade(args: argparse.Namespace) -> int:
     }
     spent, generated = 0, None
     if args.oracle or args.from_run is not None:
-        gen = _chosen(args.generator_provider, args.generator_model, args.generator_command)
-        gen_prompt = gr.load_system(args.generator_prompt, gr.GENERATOR)
-        requests = []
-        no_context = []
-        contexts, source = _contexts(args, golden, records)
-        for rid, rec in records.items():
-            chunks = contexts.get(rid, [])
-            if not chunks:
-                no_context.append(rid)
-                continue
-            assert rec.record is not None and rec.record.query
-            requests.append(
-                Request(rid, rec.record.query, "", "", 0, 0, gr.generate_message(rec.record.query, chunks))
-            )
-        head.update(
-            {
-                "answers": "oracle" if args.oracle else f"top {args.k} of run {display(args.from_run)}",
-                "generator": {
-                    "provider": gen[0],
-                    "model": gen[3],
-                    "prompt": gen_prompt.name,
-                    "prompt_digest": gen_prompt.digest,
-                    "context": f"{source} ({plural(len(requests), 'record')})",
-                },
-                "no_context": no_context,
-            }
-        )
-        if args.dry_run:
-            planned = gr.plan(requests, gen_prompt, gen[0], gen[3], cache)
-            return _dry(
-                args,
-                head,
-                {"generator_calls": len(planned), "generator_tokens": gr.input_tokens(gen_prompt, planned)},
-            )
-        provider = make_provider(*gen[:3], _timeout(args, golden))
-        try:
-            with progress(f"generating {plural(len(requests), 'answer')}"):
-                generated = gr.ask_all(
-                    provider, gen_prompt, requests, gr.parse_generated, cache, args.max_calls
-                )
-        finally:
-            provider.close()
-        spent = generated.calls
-        answers = dict(generated.results)
-        if generated.fatal is not None:
-            sys.stderr.write(f"golden-lsp: the generator cannot be called: {generated.fatal}\n")
-            return USAGE_ERROR
+        got = _generate(args, golden, records, head, cache)
+        if isinstance(got, int):
+            return got
+        generated, spent, answers = got, got.calls, dict(got.results)
     else:
         answers = gr.read_jsonl(args.answers, "answer")
         head["answers"] = display(args.answers)
@@ -243,19 +274,7 @@ def _grade(args: argparse.Namespace) -> int:
     sys.stdout.write(
         json.dumps(result, ensure_ascii=False, indent=2) + "\n" if args.format == "json" else _text(result)
     )
-    if asked.fatal is not None:
-        sys.stderr.write(f"golden-lsp: the grader cannot be called: {asked.fatal}\n")
-        return USAGE_ERROR
-    if result["remaining"]:
-        sys.stderr.write(
-            f"golden-lsp: --max-calls {args.max_calls}: {result['remaining']} not done; run again\n"
-        )
-    if result["errors"]:
-        sys.stderr.write(
-            f"golden-lsp: {plural(len(result['errors']), 'answer')} failed: {shown(', '.join(result['errors']))}\n"
-        )
-        return 1
-    return 0
+    return _outcome(args, result, asked)
 
 
 def _faithfulness(result: dict[str, Any]) -> dict[str, Any]:

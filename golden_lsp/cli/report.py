@@ -10,6 +10,7 @@ from pathlib import Path
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display
 from .common import add_set_options, golden_set, tell
+from .subsets import add_by_option
 
 DEFAULT_OUT = "report.html"
 
@@ -24,14 +25,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--run", dest="run_file", type=Path, help="a retrieval run to draw the curve of (as eval)"
     )
     source.add_argument("--retriever", help="rank with a retriever first (bm25, or module:function), as eval")
-    p.add_argument(
-        "--by",
-        action="append",
-        default=[],
-        metavar="FIELD",
-        help="with a run: also show its slices by FIELD (tenant, meta.KEY, tags, ...; repeatable), as "
-        "eval --by; hop, query type, split and document always are",
-    )
+    add_by_option(p)  # with a run: its slices, as eval --by
     p.add_argument(
         "--out", type=Path, default=Path(DEFAULT_OUT), help=f"the page to write (default {DEFAULT_OUT})"
     )

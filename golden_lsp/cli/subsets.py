@@ -1,5 +1,6 @@
-"""The subset options of ``eval`` (``--split``, ``--where``, ``--sample``, ``--stratify``) and the
-opt-in guard on the test split: kept apart so the command's module stays about scoring."""
+"""The subset and slice options of ``eval`` (``--split``, ``--where``, ``--sample``, ``--stratify``,
+``--by``) and the opt-in guard on the test split: kept apart so the command's module stays about
+scoring."""
 
 from __future__ import annotations
 
@@ -14,6 +15,18 @@ if TYPE_CHECKING:
 
 #: the split that only release decisions may touch when the guard is on
 TEST_SPLIT = "test"
+
+
+def add_by_option(p: argparse.ArgumentParser) -> None:
+    """``--by FIELD``: the slices ``eval`` breaks down by and ``report`` shows."""
+    p.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="FIELD",
+        help="also break down by FIELD (tenant, source, meta.KEY, tags, ...; repeatable); hop, "
+        "query_type, split and document always are",
+    )
 
 
 def add_subset_options(p: argparse.ArgumentParser) -> None:
