@@ -1,0 +1,222 @@
+"""``golden-lsp eval`` at scale: 10,000 questions × a depth-100 run, beside ir-measures and the code before.
+
+A production evaluation scores a full set against a deep run on every nightly job, so its time
+is measured here as the user pays it: a fresh process reading the questions, the corpus and a
+TREC run of ~1 M lines. The set is ``benchmarks/corpora.py``'s 50 MB tier (10,000 questions,
+seeded); the run is BM25's top 100 for every query (``golden-lsp retrieve --k 100``), into which
+each record's bearing chunks are planted at seeded ranks (the generated queries share no words
+with their answers, so BM25 alone would hit nothing and leave every hit branch unmeasured): a
+first bearing chunk at rank 1 for ~40 % of the queries, deeper for the rest, absent for ~10 %.
+
+Timed side by side in one run, each the median of ``--runs`` fresh processes after a warm-up
+(so every row reads a warm check cache and a warm page cache), interleaved so that a burst of
+load on the machine falls on every row alike:
+
+- (a) ``golden-lsp eval`` with every metric, k ∈ {1,5,10,20,50,100}, bootstrap intervals and
+  breakdowns, as a user runs it;
+- (b) ir-measures (pytrec_eval) computing the same IR metrics at the same k, without intervals:
+  Success, R, RR, nDCG, P, AP and Rprec (reading the qrels and the run itself);
+- (c) the same eval command of the code before this change: a ``git worktree`` of ``--before``
+  (default 2dc2e2d), or the checkout named by ``--against DIR``;
+- (d) (a) with MAP and R-precision taken out of the metric table (issue 32: no new metric
+  costs the evaluation more than 10 %).
+
+Each row is printed beside its target: (a)/(b) ≤ 1.0, (a)/(d) ≤ 1.10. Before timing, (a) and (c)
+are checked to print the same numbers (their JSON per-query values agree to 1e-12).
+
+    python benchmarks/eval_speed.py [--runs 3] [--work DIR] [--before 2dc2e2d | --against DIR]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from corpora import generate
+
+ROOT = Path(__file__).resolve().parents[1]
+KS = (1, 5, 10, 20, 50, 100)
+K_ARG = ",".join(map(str, KS))
+#: where each record's first bearing chunk is planted: rank 1, 2–5, 6–20, 21–100, nowhere
+PLANT = ((0.40, 1, 1), (0.25, 2, 5), (0.15, 6, 20), (0.10, 21, 100), (0.10, 0, 0))
+
+IR_MEASURES = f"""
+import sys, ir_measures
+from ir_measures import AP, P, R, RR, Rprec, Success, nDCG
+q = list(ir_measures.read_trec_qrels(sys.argv[1])); r = list(ir_measures.read_trec_run(sys.argv[2]))
+ir_measures.calc_aggregate([m @ k for m in (Success, R, RR, nDCG, P, AP) for k in {KS}] + [Rprec], q, r)
+"""
+#: the eval command with map and rprec left out of the metric table (before anything reads it)
+WITHOUT_NEW = """
+import sys
+import golden_lsp.cli, golden_lsp.evaluate.evaluation, golden_lsp.evaluate.metrics
+from golden_lsp.evaluate import evalspec
+table = tuple(m for m in evalspec.METRIC_TABLE if m.name not in ("map", "rprec"))
+for name, module in list(sys.modules.items()):
+    if name.startswith("golden_lsp") and hasattr(module, "METRICS"):
+        module.METRIC_TABLE, module.METRICS = table, tuple(m.name for m in table)
+sys.argv[0] = "golden-lsp"
+sys.exit(golden_lsp.cli.main())
+"""
+
+
+def planted_run(bm25: Path, qrels: Path, out: Path, seed: int = 7) -> int:
+    """BM25's rankings with each query's bearing chunks planted at seeded ranks (scores kept)."""
+    rng = random.Random(seed)
+    relevant: dict[str, list[str]] = {}
+    for line in qrels.read_text(encoding="utf-8").splitlines():
+        qid, _, cid, _ = line.split()
+        relevant.setdefault(qid, []).append(cid)
+    ranked: dict[str, list[list[str]]] = {}
+    for line in bm25.read_text(encoding="utf-8").splitlines():
+        fields = line.split()
+        ranked.setdefault(fields[0], []).append(fields)
+    lines = []
+    for qid, rows in ranked.items():
+        ids = [r[2] for r in rows if r[2] not in relevant.get(qid, ())]
+        roll, at = rng.random(), 0
+        for share, lo, hi in PLANT:
+            if roll < share:
+                at = rng.randint(lo, hi) if hi else 0
+                break
+            roll -= share
+        if at:
+            for j, cid in enumerate(relevant.get(qid, [])):
+                # the first at its rank, any other a few ranks further down
+                ids.insert(min(len(ids), at - 1 + (rng.randint(1, 10) if j else 0)), cid)
+        lines.extend(
+            f"{qid} Q0 {cid} {r} {row[4]} planted\n" for r, (cid, row) in enumerate(zip(ids, rows), 1)
+        )
+    out.write_text("".join(lines), encoding="utf-8")
+    return len(lines)
+
+
+def prepare(work: Path) -> tuple[Path, Path, Path]:
+    """The set, its qrels and the planted run under ``work`` (made once, reused when present)."""
+    questions, qrels, run = work / "set" / "questions.jsonl", work / "qrels.txt", work / "run.trec"
+    if not questions.exists():
+        generate(work / "set", 50.0, 10_000)
+    py = [sys.executable, "-m", "golden_lsp"]
+    if not qrels.exists():
+        text = subprocess.run([*py, "qrels", str(work / "set")], check=True, capture_output=True, text=True)
+        qrels.write_text(text.stdout, encoding="utf-8")
+    if not run.exists():
+        bm25 = work / "bm25.trec"
+        subprocess.run(
+            [*py, "retrieve", str(work / "set"), "--k", "100", "--out", str(bm25)],
+            check=True,
+            capture_output=True,
+        )
+        planted_run(bm25, qrels, run)
+    return work / "set", qrels, run
+
+
+def checkout(args: argparse.Namespace, tmp: Path) -> Path:
+    """The code before: ``--against DIR``, or a detached worktree of ``--before``."""
+    if args.against:
+        return Path(args.against).resolve()
+    tree = tmp / "before"
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", str(tree), args.before],
+        check=True,
+        capture_output=True,
+    )
+    return tree
+
+
+def command(code: Path, *tail: str, without_new: bool = False) -> tuple[list[str], dict]:
+    """A fresh ``golden-lsp`` process running the package of checkout ``code``."""
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    head = [sys.executable, "-c", WITHOUT_NEW] if without_new else [sys.executable, "-m", "golden_lsp"]
+    return [*head, *tail], env
+
+
+def values(cmd: tuple[list[str], dict]) -> dict[str, float | None]:
+    out = subprocess.run(cmd[0] + ["--format", "json"], env=cmd[1], capture_output=True, text=True)
+    if out.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(cmd[0][:4])}: exit {out.returncode}: {out.stderr.strip()[-500:]}")
+    doc = json.loads(out.stdout)
+    return {f"{q['query_id']} {key}": v for q in doc["per_query"] for key, v in q.items() if "@" in key}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--work", type=Path, help="keep the generated set and run here (reused when present)")
+    ap.add_argument("--before", default="2dc2e2d", help="the commit before the change (default 2dc2e2d)")
+    ap.add_argument("--against", help="a checkout of the code before, instead of a worktree of --before")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as tmp_name:
+        tmp = Path(tmp_name)
+        work = args.work or tmp / "work"
+        work.mkdir(parents=True, exist_ok=True)
+        folder, qrels, run = prepare(work)
+        lines = sum(1 for _ in run.open(encoding="utf-8"))
+        before = checkout(args, tmp)
+        try:
+            tail = ("eval", str(folder), "--run", str(run), "--k", K_ARG)
+            rows = {
+                "(a) golden-lsp eval, every metric, intervals": command(ROOT, *tail),
+                "(b) ir-measures (pytrec_eval), no intervals": (
+                    [sys.executable, "-c", IR_MEASURES, str(qrels), str(run)],
+                    None,
+                ),
+                "(c) golden-lsp eval before the change": command(before, *tail),
+                "(d) (a) without map and rprec": command(ROOT, *tail, without_new=True),
+            }
+            now, then = (
+                values(rows["(a) golden-lsp eval, every metric, intervals"]),
+                values(rows["(c) golden-lsp eval before the change"]),
+            )
+            worst = max(
+                (
+                    abs(now[key] - then[key])
+                    for key in now
+                    if now[key] is not None and then.get(key) is not None
+                ),
+                default=0.0,
+            )
+            if now.keys() != then.keys() or worst > 1e-12:
+                raise SystemExit(f"(a) and (c) disagree: largest per-query difference {worst}")
+            times: dict[str, list[float]] = {name: [] for name in rows}
+            for cmd, env in rows.values():  # warm-up: check cache, page cache
+                subprocess.run(cmd, env=env, capture_output=True)
+            for _ in range(args.runs):
+                for name, (cmd, env) in rows.items():
+                    start = time.perf_counter()
+                    done = subprocess.run(cmd, env=env, capture_output=True)
+                    times[name].append(time.perf_counter() - start)
+                    if done.returncode not in (0, 1):
+                        raise SystemExit(f"{name}: exit {done.returncode}: {done.stderr.decode()[-500:]}")
+        finally:
+            if not args.against:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", str(before)], check=False
+                )
+    median = {name: statistics.median(ts) for name, ts in times.items()}
+    a, b, c, d = median.values()
+    print(
+        f"10,000 questions (50 MB tier, N answerable in the JSON), a {lines:,}-line TREC run, k {K_ARG}; "
+        f"median of {args.runs} fresh processes; (c) = {args.against or args.before}; "
+        f"(a) and (c) per-query values agree to {worst:.1e}"
+    )
+    print(f"{'row':<48} {'median s':>9} {'runs s':>22}")
+    for name, ts in times.items():
+        print(f"{name:<48} {median[name]:>9.2f} {' '.join(f'{t:.2f}' for t in ts):>22}")
+    print(f"\n{'ratio':<48} {'measured':>9} {'target':>8}")
+    print(f"{'(a) / (b): eval against ir-measures':<48} {a / b:>9.2f} {'≤ 1.00':>8}")
+    print(f"{'(a) / (c): eval against the code before':<48} {a / c:>9.2f} {'< 1':>8}")
+    print(f"{'(a) / (d): cost of map and rprec':<48} {a / d:>9.2f} {'≤ 1.10':>8}")
+
+
+if __name__ == "__main__":
+    main()
