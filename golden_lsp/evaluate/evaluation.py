@@ -29,7 +29,7 @@ from ..core.text.chunker import Chunk
 from .chunkings import Chunking, corpus_chunking
 from .evalspec import METRICS, MIN_INTERVAL_N, MISSES, MULTI_RULES
 from .metrics import Judged, bootstrap, interval_union, iou, per_query, randomization_p, ranked_iou
-from .runs import Run
+from .runs import Run, ranked_of
 
 #: record findings that do not stop a record from being scored (bearing chunks are re-derived)
 _SCORABLE = {"no-bearing-chunk"}
@@ -160,54 +160,101 @@ def _first_satisfied(
 def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
     """The run judged over the answerable records, ranks cut at the largest cutoff — or sooner,
     at the deepest ranking of the run, past which no rank holds anything (so ``--k 1000000``
-    over a run of 50 costs what ``--k 50`` does, and scores the same)."""
+    over a run of 50 costs what ``--k 50`` does, and scores the same).
+
+    Array work over all queries and ranks at once: every rank becomes the chunking's index of
+    its chunk (-1 for an ID not in the chunking, or no rank), and a chunk bears a span or a
+    record when its (row, chunk) key is among theirs."""
     kmax = max(settings.ks)
-    by_id = tg.chunking.by_id
-    n = len(tg.answerable)
-    depth = max((len(run.rankings.get(t.query_id, ())) for t in tg.answerable), default=0)
-    rel = np.zeros((n, min(kmax, depth)), dtype=bool)
-    n_rel = np.zeros(n, dtype=int)
-    first_hit = np.zeros(n, dtype=int)
-    ious = np.zeros((n, len(settings.ks)))
-    # a disjoint chunking's IoU is array work over all queries and k (metrics.ranked_iou): each
-    # rank's and span's (document code, start, end), -1 where nothing is there
-    vectorised = tg.chunking.disjoint
+    ranked = run.ranked if run.ranked is not None else ranked_of(run.rankings)
+    chunks = tg.chunking.chunks
+    n, n_chunks = len(tg.answerable), max(len(chunks), 1)
+    index = {c.chunk_id: i for i, c in enumerate(chunks)}  # a repeated ID: its last chunk, as by_id
+    known = np.fromiter((index.get(cid, -1) for cid in ranked.ids), dtype=np.int64, count=len(ranked.ids))
+    row_of = {q: i for i, q in enumerate(ranked.queries)}
+    rows = np.fromiter((row_of.get(t.query_id, -1) for t in tg.answerable), dtype=np.int64, count=n)
+    starts = np.where(rows >= 0, ranked.bounds[rows], 0)
+    sizes = np.where(rows >= 0, np.minimum(ranked.bounds[rows + 1] - starts, kmax), 0)
+    cols = np.arange(int(sizes.max(initial=0)))
+    filled = cols[None, :] < sizes[:, None]
+    #: (N, depth) the chunking's index of the chunk at each rank, -1 where none is
+    at = np.where(filled, known[ranked.codes[np.where(filled, starts[:, None] + cols, 0)]], -1)
+    rel = _bears(at, [[index[cid] for cid in t.relevant] for t in tg.answerable], n_chunks)
+    n_rel = np.fromiter((len(t.relevant) for t in tg.answerable), dtype=np.int64, count=n)
+    spans_of = np.fromiter((len(t.spans) for t in tg.answerable), dtype=np.int64, count=n)
+    if tg.hit_rule.name != "union_coverage" or tg.hit_rule.tau is None:
+        # a per-chunk rule: each span's first bearing chunk
+        bearing = [[index[cid] for cid in b] for t in tg.answerable for b in t.bearing]
+        hits = _bears(np.repeat(at, spans_of, axis=0), bearing, n_chunks)
+        firsts = (
+            np.where(hits.any(axis=1), hits.argmax(axis=1) + 1, 0)
+            if hits.shape[1]
+            else np.zeros(len(hits), int)
+        )
+    else:
+        by_id = tg.chunking.by_id
+        firsts = np.asarray(
+            [
+                _first_satisfied(tg.hit_rule, run.rankings.get(t.query_id, [])[:kmax], by_id, s, b)
+                for t in tg.answerable
+                for s, b in zip(t.spans, t.bearing)
+            ],
+            dtype=np.int64,
+        )
+    offsets = np.concatenate([[0], np.cumsum(spans_of)[:-1]]).astype(np.int64)
+    if settings.multi == "all":
+        first_hit = np.where(
+            np.minimum.reduceat(firsts, offsets) > 0, np.maximum.reduceat(firsts, offsets), 0
+        )
+    else:
+        nearest = np.minimum.reduceat(np.where(firsts > 0, firsts, np.iinfo(np.int64).max), offsets)
+        first_hit = np.where(nearest < np.iinfo(np.int64).max, nearest, 0)
+    return Judged(rel, n_rel, first_hit, _ious(tg, run, at, settings.ks))
+
+
+def _bears(at: np.ndarray, bearing: list[list[int]], n_chunks: int) -> np.ndarray:
+    """(rows, depth) bool: the chunk at each rank of ``at`` is one of its row's ``bearing``."""
+    keys = np.fromiter(
+        (row * n_chunks + c for row, cs in enumerate(bearing) for c in cs),
+        dtype=np.int64,
+    )
+    ranked = np.arange(len(at), dtype=np.int64)[:, None] * n_chunks + at
+    return np.isin(ranked, keys) & (at >= 0)
+
+
+def _ious(tg: Targets, run: Run, at: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
+    """(N, len(ks)) span IoU of the top k: array work for a disjoint chunking
+    (``metrics.ranked_iou``), interval unions query by query for one whose chunks overlap."""
     codes: dict[str, int] = {}
-    ranked = np.full((n, rel.shape[1], 3), -1, dtype=np.int64)
-    unions = [
-        [(codes.setdefault(d, len(codes)), lo, hi) for d, lo, hi in _span_union(t)] for t in tg.answerable
-    ]
-    spans_at = np.full((n, max(map(len, unions), default=0), 3), -1, dtype=np.int64)
-    for q, u in enumerate(unions):
-        spans_at[q, : len(u)] = u
+    if tg.chunking.disjoint:
+        # each rank's and span's (document code, start, end), -1 where nothing is there
+        table = np.asarray(
+            [(codes.setdefault(c.doc_id, len(codes)), c.start, c.end) for c in tg.chunking.chunks]
+            + [(-1, -1, -1)],
+            dtype=np.int64,
+        ).reshape(-1, 3)
+        unions = [
+            [(codes.setdefault(d, len(codes)), lo, hi) for d, lo, hi in _span_union(t)] for t in tg.answerable
+        ]
+        spans_at = np.full((len(unions), max(map(len, unions), default=0), 3), -1, dtype=np.int64)
+        for q, u in enumerate(unions):
+            spans_at[q, : len(u)] = u
+        return ranked_iou(table[at], spans_at, ks)
+    by_id = tg.chunking.by_id
+    ious = np.zeros((len(tg.answerable), len(ks)))
     for q, t in enumerate(tg.answerable):
-        ranking = run.rankings.get(t.query_id, [])[:kmax]
-        rel[q, : len(ranking)] = [cid in t.relevant for cid in ranking]
-        n_rel[q] = len(t.relevant)
-        firsts = [_first_satisfied(tg.hit_rule, ranking, by_id, s, b) for s, b in zip(t.spans, t.bearing)]
-        if settings.multi == "all":
-            first_hit[q] = max(firsts) if all(firsts) else 0
-        else:
-            first_hit[q] = min((f for f in firsts if f), default=0)
-        if vectorised:
-            for r, cid in enumerate(ranking):
-                c = by_id.get(cid)
-                if c is not None:
-                    ranked[q, r] = (codes.setdefault(c.doc_id, len(codes)), c.start, c.end)
-            continue
+        ranking = run.rankings.get(t.query_id, [])
         spans: dict[str, list[tuple[int, int]]] = {}
         for s in t.spans:
             spans.setdefault(s.doc_id, []).append((s.start, s.end))
-        for j, k in enumerate(settings.ks):
+        for j, k in enumerate(ks):
             got: dict[str, list[tuple[int, int]]] = {}
             for cid in ranking[:k]:
                 c = by_id.get(cid)
                 if c is not None:
                     got.setdefault(c.doc_id, []).append((c.start, c.end))
             ious[q, j] = iou(got, spans)
-    if vectorised:
-        ious = ranked_iou(ranked, spans_at, settings.ks)
-    return Judged(rel, n_rel, first_hit, ious)
+    return ious
 
 
 def _span_union(t: Target) -> list[tuple[str, int, int]]:
@@ -322,7 +369,9 @@ def evaluate(tg: Targets, run: Run, settings: Settings) -> Evaluation:
     values = per_query(judge(tg, run, settings), settings.ks)
     lo, hi = interval(values, settings)
     known = {t.query_id for t in tg.all()}
-    retrieved = {cid for ids in run.rankings.values() for cid in ids}
+    retrieved = set(
+        run.ranked.ids if run.ranked is not None else (c for ids in run.rankings.values() for c in ids)
+    )
     return Evaluation(
         tg,
         run,

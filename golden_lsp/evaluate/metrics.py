@@ -160,19 +160,31 @@ def _quantiles(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.percentile(means, tail, axis=0), np.percentile(means, 100 - tail, axis=0)
 
 
+#: draws per block of bootstrap resamples: a block's counts stay in the cache (one (R, N) array
+#: of counts is random writes over R·N·8 bytes, 157 MB at R=2000, N=10,000: seconds)
+BLOCK = 1 << 18
+
+
 def bootstrap(values: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    """95 % percentile intervals of the mean over queries (axis 0), one resampling for all columns."""
+    """95 % percentile intervals of the mean over queries (axis 0), one resampling for all columns.
+
+    The resamples are drawn in blocks of rows from one generator, which draws the same indices
+    as one (resamples, N) call; each block's counts (how often each resample drew each query)
+    become every column's means as one matrix product."""
     n = values.shape[0]
     if n == 0 or resamples <= 0:
         nan = np.full(values.shape[1:], np.nan)
         return nan, nan
     flat = values.reshape(n, -1)
-    idx = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
-    # how often each resample drew each query, then every column's mean as one matrix product
-    counts = np.bincount((idx + np.arange(resamples)[:, None] * n).ravel(), minlength=resamples * n)
-    counts = counts.reshape(resamples, n).astype(float)
-    means = counts @ flat / n
-    lo, hi = _quantiles(means)
+    rng = np.random.default_rng(seed)
+    means = np.empty((resamples, flat.shape[1]))
+    rows = max(1, BLOCK // n)
+    for first in range(0, resamples, rows):
+        block = min(rows, resamples - first)
+        idx = rng.integers(0, n, size=(block, n))
+        counts = np.bincount((idx + np.arange(block)[:, None] * n).ravel(), minlength=block * n)
+        means[first : first + block] = counts.reshape(block, n).astype(float) @ flat
+    lo, hi = _quantiles(means / n)
     return lo.reshape(values.shape[1:]), hi.reshape(values.shape[1:])
 
 
