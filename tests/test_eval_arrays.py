@@ -23,7 +23,14 @@ from golden_lsp.core.text.chunker import Chunk
 from golden_lsp.evaluate.chunkings import Chunking
 from golden_lsp.evaluate.evaluation import Settings, Target, Targets, _first_satisfied, judge
 from golden_lsp.evaluate.metrics import bootstrap, iou
-from golden_lsp.evaluate.runs import _read_trec_arrays, _read_trec_lines, in_memory_run, ranked_of, read_run
+from golden_lsp.evaluate.runs import (
+    _read_trec_arrays,
+    _read_trec_duckdb,
+    _read_trec_lines,
+    in_memory_run,
+    ranked_of,
+    read_run,
+)
 
 RULES = ("any_overlap", "span_containment", "coverage>=0.5", "union_coverage>=0.6")
 KS = (1, 2, 5, 10, 40)
@@ -156,14 +163,18 @@ def the_old_way(text: str) -> tuple[dict[str, list[str]], int]:
 
 
 @pytest.mark.parametrize("seed", range(15))
-def test_the_fast_trec_reader_ranks_as_the_line_reader(seed):
+def test_the_fast_trec_readers_rank_as_the_line_reader(tmp_path, seed):
     text = trec_text(seed)
-    fast = _read_trec_arrays(text)
-    assert fast is not None
+    path = tmp_path / "run.trec"
+    path.write_text(text, encoding="utf-8")
     want, dropped = the_old_way(text)
-    assert fast.rankings() == want
-    assert list(fast.rankings()) == list(want)  # queries in order of first appearance
-    assert fast.duplicates == dropped
+    for fast in (_read_trec_arrays(text), _read_trec_duckdb(path, path.read_bytes())):
+        assert fast is not None
+        assert fast.rankings() == want
+        assert list(fast.rankings()) == list(want)  # queries in order of first appearance
+        assert fast.duplicates == dropped
+    run = read_run(path)
+    assert (run.rankings, run.duplicates) == (want, dropped)
     assert ranked_of(_read_trec_lines(None, text)).rankings() == want  # type: ignore[arg-type]
     # tabs, runs of spaces, CRLF and lines without a final newline read the same
     crlf = text.replace(" Q0 ", "\t Q0  ").replace("\n", "\r\n").rstrip()
@@ -177,6 +188,10 @@ def test_the_fast_trec_reader_ranks_as_the_line_reader(seed):
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 1 nan t\n", ":2: score is NaN"),
         ("q1 Q0 d1 1 2.0\nq1 Q0 d2 1 1.0 t x\n", ":1: a TREC run line has 6 fields"),  # 5 + 7 fields
         ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 1\n", ":2: a TREC run line has 6 fields"),
+        ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 1 1.0 \n", ":2: a TREC run line has 6 fields"),  # a trailing space
+        ("q1 Q0 d1 1 2.0 t\nq1 Q0 d\t2 1 1.0 t\n", ":2: a TREC run line has 6 fields"),  # a tab in a field
+        ("q1 Q0 d1 1 2.0 t\n q1 Q0 d2 1 1.0\n", ":2: a TREC run line has 6 fields"),  # a leading space
+        ("q1 Q0 d1 1 2.0 t\nq1 Q0 d2 1 0x1p3 t\n", ":2: score '0x1p3' is not a number"),
     ],
 )
 def test_a_malformed_line_is_located_as_before(tmp_path, bad, where):
@@ -197,13 +212,15 @@ def test_a_malformed_line_is_located_as_before(tmp_path, bad, where):
         "q1 Q0 d1 1 2.0 t\rq1 Q0 d2 2 1.0 t\r",  # old Mac line ends
         "q1 Q0 d1 1 2.0 t\x0cq1 Q0 d2 2 1.0 t\u2028q2 Q0 d3 1 1_0 t\n",  # other line breaks, 1_0
         "q1 Q0 d1 1 2.0 t\nq1 Q0 d\u00a02 2 1.0 t\n",  # a no-break space splits a field
+        "\ufeffq1 Q0 d1 1 2.0 t\nq1 Q0 d2 2 1e400 t \nq1 Q0 d3 3 -inf t\nq2 Q0 é 1 +.5E-3 t\n",  # BOM, ∞
+        "q1 Q0 d1 1 2.0 t\r\nq1 Q0 d2 2 1.0 t\r\n",  # CRLF
     ],
 )
 def test_what_the_fast_path_leaves_to_the_line_reader_reads_the_same(tmp_path, text):
     path = tmp_path / "run.trec"
     path.write_text(text, encoding="utf-8", newline="")
     try:
-        want = the_old_way(text)
+        want = the_old_way(text.removeprefix("\ufeff"))  # read_run reads past a BOM
     except ConfigError as exc:
         with pytest.raises(ConfigError) as got:
             read_run(path, "trec")
@@ -232,3 +249,28 @@ def test_the_bootstrap_in_blocks_draws_what_it_drew_in_one_piece(n, resamples):
     values = np.random.default_rng(n).random((n, 3, 4))
     for got, want in zip(bootstrap(values, resamples, 11), bootstrap_in_one_piece(values, resamples, 11)):
         assert np.allclose(got, want, rtol=0, atol=1e-12)
+
+
+def test_duckdb_reads_every_plain_decimal_as_float_does(tmp_path):
+    forms = [
+        "+.5E-3",
+        "5.",
+        "-0",
+        "0.0",
+        "1e-310",
+        "4.9e-324",
+        "1.7976931348623157e308",
+        "3e38",
+        "3.4028236e38",
+        "0.30000000000000004",
+        "-12",
+        "007.50",
+        "1E+2",
+        "123456789012345678901234567890",
+    ]
+    text = "".join(f"q{i % 3} Q0 d{i} {i} {s} tag\n" for i, s in enumerate(forms))
+    path = tmp_path / "run.trec"
+    path.write_text(text, encoding="utf-8")
+    fast = _read_trec_duckdb(path, path.read_bytes())
+    assert fast is not None
+    assert (fast.rankings(), fast.duplicates) == the_old_way(text)

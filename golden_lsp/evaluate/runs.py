@@ -62,12 +62,20 @@ class Run:
     ranked: Ranked | None = field(default=None, compare=False, repr=False)
 
 
+def c_float(scores: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval compares them, C ``float``: past its range, ±inf (no warning)."""
+    import numpy
+
+    with numpy.errstate(over="ignore"):
+        return scores.astype(numpy.float32)
+
+
 def trec_order(scored: list[tuple[str, float]]) -> list[str]:
     """IDs as trec_eval ranks them: score descending as float32, then docno descending."""
     import numpy  # the eval extra, imported when a run is read
 
     by_doc = sorted(scored, key=lambda ds: ds[0], reverse=True)  # stable: the second key first
-    sims = numpy.asarray([s for _, s in by_doc], dtype=numpy.float32)
+    sims = c_float(numpy.asarray([s for _, s in by_doc], dtype=numpy.float64))
     order = numpy.argsort(-sims, kind="stable")
     return [by_doc[i][0] for i in order]
 
@@ -112,11 +120,87 @@ def _score(path: Path, no: int | None, value: object) -> float:
     return score
 
 
-def _read_trec(path: Path, text: str) -> Ranked:
-    """The run's rankings: as array work when every line is six fields with a numeric score,
-    else line by line, which says where the first bad line is."""
-    fast = _read_trec_arrays(text)
+def _read_trec(path: Path, data: bytes, text: str) -> Ranked:
+    """The run's rankings: parsed by DuckDB when the file is plain (ASCII, fields one space
+    apart), else as array work when every line is six fields with a numeric score, else line by
+    line, which says where the first bad line is. All three rank alike (``tests/test_eval_arrays.py``)."""
+    fast = _read_trec_duckdb(path, data)
+    if fast is None:
+        fast = _read_trec_arrays(text)
     return fast if fast is not None else ranked_of(_read_trec_lines(path, text))
+
+
+#: the ASCII bytes that are whitespace to ``str.split`` or a line break to ``str.splitlines``
+#: (or NUL), other than space and \n: a file holding one is left to the readers in Python
+_CONTROL = bytes(b for b in range(0x20) if b != 0x0A)
+_TREC_COLUMNS = "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR', 'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}"
+#: a score both ``float`` and DuckDB read, to the same double (both round correctly)
+_DECIMAL = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
+
+
+def _read_trec_duckdb(path: Path, data: bytes) -> Ranked | None:
+    """The run parsed by DuckDB's CSV reader (in parallel, no Python string per line), then
+    ranked as ``_read_trec_arrays`` ranks. Only for a file ``str.split`` splits exactly where
+    a one-space delimiter does: ASCII, no control character but \n, every line six non-empty
+    fields, every score a plain decimal; None otherwise, or when the file changed since ``data``
+    was read, or DuckDB (the eval extra) is missing or refuses the file."""
+    import os
+
+    import numpy as np
+
+    name = str(path.resolve())
+    if (
+        not data.isascii()
+        or len(data.translate(None, _CONTROL)) != len(data)
+        or any(c in name for c in "*?[{")
+    ):
+        return None
+    try:
+        import duckdb
+    except ImportError:
+        return None
+    before = os.stat(path)
+    con = duckdb.connect()
+    try:
+        con.execute(
+            "CREATE TABLE t AS SELECT * FROM read_csv(?, delim = ' ', header = false, quote = '', "
+            f"escape = '', new_line = '\\n', auto_detect = false, strict_mode = true, columns = {_TREC_COLUMNS})",
+            [name],
+        )
+        whole = con.execute(
+            "SELECT count(*) = count(qid) AND count(*) = count(q0) AND count(*) = count(docno) AND "
+            "count(*) = count(rank) AND count(*) = count(tag) AND "
+            f"count(*) = count(*) FILTER (WHERE regexp_full_match(score, '{_DECIMAL}')) FROM t"
+        ).fetchone()
+        if not whole or not whole[0]:
+            return None
+        cols = con.execute(
+            # each query's and ID's place in code-point order, by a join (a window over the
+            # lines sorts them all: four times slower)
+            "WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) - 1 AS q FROM (SELECT DISTINCT qid FROM t)), "
+            "d AS (SELECT docno, row_number() OVER (ORDER BY docno) - 1 AS d FROM (SELECT DISTINCT docno FROM t)) "
+            "SELECT q, d, CAST(score AS DOUBLE) AS s FROM t JOIN q USING (qid) JOIN d USING (docno) ORDER BY t.rowid"
+        ).fetchnumpy()
+        names = [r[0] for r in con.execute("SELECT DISTINCT qid FROM t ORDER BY qid").fetchall()]
+        ids = [r[0] for r in con.execute("SELECT DISTINCT docno FROM t ORDER BY docno").fetchall()]
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+    after = os.stat(path)
+    if not before.st_size == after.st_size == len(data) or before.st_mtime_ns != after.st_mtime_ns:
+        return None  # changed while read: the bytes read first (and digested) are ranked in Python
+    qsorted, dcode = np.asarray(cols["q"], dtype=np.int64), np.asarray(cols["d"], dtype=np.int64)
+    scores = np.asarray(cols["s"], dtype=np.float64)
+    # the queries in order of first appearance; the IDs are in code-point order, so a code is a place
+    first = np.full(len(names), len(qsorted), dtype=np.int64)
+    np.minimum.at(first, qsorted, np.arange(len(qsorted)))
+    appearance = np.argsort(first, kind="stable")
+    renumber = np.empty(len(names), dtype=np.int64)
+    renumber[appearance] = np.arange(len(names))
+    qcode = renumber[qsorted]
+    order = np.lexsort((-dcode, -c_float(scores), qcode))
+    return _table(ids, [names[i] for i in appearance], qcode[order], dcode[order])
 
 
 #: line breaks of ``str.splitlines`` other than \n and \r, and NUL (the fast path's line mark)
@@ -155,7 +239,7 @@ def _read_trec_arrays(text: str) -> Ranked | None:
     # docno descending: each distinct ID's place in code-point (UTF-8 byte) order
     place = np.empty(len(ids), dtype=np.int64)
     place[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
-    order = np.lexsort((-place[dcode], -scores.astype(np.float32), qcode))
+    order = np.lexsort((-place[dcode], -c_float(scores), qcode))
     return _table(ids, queries, qcode[order], dcode[order])
 
 
@@ -236,9 +320,9 @@ def _read_ranx(path: Path, text: str) -> dict[str, list[str]]:
     return out
 
 
-def _read_rankings(path: Path, text: str, fmt: str) -> Ranked:
+def _read_rankings(path: Path, data: bytes, text: str, fmt: str) -> Ranked:
     if fmt == "trec":
-        return _read_trec(path, text)
+        return _read_trec(path, data, text)
     return ranked_of(_read_jsonl(path, text) if fmt == "jsonl" else _read_ranx(path, text))
 
 
@@ -253,7 +337,7 @@ def read_run(path: Path, fmt: str | None = None) -> Run:
     except UnicodeDecodeError as exc:
         raise ConfigError(f"run {path} is not UTF-8 (byte {exc.start})") from None
     fmt = fmt or detect_format(text)
-    ranked = _read_rankings(path, text, fmt)
+    ranked = _read_rankings(path, data, text, fmt)
     return Run(str(path), fmt, ranked.rankings(), ranked.duplicates, hashlib.sha256(data).hexdigest(), ranked)
 
 
