@@ -57,7 +57,8 @@ ir_measures.calc_aggregate([m @ k for m in (Success, R, RR, nDCG, P, AP) for k i
 """
 #: the eval command with map and rprec left out of the metric table (before anything reads it)
 WITHOUT_NEW = """
-import sys
+import os, sys
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as eval sets it before numpy loads
 import golden_lsp.cli, golden_lsp.evaluate.evaluation, golden_lsp.evaluate.metrics
 from golden_lsp.evaluate import evalspec
 table = tuple(m for m in evalspec.METRIC_TABLE if m.name not in ("map", "rprec"))
@@ -133,17 +134,33 @@ def checkout(args: argparse.Namespace, tmp: Path) -> Path:
     return tree
 
 
-def command(code: Path, *tail: str, without_new: bool = False) -> tuple[list[str], dict]:
-    """A fresh ``golden-lsp`` process running the package of checkout ``code``."""
+Command = tuple[list[str], dict | None, Path | None]
+
+
+def command(code: Path, *tail: str, without_new: bool = False) -> Command:
+    """A fresh ``golden-lsp`` process running the package of checkout ``code`` (run from it:
+    ``-m`` and ``-c`` put the working directory before PYTHONPATH), checked to be that one."""
     import os
 
     env = {**os.environ, "PYTHONPATH": str(code)}
+    where = subprocess.run(
+        [sys.executable, "-c", "import golden_lsp; print(golden_lsp.__file__)"],
+        env=env,
+        cwd=code,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    if not Path(where).resolve().is_relative_to(code.resolve()):
+        raise SystemExit(f"{code}: golden_lsp loads from {where}, not from this checkout")
     head = [sys.executable, "-c", WITHOUT_NEW] if without_new else [sys.executable, "-m", "golden_lsp"]
-    return [*head, *tail], env
+    return [*head, *tail], env, code
 
 
-def values(cmd: tuple[list[str], dict]) -> dict[str, float | None]:
-    out = subprocess.run(cmd[0] + ["--format", "json"], env=cmd[1], capture_output=True, text=True)
+def values(cmd: Command) -> dict[str, float | None]:
+    out = subprocess.run(
+        cmd[0] + ["--format", "json"], env=cmd[1], cwd=cmd[2], capture_output=True, text=True
+    )
     if out.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd[0][:4])}: exit {out.returncode}: {out.stderr.strip()[-500:]}")
     doc = json.loads(out.stdout)
@@ -159,7 +176,7 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
-        work = args.work or tmp / "work"
+        work = (args.work or tmp / "work").resolve()
         work.mkdir(parents=True, exist_ok=True)
         folder, qrels, run = prepare(work)
         lines = sum(1 for _ in run.open(encoding="utf-8"))
@@ -170,6 +187,7 @@ def main() -> None:
                 "(a) golden-lsp eval, every metric, intervals": command(ROOT, *tail),
                 "(b) ir-measures (pytrec_eval), no intervals": (
                     [sys.executable, "-c", IR_MEASURES, str(qrels), str(run)],
+                    None,
                     None,
                 ),
                 "(c) golden-lsp eval before the change": command(before, *tail),
@@ -191,13 +209,13 @@ def main() -> None:
                 raise SystemExit(f"(a) and (c) disagree: largest per-query difference {worst}")
             times: dict[str, list[float]] = {name: [] for name in rows}
             cpu: dict[str, list[float]] = {name: [] for name in rows}
-            for cmd, env in rows.values():  # warm-up: check cache, page cache
-                subprocess.run(cmd, env=env, capture_output=True)
+            for cmd, env, cwd in rows.values():  # warm-up: check cache, page cache
+                subprocess.run(cmd, env=env, cwd=cwd, capture_output=True)
             for _ in range(args.runs):
-                for name, (cmd, env) in rows.items():
+                for name, (cmd, env, cwd) in rows.items():
                     used = _children_cpu()
                     start = time.perf_counter()
-                    done = subprocess.run(cmd, env=env, capture_output=True)
+                    done = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True)
                     times[name].append(time.perf_counter() - start)
                     cpu[name].append(_children_cpu() - used)
                     if done.returncode not in (0, 1):

@@ -274,3 +274,17 @@ def test_duckdb_reads_every_plain_decimal_as_float_does(tmp_path):
     fast = _read_trec_duckdb(path, path.read_bytes())
     assert fast is not None
     assert (fast.rankings(), fast.duplicates) == the_old_way(text)
+
+
+@pytest.mark.parametrize("overlapping", (False, True))
+def test_the_chunks_overlapping_a_span_by_bisection_are_those_a_scan_finds(overlapping):
+    tg, _ = random_targets(5, "any_overlap", overlapping)
+    chunking, rng = tg.chunking, random.Random(9)
+    for _ in range(400):
+        doc, lo = f"doc{rng.randrange(5)}", rng.randrange(-5, 510)
+        hi = lo + rng.randint(0, 70)
+        scan = sorted(
+            (c for c in chunking.chunks if c.doc_id == doc and c.start < hi and c.end > lo),
+            key=lambda c: (c.start, c.end),
+        )
+        assert chunking.overlapping(doc, lo, hi) == scan, (doc, lo, hi)
