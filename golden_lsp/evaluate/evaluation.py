@@ -182,16 +182,34 @@ def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
     rel = _bears(at, [[index[cid] for cid in t.relevant] for t in tg.answerable], n_chunks)
     n_rel = np.fromiter((len(t.relevant) for t in tg.answerable), dtype=np.int64, count=n)
     spans_of = np.fromiter((len(t.spans) for t in tg.answerable), dtype=np.int64, count=n)
-    if tg.hit_rule.name != "union_coverage" or tg.hit_rule.tau is None:
-        # a per-chunk rule: each span's first bearing chunk
+    tau = tg.hit_rule.tau if tg.hit_rule.name == "union_coverage" else None
+    if tau is None or tg.chunking.disjoint:
+        # each span's first rank bearing it: its first bearing chunk under a per-chunk rule; under
+        # union_coverage (disjoint chunks, so covered characters add up), the first rank where
+        # the bearing chunks so far cover τ of it, as scoring.union_coverage divides
         bearing = [[index[cid] for cid in b] for t in tg.answerable for b in t.bearing]
-        hits = _bears(np.repeat(at, spans_of, axis=0), bearing, n_chunks)
+        per_span = np.repeat(at, spans_of, axis=0)
+        hits = _bears(per_span, bearing, n_chunks)
+        if tau is not None:
+            docs, table = _chunk_table(tg.chunking)
+            span = np.asarray(
+                [(docs.get(s.doc_id, -1), s.start, s.end) for t in tg.answerable for s in t.spans],
+                dtype=np.int64,
+            ).reshape(-1, 3)
+            chunk = table[per_span]
+            overlap = np.minimum(chunk[:, :, 2], span[:, None, 2]) - np.maximum(
+                chunk[:, :, 1], span[:, None, 1]
+            )
+            covered = np.cumsum(np.where(hits, np.maximum(overlap, 0), 0), axis=1)
+            length = (span[:, 2] - span[:, 1])[:, None]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                hits = (length > 0) & (covered / np.where(length > 0, length, 1) >= tau)
         firsts = (
             np.where(hits.any(axis=1), hits.argmax(axis=1) + 1, 0)
             if hits.shape[1]
-            else np.zeros(len(hits), int)
+            else np.zeros(len(hits), dtype=np.int64)
         )
-    else:
+    else:  # union_coverage over chunks that overlap: rank by rank, as scoring.union_coverage
         by_id = tg.chunking.by_id
         firsts = np.asarray(
             [
@@ -222,17 +240,19 @@ def _bears(at: np.ndarray, bearing: list[list[int]], n_chunks: int) -> np.ndarra
     return np.isin(ranked, keys) & (at >= 0)
 
 
+def _chunk_table(chunking: Chunking) -> tuple[dict[str, int], np.ndarray]:
+    """Each document's code, and each chunk's (document code, start, end) by its index in the
+    chunking, then a row of -1 (what index -1, no chunk, reads)."""
+    codes: dict[str, int] = {}
+    rows = [(codes.setdefault(c.doc_id, len(codes)), c.start, c.end) for c in chunking.chunks]
+    return codes, np.asarray([*rows, (-1, -1, -1)], dtype=np.int64).reshape(-1, 3)
+
+
 def _ious(tg: Targets, run: Run, at: np.ndarray, ks: tuple[int, ...]) -> np.ndarray:
     """(N, len(ks)) span IoU of the top k: array work for a disjoint chunking
     (``metrics.ranked_iou``), interval unions query by query for one whose chunks overlap."""
-    codes: dict[str, int] = {}
     if tg.chunking.disjoint:
-        # each rank's and span's (document code, start, end), -1 where nothing is there
-        table = np.asarray(
-            [(codes.setdefault(c.doc_id, len(codes)), c.start, c.end) for c in tg.chunking.chunks]
-            + [(-1, -1, -1)],
-            dtype=np.int64,
-        ).reshape(-1, 3)
+        codes, table = _chunk_table(tg.chunking)
         unions = [
             [(codes.setdefault(d, len(codes)), lo, hi) for d, lo, hi in _span_union(t)] for t in tg.answerable
         ]
