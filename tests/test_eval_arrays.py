@@ -288,3 +288,26 @@ def test_the_chunks_overlapping_a_span_by_bisection_are_those_a_scan_finds(overl
             key=lambda c: (c.start, c.end),
         )
         assert chunking.overlapping(doc, lo, hi) == scan, (doc, lo, hi)
+
+
+@pytest.mark.parametrize(
+    "text, fmt",
+    [
+        ('\t {"query_id": "q1", "chunk_ids": ["d1"]}\n', "jsonl"),
+        ('\ufeff{"q1": {"d1": 1.0}}', "ranx"),
+        ("\n q1 Q0 d1 1 1.0 t\n", "trec"),
+    ],
+)
+def test_a_run_is_detected_as_before_without_decoding_it_first(tmp_path, text, fmt):
+    path = tmp_path / "run"
+    path.write_text(text, encoding="utf-8")
+    assert read_run(path).format == fmt
+    assert read_run(path).rankings == {"q1": ["d1"]}
+
+
+def test_a_run_after_a_separator_character_is_json_to_detect_as_before(tmp_path):
+    # str.strip strips \x1c, bytes.strip does not: the JSONL reader, not the TREC one, refuses it
+    path = tmp_path / "run"
+    path.write_text('\x1c{"query_id": "q1", "chunk_ids": ["d1"]}\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid JSON"):
+        read_run(path)

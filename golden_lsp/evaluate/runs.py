@@ -120,19 +120,18 @@ def _score(path: Path, no: int | None, value: object) -> float:
     return score
 
 
-def _read_trec(path: Path, data: bytes, text: str) -> Ranked:
+def _read_trec(path: Path, data: bytes) -> Ranked:
     """The run's rankings: parsed by DuckDB when the file is plain (ASCII, fields one space
     apart), else as array work when every line is six fields with a numeric score, else line by
     line, which says where the first bad line is. All three rank alike (``tests/test_eval_arrays.py``)."""
     fast = _read_trec_duckdb(path, data)
-    if fast is None:
-        fast = _read_trec_arrays(text)
+    if fast is not None:
+        return fast  # the text never decoded: ASCII is UTF-8
+    text = _decode(path, data)
+    fast = _read_trec_arrays(text)
     return fast if fast is not None else ranked_of(_read_trec_lines(path, text))
 
 
-#: the ASCII bytes that are whitespace to ``str.split`` or a line break to ``str.splitlines``
-#: (or NUL), other than space and \n: a file holding one is left to the readers in Python
-_CONTROL = bytes(b for b in range(0x20) if b != 0x0A)
 _TREC_COLUMNS = "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR', 'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}"
 #: a score both ``float`` and DuckDB read, to the same double (both round correctly)
 _DECIMAL = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
@@ -149,11 +148,11 @@ def _read_trec_duckdb(path: Path, data: bytes) -> Ranked | None:
     import numpy as np
 
     name = str(path.resolve())
-    if (
-        not data.isascii()
-        or len(data.translate(None, _CONTROL)) != len(data)
-        or any(c in name for c in "*?[{")
-    ):
+    if not data.isascii() or any(c in name for c in "*?[{"):
+        return None
+    # no ASCII byte that is whitespace to str.split or a line break to str.splitlines (or NUL)
+    # but space and \n: every byte below 0x20 is a \n
+    if np.count_nonzero(np.frombuffer(data, dtype=np.uint8) < 0x20) != data.count(b"\n"):
         return None
     try:
         import duckdb
@@ -320,10 +319,15 @@ def _read_ranx(path: Path, text: str) -> dict[str, list[str]]:
     return out
 
 
-def _read_rankings(path: Path, data: bytes, text: str, fmt: str) -> Ranked:
-    if fmt == "trec":
-        return _read_trec(path, data, text)
-    return ranked_of(_read_jsonl(path, text) if fmt == "jsonl" else _read_ranx(path, text))
+#: the ASCII characters ``str.strip`` strips
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"run {path} is not UTF-8 (byte {exc.start})") from None
 
 
 def read_run(path: Path, fmt: str | None = None) -> Run:
@@ -332,12 +336,14 @@ def read_run(path: Path, fmt: str | None = None) -> Run:
         data = read_regular(path)  # a FIFO is refused, never waited on
     except OSError as exc:
         raise ConfigError(f"cannot read run {path}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"run {path} is not UTF-8 (byte {exc.start})") from None
-    fmt = fmt or detect_format(text)
-    ranked = _read_rankings(path, data, text, fmt)
+    if fmt is None and data.isascii() and not data.lstrip(_ASCII_SPACE).startswith(b"{"):
+        fmt = "trec"  # as detect_format decides, without decoding a large run first
+    fmt = fmt or detect_format(_decode(path, data))
+    if fmt == "trec":
+        ranked = _read_trec(path, data)
+    else:
+        text = _decode(path, data)
+        ranked = ranked_of(_read_jsonl(path, text) if fmt == "jsonl" else _read_ranx(path, text))
     return Run(str(path), fmt, ranked.rankings(), ranked.duplicates, hashlib.sha256(data).hexdigest(), ranked)
 
 
