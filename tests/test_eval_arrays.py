@@ -22,7 +22,7 @@ from golden_lsp.core.labels.scoring import parse_hit_rule
 from golden_lsp.core.text.chunker import Chunk
 from golden_lsp.evaluate.chunkings import Chunking
 from golden_lsp.evaluate.evaluation import Settings, Target, Targets, _first_satisfied, judge
-from golden_lsp.evaluate.metrics import bootstrap, iou
+from golden_lsp.evaluate.metrics import bootstrap, iou, randomization_p
 from golden_lsp.evaluate.runs import (
     _read_trec_arrays,
     _read_trec_duckdb,
@@ -249,6 +249,18 @@ def test_the_bootstrap_in_blocks_draws_what_it_drew_in_one_piece(n, resamples):
     values = np.random.default_rng(n).random((n, 3, 4))
     for got, want in zip(bootstrap(values, resamples, 11), bootstrap_in_one_piece(values, resamples, 11)):
         assert np.allclose(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize("n, resamples", [(5, 7), (37, 2000), (3001, 999), (20_000, 120)])
+def test_the_randomization_test_in_blocks_flips_what_it_flipped_in_one_piece(n, resamples):
+    # deltas of a few values, so that flipped means tie with the observed one
+    deltas = np.random.default_rng(n).integers(-2, 3, size=(n, 2, 3)) / 4
+    signs = np.random.default_rng(12).choice((-1.0, 1.0), size=(resamples, n))
+    flat = deltas.reshape(n, -1)
+    flipped = np.abs(signs @ flat / n)
+    extreme = (flipped >= np.abs(flat.mean(axis=0))[None, :] - 1e-12).sum(axis=0)
+    want = ((extreme + 1) / (resamples + 1)).reshape(2, 3)
+    assert np.array_equal(randomization_p(deltas, resamples, 11), want)
 
 
 def test_duckdb_reads_every_plain_decimal_as_float_does(tmp_path):

@@ -165,6 +165,12 @@ def _quantiles(means: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 BLOCK = 1 << 18
 
 
+def _blocks(resamples: int, n: int) -> list[tuple[int, int]]:
+    """(first resample, resamples) of each block of about ``BLOCK`` draws."""
+    rows = max(1, BLOCK // n)
+    return [(first, min(rows, resamples - first)) for first in range(0, resamples, rows)]
+
+
 def bootstrap(values: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     """95 % percentile intervals of the mean over queries (axis 0), one resampling for all columns.
 
@@ -178,9 +184,7 @@ def bootstrap(values: np.ndarray, resamples: int, seed: int) -> tuple[np.ndarray
     flat = values.reshape(n, -1)
     rng = np.random.default_rng(seed)
     means = np.empty((resamples, flat.shape[1]))
-    rows = max(1, BLOCK // n)
-    for first in range(0, resamples, rows):
-        block = min(rows, resamples - first)
+    for first, block in _blocks(resamples, n):
         idx = rng.integers(0, n, size=(block, n))
         counts = np.bincount((idx + np.arange(block)[:, None] * n).ravel(), minlength=block * n)
         means[first : first + block] = counts.reshape(block, n).astype(float) @ flat
@@ -195,8 +199,11 @@ def randomization_p(deltas: np.ndarray, resamples: int, seed: int) -> np.ndarray
     if n == 0 or resamples <= 0:
         return np.full(deltas.shape[1:], np.nan)
     observed = np.abs(flat.mean(axis=0))
-    signs = np.random.default_rng(seed + 1).choice((-1.0, 1.0), size=(resamples, n))
-    flipped = np.abs(signs @ flat / n)
+    rng = np.random.default_rng(seed + 1)
+    flipped = np.empty((resamples, flat.shape[1]))
+    for first, block in _blocks(resamples, n):  # the same signs as one (resamples, N) draw
+        flipped[first : first + block] = rng.choice((-1.0, 1.0), size=(block, n)) @ flat
+    flipped = np.abs(flipped / n)
     extreme = (flipped >= observed[None, :] - 1e-12).sum(axis=0)
     return ((extreme + 1) / (resamples + 1)).reshape(deltas.shape[1:])
 
