@@ -25,7 +25,13 @@ a busy machine disturbs less; DuckDB reads a run on every core, so (a)'s CPU can
 Each row is printed beside its target: (a)/(b) ≤ 1.0, (a)/(d) ≤ 1.10. Before timing, (a) and (c)
 are checked to print the same numbers (their JSON per-query values agree to 1e-12).
 
+With ``--readers``, it times instead the TREC run readers it chose between, each in a fresh
+process from its imports to the run ranked (query codes, ID codes, order): the array path in
+Python (``str.split``), DuckDB's CSV reader (the one ``eval`` uses on a plain run) and
+``pyarrow.csv`` (not a dependency: measured when importable).
+
     python benchmarks/eval_speed.py [--runs 3] [--work DIR] [--before 2dc2e2d | --against DIR]
+    python benchmarks/eval_speed.py --readers [--runs 3] [--work DIR]
 """
 
 from __future__ import annotations
@@ -68,6 +74,55 @@ for name, module in list(sys.modules.items()):
 sys.argv[0] = "golden-lsp"
 sys.exit(golden_lsp.cli.main())
 """
+
+
+READERS = {
+    "Python, str.split (runs._read_trec_arrays)": """
+import sys
+from golden_lsp.evaluate.runs import _read_trec_arrays
+_read_trec_arrays(open(sys.argv[1], "rb").read().decode("utf-8-sig"))
+""",
+    "DuckDB read_csv (runs._read_trec_duckdb)": """
+import sys
+from pathlib import Path
+from golden_lsp.evaluate.runs import _read_trec_duckdb
+assert _read_trec_duckdb(Path(sys.argv[1]), Path(sys.argv[1]).read_bytes()) is not None
+""",
+    "pyarrow.csv, dictionary-encoded": """
+import sys
+import numpy as np
+import pyarrow as pa, pyarrow.compute as pc, pyarrow.csv as csv
+names = ["qid", "q0", "docno", "rank", "score", "tag"]
+t = csv.read_csv(sys.argv[1], read_options=csv.ReadOptions(column_names=names),
+    parse_options=csv.ParseOptions(delimiter=" "),
+    convert_options=csv.ConvertOptions(column_types={"score": pa.float64()}))
+q = pc.dictionary_encode(t["qid"]).combine_chunks(); d = pc.dictionary_encode(t["docno"]).combine_chunks()
+ids = d.dictionary.to_pylist()
+place = np.empty(len(ids), dtype=np.int64); place[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+np.lexsort((-place[d.indices.to_numpy()], -t["score"].to_numpy().astype(np.float32), q.indices.to_numpy()))
+""",
+}
+
+
+def readers(run: Path, runs: int) -> None:
+    """Each reader in a fresh process, imports included: median wall and CPU seconds."""
+    print(f"TREC run readers on {run.stat().st_size / 1e6:.0f} MB; median of {runs} fresh processes")
+    print(f"{'reader':<48} {'wall s':>7} {'CPU s':>6}")
+    for name, code in READERS.items():
+        walls, cpus = [], []
+        for _ in range(runs):
+            used, start = _children_cpu(), time.perf_counter()
+            done = subprocess.run(
+                [sys.executable, "-c", code, str(run)], cwd=ROOT, capture_output=True, text=True
+            )
+            walls.append(time.perf_counter() - start)
+            cpus.append(_children_cpu() - used)
+            if done.returncode:
+                why = (done.stderr.strip().splitlines() or [f"exit {done.returncode}"])[-1]
+                print(f"{name:<48} not measured: {why}")
+                break
+        else:
+            print(f"{name:<48} {statistics.median(walls):>7.2f} {statistics.median(cpus):>6.2f}")
 
 
 def planted_run(bm25: Path, qrels: Path, out: Path, seed: int = 7) -> int:
@@ -173,12 +228,16 @@ def main() -> None:
     ap.add_argument("--work", type=Path, help="keep the generated set and run here (reused when present)")
     ap.add_argument("--before", default="2dc2e2d", help="the commit before the change (default 2dc2e2d)")
     ap.add_argument("--against", help="a checkout of the code before, instead of a worktree of --before")
+    ap.add_argument("--readers", action="store_true", help="time the TREC run readers instead")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp_name:
         tmp = Path(tmp_name)
         work = (args.work or tmp / "work").resolve()
         work.mkdir(parents=True, exist_ok=True)
         folder, qrels, run = prepare(work)
+        if args.readers:
+            readers(run, args.runs)
+            return
         lines = sum(1 for _ in run.open(encoding="utf-8"))
         before = checkout(args, tmp)
         try:
