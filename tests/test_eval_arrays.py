@@ -21,7 +21,8 @@ from golden_lsp.core.labels.resolve import Span
 from golden_lsp.core.labels.scoring import parse_hit_rule
 from golden_lsp.core.text.chunker import Chunk
 from golden_lsp.evaluate.chunkings import Chunking
-from golden_lsp.evaluate.evaluation import Settings, Target, Targets, _first_satisfied, judge
+from golden_lsp.evaluate.evaluation import Settings, Target, Targets
+from golden_lsp.evaluate.judging import _first_satisfied, judge
 from golden_lsp.evaluate.metrics import bootstrap, iou, randomization_p
 from golden_lsp.evaluate.runs import (
     _read_trec_arrays,

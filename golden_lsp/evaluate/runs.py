@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # numpy is the eval extra, imported when a run is read
 
 @dataclass(frozen=True)
 class Ranked:
-    """A run's rankings as arrays, what ``evaluation.judge`` reads: each query's ranks, best
+    """A run's rankings as arrays, what ``judging.judge`` reads: each query's ranks, best
     first and each ID once, as indices into the run's distinct chunk IDs."""
 
     #: the distinct chunk IDs of the run
