@@ -23,7 +23,8 @@ a busy machine disturbs less; DuckDB reads a run on every core, so (a)'s CPU can
   costs the evaluation more than 10 %).
 
 Each row is printed beside its target: (a)/(b) ≤ 1.0, (a)/(d) ≤ 1.10. Before timing, (a) and (c)
-are checked to print the same numbers (their JSON per-query values agree to 1e-12).
+are checked to print the same numbers: their JSON per-query values, means and interval bounds,
+of the whole set and of every breakdown group, agree to 1e-12.
 
 With ``--readers``, it times instead the TREC run readers it chose between, each in a fresh
 process from its imports to the run ranked (query codes, ID codes, order): the array path in
@@ -219,7 +220,16 @@ def values(cmd: Command) -> dict[str, float | None]:
     if out.returncode not in (0, 1):
         raise SystemExit(f"{' '.join(cmd[0][:4])}: exit {out.returncode}: {out.stderr.strip()[-500:]}")
     doc = json.loads(out.stdout)
-    return {f"{q['query_id']} {key}": v for q in doc["per_query"] for key, v in q.items() if "@" in key}
+    got = {f"{q['query_id']} {key}": v for q in doc["per_query"] for key, v in q.items() if "@" in key}
+    # every mean and interval bound too, of the whole set and of each breakdown group
+    groups = [("all", doc["metrics"])] + [
+        (f"{b['by']}={b['value']}", b["metrics"]) for b in doc["breakdowns"]
+    ]
+    for name, cells in groups:
+        for c in cells:
+            got[f"{name} {c['metric']}@{c['k']}"] = c["value"]
+            got[f"{name} {c['metric']}@{c['k']} lo"], got[f"{name} {c['metric']}@{c['k']} hi"] = c["ci"]
+    return got
 
 
 def main() -> None:
@@ -256,16 +266,11 @@ def main() -> None:
                 values(rows["(a) golden-lsp eval, every metric, intervals"]),
                 values(rows["(c) golden-lsp eval before the change"]),
             )
-            worst = max(
-                (
-                    abs(now[key] - then[key])
-                    for key in now
-                    if now[key] is not None and then.get(key) is not None
-                ),
-                default=0.0,
-            )
-            if now.keys() != then.keys() or worst > 1e-12:
-                raise SystemExit(f"(a) and (c) disagree: largest per-query difference {worst}")
+            if now.keys() != then.keys() or any((now[k] is None) != (then[k] is None) for k in now):
+                raise SystemExit("(a) and (c) disagree on which numbers they print")
+            worst = max((abs(now[k] - then[k]) for k in now if now[k] is not None), default=0.0)  # type: ignore[operator]
+            if worst > 1e-12:
+                raise SystemExit(f"(a) and (c) disagree: largest difference {worst}")
             times: dict[str, list[float]] = {name: [] for name in rows}
             cpu: dict[str, list[float]] = {name: [] for name in rows}
             for cmd, env, cwd in rows.values():  # warm-up: check cache, page cache
@@ -289,7 +294,7 @@ def main() -> None:
     print(
         f"10,000 questions (50 MB tier), a {lines:,}-line TREC run, k {K_ARG}; median of {args.runs} "
         f"fresh processes, wall and CPU (user + system) seconds; (c) = {args.against or args.before}; "
-        f"(a) and (c) per-query values agree to {worst:.1e}"
+        f"(a) and (c) agree to {worst:.1e} (per-query values, means, intervals)"
     )
     print(f"{'row':<48} {'wall s':>7} {'CPU s':>6}   {'each run: wall/CPU':<30}")
     for name, ts in times.items():
