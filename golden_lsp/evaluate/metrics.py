@@ -213,7 +213,8 @@ def ranked_iou(chunks: np.ndarray, spans: np.ndarray, ks: tuple[int, ...]) -> np
     of which share a character (``Chunking.disjoint``; ``iou`` is the general case).
 
     ``chunks`` is (N, K, 3) int: each rank's (document code, start, end), code -1 where nothing
-    countable is ranked; ``spans`` is (N, S, 3) likewise: each query's spans, already a disjoint
+    countable is ranked, each chunk at most once a row (``runs.Ranked`` holds an ID once a query;
+    a chunk ranked twice would count its characters twice); ``spans`` is (N, S, 3) likewise: each query's spans, already a disjoint
     union per document. The intersection of a top k is then the sum of its chunks'
     intersections with the spans, and its union the chunks' lengths plus the spans' less that."""
     n, kmax = chunks.shape[:2]
