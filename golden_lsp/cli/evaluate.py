@@ -78,6 +78,14 @@ def register(sub: argparse._SubParsersAction) -> None:
     )
     add_subset_options(p)
     add_chunks_option(p)
+    _add_comparison_options(p)
+    add_reading_options(p)
+    add_set_options(p)
+    p.set_defaults(run=_eval)
+
+
+def _add_comparison_options(p: argparse.ArgumentParser) -> None:
+    """What an evaluation is compared with, gated and broken down by, and where it is stored."""
     p.add_argument(
         "--compare", metavar="RUN_B", help="paired deltas against another run (a file or db:RUN_ID)"
     )
@@ -126,9 +134,6 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--db", type=Path, metavar="results.duckdb", help="append this evaluation to a DuckDB file"
     )
-    add_reading_options(p)
-    add_set_options(p)
-    p.set_defaults(run=_eval)
 
 
 def _ks(spec: str) -> tuple[int, ...]:
