@@ -159,7 +159,7 @@ def _read_trec_duckdb(path: Path, data: bytes) -> Ranked | None:
     except ImportError:
         return None
     before = os.stat(path)
-    con = duckdb.connect()
+    con = duckdb.connect(config={"enable_progress_bar": False})  # nothing printed beside the output
     try:
         con.execute(
             "CREATE TABLE t AS SELECT * FROM read_csv(?, delim = ' ', header = false, quote = '', "
