@@ -159,8 +159,9 @@ def _read_trec_duckdb(path: Path, data: bytes) -> Ranked | None:
     except ImportError:
         return None
     before = os.stat(path)
-    con = duckdb.connect(config={"enable_progress_bar": False})  # nothing printed beside the output
+    con = duckdb.connect()
     try:
+        con.execute("SET enable_progress_bar = false")  # nothing printed beside eval's output
         con.execute(
             "CREATE TABLE t AS SELECT * FROM read_csv(?, delim = ' ', header = false, quote = '', "
             f"escape = '', new_line = '\\n', auto_detect = false, strict_mode = true, columns = {_TREC_COLUMNS})",
