@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -180,6 +181,10 @@ def _other(ref: str, args, tg, settings: Settings, fingerprint: str) -> Scored:
 
 
 def _eval(args: argparse.Namespace) -> int:
+    # before numpy loads: the bootstrap's matrix products are blocks of a few MB, where
+    # OpenBLAS's worker threads cost more than they give, and spin for seconds on a busy machine
+    # (benchmarks/eval_speed.py); a user's own setting is kept
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from ..evaluate.evaluation import (
         Settings,
         compare,

@@ -61,7 +61,13 @@ class Chunking:
         """Chunks of ``doc_id`` overlapping [start, end) (user chunks may overlap or nest)."""
         starts, chunks = self._by_doc.get(doc_id, ([], []))
         stop = bisect.bisect_left(starts, end)
+        if self.disjoint:  # the ends ascend with the starts: the first ending past start, by bisection
+            return chunks[bisect.bisect_right(self._ends[doc_id], start, 0, stop) : stop] if chunks else []
         return [c for c in chunks[:stop] if c.end > start]
+
+    @cached_property
+    def _ends(self) -> dict[str, list[int]]:
+        return {d: [c.end for c in cs] for d, (_, cs) in self._by_doc.items()}
 
     def bearing(self, rule: HitRule, span: Span) -> frozenset[str]:
         """The IDs of the chunks bearing ``span`` under ``rule`` (SPEC §5)."""

@@ -2,8 +2,8 @@
 
 The golden set is the ground truth; a run is scored against it. This module reads the model
 (``GoldenSet.analyze()`` → records with resolved spans) and a chunking (``chunkings.py``), turns
-every answerable record into its spans and their bearing chunks under the hit rule, judges a run
-(``runs.py``) rank by rank, and hands the numbers to ``metrics.py``. It also owns what makes a
+every answerable record into its spans and their bearing chunks under the hit rule, has a run
+(``runs.py``) judged against them (``judging.py``), and hands the numbers to ``metrics.py``. It also owns what makes a
 number trustworthy: the fingerprint of what was measured against (two evaluations are comparable
 only when theirs agree), the counts a reader must see (missing queries scored 0, unanswerable
 records reported apart, unknown chunk IDs), the sanity rules and the ratio signals, and the
@@ -24,11 +24,11 @@ from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.labels.recordmeta import flat_metadata
 from ..core.labels.resolve import Span
-from ..core.labels.scoring import HitRule, union_coverage
-from ..core.text.chunker import Chunk
+from ..core.labels.scoring import HitRule
 from .chunkings import Chunking, corpus_chunking
 from .evalspec import METRICS, MIN_INTERVAL_N, MISSES, MULTI_RULES
-from .metrics import Judged, bootstrap, interval_union, iou, per_query, randomization_p, ranked_iou
+from .judging import judge
+from .metrics import bootstrap, per_query, randomization_p
 from .runs import Run
 
 #: record findings that do not stop a record from being scored (bearing chunks are re-derived)
@@ -141,83 +141,6 @@ class Settings:
         return {"k": list(self.ks), "multi": self.multi, "bootstrap": self.resamples, "seed": self.seed}
 
 
-def _first_satisfied(
-    rule: HitRule, ranking: list[str], by_id: dict[str, Chunk], span: Span, bearing: frozenset[str]
-) -> int:
-    """The first rank (1-based) at which the top chunks bear ``span`` under ``rule``; 0 if none."""
-    tau = rule.tau
-    if rule.name != "union_coverage" or tau is None:  # a per-chunk rule: the first bearing chunk
-        return next((r for r, cid in enumerate(ranking, 1) if cid in bearing), 0)
-    taken: list[Chunk] = []
-    for r, cid in enumerate(ranking, 1):
-        if cid in bearing:
-            taken.append(by_id[cid])
-            if union_coverage(taken, span) >= tau:
-                return r
-    return 0
-
-
-def judge(tg: Targets, run: Run, settings: Settings) -> Judged:
-    """The run judged over the answerable records, ranks cut at the largest cutoff — or sooner,
-    at the deepest ranking of the run, past which no rank holds anything (so ``--k 1000000``
-    over a run of 50 costs what ``--k 50`` does, and scores the same)."""
-    kmax = max(settings.ks)
-    by_id = tg.chunking.by_id
-    n = len(tg.answerable)
-    depth = max((len(run.rankings.get(t.query_id, ())) for t in tg.answerable), default=0)
-    rel = np.zeros((n, min(kmax, depth)), dtype=bool)
-    n_rel = np.zeros(n, dtype=int)
-    first_hit = np.zeros(n, dtype=int)
-    ious = np.zeros((n, len(settings.ks)))
-    # a disjoint chunking's IoU is array work over all queries and k (metrics.ranked_iou): each
-    # rank's and span's (document code, start, end), -1 where nothing is there
-    vectorised = tg.chunking.disjoint
-    codes: dict[str, int] = {}
-    ranked = np.full((n, rel.shape[1], 3), -1, dtype=np.int64)
-    unions = [
-        [(codes.setdefault(d, len(codes)), lo, hi) for d, lo, hi in _span_union(t)] for t in tg.answerable
-    ]
-    spans_at = np.full((n, max(map(len, unions), default=0), 3), -1, dtype=np.int64)
-    for q, u in enumerate(unions):
-        spans_at[q, : len(u)] = u
-    for q, t in enumerate(tg.answerable):
-        ranking = run.rankings.get(t.query_id, [])[:kmax]
-        rel[q, : len(ranking)] = [cid in t.relevant for cid in ranking]
-        n_rel[q] = len(t.relevant)
-        firsts = [_first_satisfied(tg.hit_rule, ranking, by_id, s, b) for s, b in zip(t.spans, t.bearing)]
-        if settings.multi == "all":
-            first_hit[q] = max(firsts) if all(firsts) else 0
-        else:
-            first_hit[q] = min((f for f in firsts if f), default=0)
-        if vectorised:
-            for r, cid in enumerate(ranking):
-                c = by_id.get(cid)
-                if c is not None:
-                    ranked[q, r] = (codes.setdefault(c.doc_id, len(codes)), c.start, c.end)
-            continue
-        spans: dict[str, list[tuple[int, int]]] = {}
-        for s in t.spans:
-            spans.setdefault(s.doc_id, []).append((s.start, s.end))
-        for j, k in enumerate(settings.ks):
-            got: dict[str, list[tuple[int, int]]] = {}
-            for cid in ranking[:k]:
-                c = by_id.get(cid)
-                if c is not None:
-                    got.setdefault(c.doc_id, []).append((c.start, c.end))
-            ious[q, j] = iou(got, spans)
-    if vectorised:
-        ious = ranked_iou(ranked, spans_at, settings.ks)
-    return Judged(rel, n_rel, first_hit, ious)
-
-
-def _span_union(t: Target) -> list[tuple[str, int, int]]:
-    """A record's spans as a disjoint union per document."""
-    by_doc: dict[str, list[tuple[int, int]]] = {}
-    for s in t.spans:
-        by_doc.setdefault(s.doc_id, []).append((s.start, s.end))
-    return [(d, lo, hi) for d, pieces in by_doc.items() for lo, hi in interval_union(pieces)]
-
-
 @dataclass
 class Scored:
     """Per-query values of one evaluation, as a comparison needs them (fresh, or read from a database)."""
@@ -322,7 +245,9 @@ def evaluate(tg: Targets, run: Run, settings: Settings) -> Evaluation:
     values = per_query(judge(tg, run, settings), settings.ks)
     lo, hi = interval(values, settings)
     known = {t.query_id for t in tg.all()}
-    retrieved = {cid for ids in run.rankings.values() for cid in ids}
+    retrieved = set(
+        run.ranked.ids if run.ranked is not None else (c for ids in run.rankings.values() for c in ids)
+    )
     return Evaluation(
         tg,
         run,

@@ -12,12 +12,41 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import read_regular
 from ..core.io.jsontext import dumps
+
+if TYPE_CHECKING:  # numpy is the eval extra, imported when a run is read
+    import numpy as np
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A run's rankings as arrays, what ``judging.judge`` reads: each query's ranks, best
+    first and each ID once, as indices into the run's distinct chunk IDs."""
+
+    #: the distinct chunk IDs of the run
+    ids: list[str]
+    #: the run's queries, in order of first appearance
+    queries: list[str]
+    #: (len(queries) + 1,) where each query's ranks start in ``codes``
+    bounds: np.ndarray
+    #: every rank, query after query: an index into ``ids``
+    codes: np.ndarray
+    #: IDs dropped because they were already ranked higher for the same query
+    duplicates: int
+
+    def rankings(self) -> dict[str, list[str]]:
+        import numpy as np
+
+        ranked = np.asarray(self.ids, dtype=object)[self.codes].tolist()
+        b = self.bounds.tolist()
+        return {q: ranked[b[i] : b[i + 1]] for i, q in enumerate(self.queries)}
 
 
 @dataclass(frozen=True)
@@ -29,6 +58,16 @@ class Run:
     #: IDs dropped because they were already ranked higher for the same query
     duplicates: int
     digest: str
+    #: the rankings as arrays (``ranked_of(rankings)`` when not given)
+    ranked: Ranked | None = field(default=None, compare=False, repr=False)
+
+
+def c_float(scores: np.ndarray) -> np.ndarray:
+    """Scores as trec_eval compares them, C ``float``: past its range, ±inf (no warning)."""
+    import numpy
+
+    with numpy.errstate(over="ignore"):
+        return scores.astype(numpy.float32)
 
 
 def trec_order(scored: list[tuple[str, float]]) -> list[str]:
@@ -36,14 +75,9 @@ def trec_order(scored: list[tuple[str, float]]) -> list[str]:
     import numpy  # the eval extra, imported when a run is read
 
     by_doc = sorted(scored, key=lambda ds: ds[0], reverse=True)  # stable: the second key first
-    sims = numpy.asarray([s for _, s in by_doc], dtype=numpy.float32)
+    sims = c_float(numpy.asarray([s for _, s in by_doc], dtype=numpy.float64))
     order = numpy.argsort(-sims, kind="stable")
     return [by_doc[i][0] for i in order]
-
-
-def _dedup(ids: list[str]) -> tuple[list[str], int]:
-    seen: dict[str, None] = dict.fromkeys(ids)
-    return list(seen), len(ids) - len(seen)
 
 
 def detect_format(text: str) -> str:
@@ -86,39 +120,157 @@ def _score(path: Path, no: int | None, value: object) -> float:
     return score
 
 
-def _read_trec(path: Path, text: str) -> dict[str, list[str]]:
-    """The run's rankings: as array work when every line is six fields with a numeric score,
-    else line by line, which says where the first bad line is."""
+def _read_trec(path: Path, data: bytes) -> Ranked:
+    """The run's rankings: parsed by DuckDB when the file is plain (ASCII, fields one space
+    apart), else as array work when every line is six fields with a numeric score, else line by
+    line, which says where the first bad line is. All three rank alike (``tests/test_eval_arrays.py``)."""
+    fast = _read_trec_duckdb(path, data)
+    if fast is not None:
+        return fast  # the text never decoded: ASCII is UTF-8
+    text = _decode(path, data)
     fast = _read_trec_arrays(text)
-    return fast if fast is not None else _read_trec_lines(path, text)
+    return fast if fast is not None else ranked_of(_read_trec_lines(path, text))
 
 
-def _read_trec_arrays(text: str) -> dict[str, list[str]] | None:
-    """Every query ranked at once, as ``trec_order`` ranks each: one stable sort by query (in
-    order of first appearance), float32 score descending, docno descending. None when a line is
-    not six fields or a score not a number (the line reader then locates it)."""
-    import numpy as np  # the eval extra, imported when a run is read
+_TREC_COLUMNS = "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docno': 'VARCHAR', 'rank': 'VARCHAR', 'score': 'VARCHAR', 'tag': 'VARCHAR'}"
+#: a score both ``float`` and DuckDB read, to the same double (both round correctly)
+_DECIMAL = r"[+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?"
 
-    tokens = text.split()
-    lines = sum(1 for line in text.splitlines() if line.strip()) if len(tokens) % 6 == 0 else -1
-    if lines * 6 != len(tokens):
+
+def _read_trec_duckdb(path: Path, data: bytes) -> Ranked | None:
+    """The run parsed by DuckDB's CSV reader (in parallel, no Python string per line), then
+    ranked as ``_read_trec_arrays`` ranks. Only for a file ``str.split`` splits exactly where
+    a one-space delimiter does: ASCII, no control character but \n, every line six non-empty
+    fields, every score a plain decimal; None otherwise, or when the file changed since ``data``
+    was read, or DuckDB (the eval extra) is missing or refuses the file."""
+    import os
+
+    import numpy as np
+
+    name = str(path.resolve())
+    if not data.isascii() or any(c in name for c in "*?[{"):
+        return None
+    # no ASCII byte that is whitespace to str.split or a line break to str.splitlines (or NUL)
+    # but space and \n: every byte below 0x20 is a \n
+    if np.count_nonzero(np.frombuffer(data, dtype=np.uint8) < 0x20) != data.count(b"\n"):
         return None
     try:
-        scores = np.asarray(tokens[4::6], dtype=np.float64)
+        import duckdb
+    except ImportError:
+        return None
+    before = os.stat(path)
+    con = duckdb.connect()
+    try:
+        con.execute("SET enable_progress_bar = false")  # nothing printed beside eval's output
+        con.execute(
+            "CREATE TABLE t AS SELECT * FROM read_csv(?, delim = ' ', header = false, quote = '', "
+            f"escape = '', new_line = '\\n', auto_detect = false, strict_mode = true, columns = {_TREC_COLUMNS})",
+            [name],
+        )
+        whole = con.execute(
+            "SELECT count(*) = count(qid) AND count(*) = count(q0) AND count(*) = count(docno) AND "
+            "count(*) = count(rank) AND count(*) = count(tag) AND "
+            f"count(*) = count(*) FILTER (WHERE regexp_full_match(score, '{_DECIMAL}')) FROM t"
+        ).fetchone()
+        if not whole or not whole[0]:
+            return None
+        cols = con.execute(
+            # each query's and ID's place in code-point order, by a join (a window over the
+            # lines sorts them all: four times slower)
+            "WITH q AS (SELECT qid, row_number() OVER (ORDER BY qid) - 1 AS q FROM (SELECT DISTINCT qid FROM t)), "
+            "d AS (SELECT docno, row_number() OVER (ORDER BY docno) - 1 AS d FROM (SELECT DISTINCT docno FROM t)) "
+            "SELECT q, d, CAST(score AS DOUBLE) AS s FROM t JOIN q USING (qid) JOIN d USING (docno) ORDER BY t.rowid"
+        ).fetchnumpy()
+        names = [r[0] for r in con.execute("SELECT DISTINCT qid FROM t ORDER BY qid").fetchall()]
+        ids = [r[0] for r in con.execute("SELECT DISTINCT docno FROM t ORDER BY docno").fetchall()]
+    except duckdb.Error:
+        return None
+    finally:
+        con.close()
+    after = os.stat(path)
+    if not before.st_size == after.st_size == len(data) or before.st_mtime_ns != after.st_mtime_ns:
+        return None  # changed while read: the bytes read first (and digested) are ranked in Python
+    qsorted, dcode = np.asarray(cols["q"], dtype=np.int64), np.asarray(cols["d"], dtype=np.int64)
+    scores = np.asarray(cols["s"], dtype=np.float64)
+    # the queries in order of first appearance; the IDs are in code-point order, so a code is a place
+    first = np.full(len(names), len(qsorted), dtype=np.int64)
+    np.minimum.at(first, qsorted, np.arange(len(qsorted)))
+    appearance = np.argsort(first, kind="stable")
+    renumber = np.empty(len(names), dtype=np.int64)
+    renumber[appearance] = np.arange(len(names))
+    qcode = renumber[qsorted]
+    order = np.lexsort((-dcode, -c_float(scores), qcode))
+    return _table(ids, [names[i] for i in appearance], qcode[order], dcode[order])
+
+
+#: line breaks of ``str.splitlines`` other than \n and \r, and NUL (the fast path's line mark)
+_ODD_BREAKS = re.compile("[\x00\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+def _read_trec_arrays(text: str) -> Ranked | None:
+    """Every query ranked at once, as ``trec_order`` ranks each: one stable sort by query (in
+    order of first appearance), float32 score descending, docno descending. None when the line
+    reader must decide: a line not six fields, a score ``float`` refuses or NaN, a blank line
+    between lines, or a line break other than \n, \r\n (the line reader then locates the bad
+    line, or reads what this one does not)."""
+    import numpy as np  # the eval extra, imported when a run is read
+
+    body = text.strip()
+    if "\r" in body:
+        body = body.replace("\r\n", "\n")
+        if "\r" in body:
+            return None
+    if _ODD_BREAKS.search(body):
+        return None
+    # each line's end as a token of its own: six fields then the mark, line after line
+    tokens = body.replace("\n", " \x00 ").split()
+    marks = tokens[6::7]
+    if len(tokens) % 7 != 6 or marks.count("\x00") != len(marks):
+        return None
+    try:
+        scores = np.fromiter(map(float, tokens[4::7]), dtype=np.float64, count=len(marks) + 1)
     except ValueError:
         return None
     if np.isnan(scores).any():
         return None
-    qids, qcode = np.unique(np.asarray(tokens[0::6]), return_inverse=True)
-    docs = np.asarray(tokens[2::6])
-    _, drank = np.unique(docs, return_inverse=True)
-    order = np.lexsort((-drank, -scores.astype(np.float32), qcode))
-    # the queries in order of first appearance, as a dict of the lines would hold them
-    first = np.full(len(qids), len(tokens), dtype=np.int64)
-    np.minimum.at(first, qcode, np.arange(len(qcode)))
-    bounds = np.searchsorted(qcode[order], np.arange(len(qids) + 1))
-    ranked = docs[order].tolist()
-    return {str(qids[q]): ranked[bounds[q] : bounds[q + 1]] for q in np.argsort(first, kind="stable")}
+    qids, docs = tokens[0::7], tokens[2::7]
+    queries, qcode = _codes(qids)
+    ids, dcode = _codes(docs)
+    # docno descending: each distinct ID's place in code-point (UTF-8 byte) order
+    place = np.empty(len(ids), dtype=np.int64)
+    place[sorted(range(len(ids)), key=ids.__getitem__)] = np.arange(len(ids))
+    order = np.lexsort((-place[dcode], -c_float(scores), qcode))
+    return _table(ids, queries, qcode[order], dcode[order])
+
+
+def _codes(values: list[str]) -> tuple[list[str], np.ndarray]:
+    """The distinct values in order of first appearance, and each value's index into them."""
+    import numpy as np
+
+    index = {v: i for i, v in enumerate(dict.fromkeys(values))}
+    return list(index), np.fromiter(map(index.__getitem__, values), dtype=np.int64, count=len(values))
+
+
+def _table(ids: list[str], queries: list[str], qcode: np.ndarray, dcode: np.ndarray) -> Ranked:
+    """``Ranked`` of ranks sorted by query (``qcode`` non-decreasing), best first, an ID listed
+    again for a query dropped there (it counts once, at its best rank)."""
+    import numpy as np
+
+    key = qcode * max(len(ids), 1) + dcode
+    _, first = np.unique(key, return_index=True)
+    keep = np.zeros(len(key), dtype=bool)
+    keep[first] = True
+    bounds = np.searchsorted(qcode[keep], np.arange(len(queries) + 1))
+    return Ranked(ids, queries, bounds, dcode[keep], int(len(key) - keep.sum()))
+
+
+def ranked_of(rankings: dict[str, list[str]]) -> Ranked:
+    """``Ranked`` of rankings held as lists (IDs best first)."""
+    import numpy as np
+
+    ids, dcode = _codes([cid for ranking in rankings.values() for cid in ranking])
+    sizes = np.fromiter(map(len, rankings.values()), dtype=np.int64, count=len(rankings))
+    return _table(ids, list(rankings), np.repeat(np.arange(len(rankings)), sizes), dcode)
 
 
 def _read_trec_lines(path: Path, text: str) -> dict[str, list[str]]:
@@ -168,7 +320,15 @@ def _read_ranx(path: Path, text: str) -> dict[str, list[str]]:
     return out
 
 
-_READERS = {"trec": _read_trec, "jsonl": _read_jsonl, "ranx": _read_ranx}
+#: the ASCII characters ``str.strip`` strips
+_ASCII_SPACE = bytes(c for c in range(128) if chr(c).isspace())
+
+
+def _decode(path: Path, data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"run {path} is not UTF-8 (byte {exc.start})") from None
 
 
 def read_run(path: Path, fmt: str | None = None) -> Run:
@@ -177,27 +337,24 @@ def read_run(path: Path, fmt: str | None = None) -> Run:
         data = read_regular(path)  # a FIFO is refused, never waited on
     except OSError as exc:
         raise ConfigError(f"cannot read run {path}: {exc.strerror}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"run {path} is not UTF-8 (byte {exc.start})") from None
-    fmt = fmt or detect_format(text)
-    rankings, dropped = {}, 0
-    for qid, ids in _READERS[fmt](path, text).items():
-        rankings[qid], n = _dedup(ids)
-        dropped += n
-    return Run(str(path), fmt, rankings, dropped, hashlib.sha256(data).hexdigest())
+    if fmt is None and data.isascii() and not data.lstrip(_ASCII_SPACE).startswith(b"{"):
+        fmt = "trec"  # as detect_format decides, without decoding a large run first
+    fmt = fmt or detect_format(_decode(path, data))
+    if fmt == "trec":
+        ranked = _read_trec(path, data)
+    else:
+        text = _decode(path, data)
+        ranked = ranked_of(_read_jsonl(path, text) if fmt == "jsonl" else _read_ranx(path, text))
+    return Run(str(path), fmt, ranked.rankings(), ranked.duplicates, hashlib.sha256(data).hexdigest(), ranked)
 
 
 def in_memory_run(name: str, rankings: dict[str, list[str]]) -> Run:
     """A run made in this process (a retriever), digested as its JSONL text."""
-    deduped = {}
-    dropped = 0
-    for qid, ids in rankings.items():
-        deduped[qid], n = _dedup(ids)
-        dropped += n
+    ranked = ranked_of(rankings)
+    deduped = ranked.rankings()
     text = run_text(deduped, {}, "jsonl", name)
-    return Run(name, "in-process", deduped, dropped, hashlib.sha256(text.encode("utf-8")).hexdigest())
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return Run(name, "in-process", deduped, ranked.duplicates, digest, ranked)
 
 
 def run_text(rankings: dict[str, list[str]], scores: dict[str, list[float]], fmt: str, tag: str) -> str:
