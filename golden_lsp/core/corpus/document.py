@@ -148,6 +148,11 @@ class CorpusDoc:
         hooks.HOLDER.discard(self)
         self.pinned = True
 
+    @property
+    def held_text(self) -> str | None:
+        """The canonical text when it is held now, else None (never read back for this)."""
+        return self._text
+
     def passing_text(self) -> str:
         """The canonical text, read back without holding it when it is not held now (a pass over
         the whole corpus, which must not fill memory nor push out what a person works on)."""
