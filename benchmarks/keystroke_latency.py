@@ -15,7 +15,8 @@ costs). Prints p50/p95/max and their ratio to the baseline; the target is p95 un
 ``--tier SIZE`` runs on the realistic set ``corpora.py`` generates for the speed table (0.3, 5 or
 50 MB; ``--set DIR`` on one already generated). ``--against DIR`` times, instead of the CLI
 baseline, the server of another checkout of golden-lsp (``DIR`` holds its ``golden_lsp`` package,
-e.g. ``git worktree add /tmp/before <commit>``) on the same workspace and the same edits: each
+e.g. ``git worktree add /tmp/before <commit>``; ``--code DIR`` in place of this one) on the same
+workspace and the same edits: each
 code with a warm cache of its own (filled by its own ``check`` first), the two servers taking
 turns (``--rounds``, in the order before, after, after, before, ...), each round a fresh server
 timed from the moment the set opened. It prints p50/p95/max of each side, each round's p95 (the
@@ -99,14 +100,19 @@ def synthetic_workspace(megabytes: int, n_questions: int, into: Path, seed: int 
     return questions
 
 
-def edits(text: str, n: int, seed: int = 7):
+def edits(text: str, n: int, seed: int = 7, doc: str | None = None):
     """n edits as an editor sends them: (line, old line text, new line text).
 
-    Typing into a query, or toggling one quote broken/fixed; each replaces one line.
+    Typing into a query, or toggling one quote broken/fixed; each replaces one line (``doc``: only
+    lines whose first locator quotes that document).
     """
     rng = random.Random(seed)
     lines = text.split("\n")
-    records = [i for i, line in enumerate(lines) if line.startswith("{")]
+    records = [
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("{") and (doc is None or json.loads(line)["locators"][0]["doc"] == doc)
+    ]
     current = list(lines)
     for _ in range(n):
         i = rng.choice(records)
@@ -239,11 +245,13 @@ def _p95(values: list[float]) -> float:
     return values[int(0.95 * (len(values) - 1))]
 
 
-def side_by_side(questions: Path, n: int, against: Path, rounds: int, what: str) -> None:
-    """This checkout's server and ``against``'s on the same workspace and edits, taking turns."""
-    codes = {"before": against.resolve(), "after": ROOT}
-    if not (codes["before"] / "golden_lsp" / "__init__.py").is_file():
-        raise SystemExit(f"--against {against}: no golden_lsp package there")
+def side_by_side(questions: Path, n: int, against: Path, rounds: int, what: str, code: Path = ROOT) -> None:
+    """The server of the checkout ``code`` and ``against``'s on the same workspace and edits,
+    taking turns."""
+    codes = {"before": against.resolve(), "after": code.resolve()}
+    for where in codes.values():
+        if not (where / "golden_lsp" / "__init__.py").is_file():
+            raise SystemExit(f"{where}: no golden_lsp package there")
     caches = {name: Path(tempfile.mkdtemp(prefix=f"golden-lsp-{name}-cache-")) for name in codes}
     envs = {name: code_env(code, caches[name]) for name, code in codes.items()}
     try:
@@ -293,6 +301,13 @@ def main() -> int:
     parser.add_argument(
         "--rounds", type=int, default=2, help="with --against: runs of each server, taking turns"
     )
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        metavar="DIR",
+        help="with --against: the checkout timed as after (this one)",
+    )
     args = parser.parse_args()
     if not (args.synthetic or args.tier or args.set) and not (args.fixture / "questions.jsonl").is_file():
         print(f"fixture not found: {args.fixture}", file=sys.stderr)
@@ -314,7 +329,7 @@ def main() -> int:
         else:
             questions, what = workspace(args.fixture, Path(tmp)), "conformance fixture, 60 questions"
         if args.against:
-            side_by_side(questions, args.edits, args.against, args.rounds, what)
+            side_by_side(questions, args.edits, args.against, args.rounds, what, args.code)
             return 0
         lat = sorted(asyncio.run(measure(questions, args.edits)))
         cli = sorted(cli_baseline(questions, args.cli_runs))

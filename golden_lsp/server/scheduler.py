@@ -50,8 +50,8 @@ DEBOUNCE = 0.005
 #: republish runs on the loop, so keys typed while it runs are applied together afterwards and
 #: work never queues up); every millisecond of it is latency of the republish
 CORPUS_DEBOUNCE = 0.02
-#: the pause before each step of ``_prepare_hints`` (requests go first)
-HINTS_IDLE = 0.005
+#: the pause before each step of ``_prepare_hints`` (a step takes a few ms; requests go first)
+HINTS_IDLE = 0.001
 #: seconds without an edit before idle work reads a let-go text back (one piece of work, ~8 ms a
 #: MB): keys typed one after another never wait behind it
 IDLE_AFTER_EDIT = 0.3

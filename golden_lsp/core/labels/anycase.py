@@ -87,7 +87,7 @@ class _CaseIndex:
 
 
 #: the characters a step of building a ``_CaseIndex`` reads (``case_index_steps``): a few ms
-STEP_CHARS = 1 << 18
+STEP_CHARS = 1 << 16
 
 
 def case_index_steps(text: str) -> Generator[None, None, _CaseIndex | None]:
@@ -96,12 +96,12 @@ def case_index_steps(text: str) -> Generator[None, None, _CaseIndex | None]:
     found in one step ends where the next step's search goes on."""
     if any(c in text for c in _LOWER_BY_CONTEXT):
         return None
+    yield
     starts: dict[str, list[int]] = {}
     end = 0
     cased = _cased_pattern()
     for lo in range(0, len(text), STEP_CHARS):
-        if lo:
-            yield
+        yield
         for m in cased.finditer(text, lo, lo + STEP_CHARS):
             at = m.start()
             if at < end:

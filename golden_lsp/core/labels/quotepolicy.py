@@ -68,7 +68,7 @@ _CLOSING = re.compile(r"(?<=[^\W_])([*_~]+)(?![^\W_])")
 #: document: a few ms a rare word)
 LARGE = 256_000
 #: the characters a step of building the word index reads (``prepare_quotes``): a few ms
-STEP_CHARS = 1 << 18
+STEP_CHARS = 1 << 16
 _NON_WORD = re.compile(r"[\W_]")
 
 
