@@ -350,6 +350,23 @@ def test_facts_prepared_a_step_at_a_time_are_the_facts_made_without(monkeypatch)
     assert all_facts() == without
 
 
+def test_a_large_documents_case_index_is_made_by_the_first_search_that_needs_it(monkeypatch):
+    """Past ``anycase.INDEX_FROM`` a document is searched through its case index, made when first
+    needed (a keystroke's next search is then cheap), and a preparation under way stops there."""
+    text = _large_document(300)
+    quote = re.search(r"(?<=\n\n)[^\n]{60,}", text).group().split()
+    broken = " ".join(quote[2:8]).upper()
+    expected = hints.not_found_hint(text, broken)
+    cases = textcache.memo_of(anycase.case_index)
+    assert text not in cases.values
+    steps = hints.prepare_hints(text)
+    next(steps)  # a preparation under way
+    monkeypatch.setattr(anycase, "INDEX_FROM", len(text))
+    assert hints.not_found_hint(text, broken) == expected and expected is not None
+    assert text in cases.values  # made by the search
+    assert list(steps) == []  # the preparation stops: nothing left to make
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     st.text(alphabet="ab_1 é\u0301.-AÉ\n", max_size=80),

@@ -88,6 +88,10 @@ class _CaseIndex:
 
 #: the characters a step of building a ``_CaseIndex`` reads (``case_index_steps``): a few ms
 STEP_CHARS = 1 << 16
+#: a document this long is searched in any case (a quote at a time) through its ``_CaseIndex``,
+#: made when first needed if not prepared before (~15 ms a million characters; a search without
+#: it costs ~5 ms a million characters, each time)
+INDEX_FROM = 1_000_000
 
 
 def case_index_steps(text: str) -> Generator[None, None, _CaseIndex | None]:
@@ -128,8 +132,8 @@ def case_index_steps(text: str) -> Generator[None, None, _CaseIndex | None]:
 def case_index(text: str) -> _CaseIndex | None:
     """The document's ``_CaseIndex`` (cached like ``longest_line``: small beside the text); None
     when its lower case is not made character by character or it has cased letters beyond the BMP.
-    Built by ``hints.prepare_hints`` (in the language server's idle time, a step at a time); a
-    search in any case uses it only when it is there (``Search``), never builds it."""
+    Built by ``hints.prepare_hints`` (in the language server's idle time, a step at a time), or
+    by a search in a document of ``INDEX_FROM`` characters or more (``Search``)."""
     return finish(case_index_steps(text))
 
 
@@ -187,8 +191,9 @@ class Search:
     the loose patterns' literals (each place checked in the document as it is) and the needles
     any case is allowed for. Many words share an Aho–Corasick automaton; a few are found by
     ``str.find``. For one quote (``indexed``), the needles in any case are found instead by
-    ``str.find`` of their lower case plus the document's cached ``_CaseIndex``, when one was
-    made (``hints.prepare_hints``); a search never makes it (one pass costs less). A document with
+    ``str.find`` of their lower case plus the document's cached ``_CaseIndex``: made when first
+    needed for a document of ``INDEX_FROM`` characters or more (unless ``hints.prepare_hints``
+    made it before), used when made already for a smaller one (else one pass). A document with
     İ or Σ, whose lower case is not made character by character, is lowered whole, as before."""
 
     def __init__(self, text: str, indexed: bool = False):
@@ -203,9 +208,12 @@ class Search:
         text = self.text
         literals = [literal for literal in dict.fromkeys(literals) if literal not in self.literal]
         needles = {needle: limit for needle, limit in needles.items() if needle not in self.any_case}
-        # the index when it is made (None: İ or Σ in the text, or no index): else one pass over
-        # the text in lower case, a chunk at a time, which costs less than making the index
-        index = case_index.known(text)[1] if self.indexed and needles else None
+        # the index (None: İ or Σ in the text, or no index), made now for a large document (it
+        # is searched again at the next keystroke), else only when made already: one pass over
+        # a smaller text in lower case, a chunk at a time, costs less than making its index
+        index = None
+        if self.indexed and needles:
+            index = case_index(text) if len(text) >= INDEX_FROM else case_index.known(text)[1]
         # one literal alone is found by str.find, with no lower case made
         lowered = (len(literals) > 1 or bool(needles)) and (
             index is not None or not any(c in text for c in _LOWER_BY_CONTEXT)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
+from .anycase import INDEX_FROM
 from .hints import PREPARED_TEXTS as _HINTS_PREPARED
 from .hints import Hint, not_found_hint, prepare_hints
 from .quotepick import passage_quote, quote_around
@@ -108,7 +109,7 @@ def quote_facts(
 
 #: a document shorter than this is not worth preparing: a quote not found there costs a few ms
 #: without its indexes (one pass in lower case, its words found one by one)
-PREPARE_FROM = 1_000_000
+PREPARE_FROM = INDEX_FROM
 #: how many documents ``prepare`` may keep prepared at once
 PREPARED_TEXTS = min(_HINTS_PREPARED, INDEXED_TEXTS)
 

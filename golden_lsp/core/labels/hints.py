@@ -133,8 +133,14 @@ def prepare_hints(text: str) -> Generator[None, None, None]:
     """Build, a step at a time (yielding between steps), what makes a not-found hint in ``text``
     cheaper (its case index, kept like ``longest_line``): the language server runs the steps in
     idle time. A hint is the same with or without it."""
-    if not case_index.known(text)[0]:
-        case_index.store(text, (yield from case_index_steps(text)))
+    steps = case_index_steps(text)
+    while not case_index.known(text)[0]:  # (a search may have made it meanwhile: no more steps)
+        try:
+            next(steps)
+        except StopIteration as done:
+            case_index.store(text, done.value)
+            return
+        yield
 
 
 #: how many documents ``prepare_hints`` may keep prepared at once
