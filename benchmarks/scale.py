@@ -20,11 +20,18 @@ publication, or the status notification when the diagnostics did not change and 
 published), both after the server settled (its idle work done) and sent back to back from the
 moment the set opened, opening the set in the server (didOpen → first publish; without the warm
 cache, and with it), the first "Lengthen" code action, a corpus edit → republish (the most quoted
-document), and peak memory of CLI and server as a multiple of the corpus's bytes on disk. Times
-are medians; nothing here asserts a time.
+document), and peak memory of CLI and server as a multiple of the corpus's bytes on disk (the
+server's also before the corpus document is opened in the editor, and above the peak of a
+server that opened an empty set: what grows with the corpus). A second server times keystrokes
+sent back to back from the open on the records quoting the largest document only (its quotes
+broken and restored: the not-found hints of a 10 MB document). ``--against DIR`` runs the server
+rows also with the ``golden_lsp`` of another checkout (the code before a change, e.g. a ``git
+worktree``), each with a warm cache of its own, the two taking turns (``--server-rounds``), and
+prints them side by side. Times are medians; nothing here asserts a time.
 
     python benchmarks/scale.py [--sizes 0.3,5,50,many] [--rows all|cli|server] [--edits 200]
                                [--runs 3] [--docs 45000] [--data DIR]
+                               [--against DIR [--server-rounds 2]]
 """
 
 from __future__ import annotations
@@ -405,6 +412,7 @@ async def server_rows(root: Path, n_edits: int, env: dict | None = None) -> dict
             )
         )
         out["lengthen"] = (time.perf_counter() - sent) * 1000
+    out["server_questions_rss"] = s.peak_rss()  # before a corpus document is opened in the editor
     chapter = root / "corpus" / _most_quoted(root)
     chapter_uri = from_fs_path(str(chapter))
     raw = chapter.read_text(encoding="utf-8")
@@ -630,6 +638,7 @@ def report(size: str, r: dict) -> str:
     memory("memory: CLI peak RSS / corpus bytes, warm", "cli_warm_rss")
     memory("memory: server peak RSS / corpus bytes, no cache", "server_cold_rss")
     memory("memory: server peak RSS / corpus bytes, warm", "server_rss")
+    memory("the same, before the most quoted document is opened", "server_questions_rss")
     if "server_empty_rss" in r:
         r["server_rss_above_empty"] = r["server_rss"] - r["server_empty_rss"]
         memory("the same, above an empty set's server", "server_rss_above_empty")
@@ -659,6 +668,7 @@ _SERVER_ROWS = {
     "open_cold": "open, no cache",
     "corpus_edit": "corpus edit → republish",
     "server_rss": "server peak RSS, warm",
+    "server_questions_rss": "the same, before a document is opened",
     "server_rss_above_empty": "the same, above an empty set's",
     "server_cold_rss": "server peak RSS, no cache",
 }
