@@ -183,7 +183,7 @@ class Scheduler:
         chosen: list[CorpusDoc] = []
         by_size = sorted({id(d): d for d in wanted}.values(), key=lambda d: -d.chars)
         for doc in [d for d in by_size if d.chars >= facts.PREPARE_FROM][:PREPARED_TEXTS]:
-            chars += doc.chars if not doc.pinned else 0
+            chars += doc.chars if not doc.pinned else 0  # (at least a byte each)
             if chars > HELD.budget and chosen:
                 break
             chosen.append(doc)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -147,6 +148,29 @@ class CorpusDoc:
             self._reload()
         hooks.HOLDER.discard(self)
         self.pinned = True
+
+    def pin_as(self, raw: str) -> bool:
+        """Hold ``raw``, an editor's text, for good as this document's raw text when this one is let
+        go and ``raw`` is its file's text as read (its bytes hash to the file's): the file is not
+        read back, and one copy of the text is held, not two. False (nothing done) otherwise."""
+        if self._raw is not None or self._data_sha is None:
+            return False
+        if hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest() != self._data_sha:
+            return False
+        self._raw = raw
+        self._text = raw if self._same else canonicalize(raw)
+        hooks.HOLDER.discard(self)
+        self.pinned = True
+        return True
+
+    @property
+    def held_bytes(self) -> int:
+        """The memory its held texts take (the raw one and the canonical one, one object when the
+        same); Python stores a text at 1, 2 or 4 bytes a character, by its widest character."""
+        raw, text = self._raw, self._text
+        return (sys.getsizeof(raw) if raw is not None else 0) + (
+            sys.getsizeof(text) if text is not None and text is not raw else 0
+        )
 
     @property
     def held_text(self) -> str | None:

@@ -25,6 +25,10 @@ class Releasable(Protocol):
     @property
     def chars(self) -> int: ...
 
+    @property
+    def held_bytes(self) -> int:
+        """The memory its held texts take."""
+
     def release(self) -> None: ...
 
 
