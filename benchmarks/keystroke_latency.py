@@ -20,7 +20,9 @@ workspace and the same edits: each
 code with a warm cache of its own (filled by its own ``check`` first), the two servers taking
 turns (``--rounds``, in the order before, after, after, before, ...), each round a fresh server
 timed from the moment the set opened. It prints p50/p95/max of each side, each round's p95 (the
-noise) and the ratio: a change's cost on the keystroke path, next to the code before it.
+noise), the same for the edits that typed into a query (every line's rules run again) and those
+that broke or restored a quote (a quote not found: its hint and fix), and the ratio: a change's
+cost on the keystroke path, next to the code before it.
 """
 
 from __future__ import annotations
@@ -180,11 +182,21 @@ def peak_rss(client: LanguageClient) -> int:
     return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))) * 1024
 
 
+def is_quote_edit(old: str, new: str) -> bool:
+    """Whether an edit of ``edits`` broke or restored a quote (else it typed into a query)."""
+    return json.loads(old)["locators"] != json.loads(new)["locators"]
+
+
 async def measure(
-    questions: Path, n: int, env: dict[str, str] | None = None, rss: list | None = None
+    questions: Path,
+    n: int,
+    env: dict[str, str] | None = None,
+    rss: list | None = None,
+    kinds: list | None = None,
 ) -> list[float]:
     """Milliseconds from each of ``n`` edits' didChange to the server's answer, sent back to back
-    from the moment the set opened (its first publication); the server's peak RSS into ``rss``."""
+    from the moment the set opened (its first publication); the server's peak RSS into ``rss``,
+    and into ``kinds`` whether each edit broke or restored a quote (``is_quote_edit``)."""
     client, published, arrived = await started_server(questions.parent, env)
     uri = from_fs_path(str(questions))
     text = questions.read_text(encoding="utf-8")
@@ -204,6 +216,8 @@ async def measure(
         )  # incremental, as editors send
         await wait_for(published, arrived, version)
         latencies.append((published[version] - sent) * 1000)
+        if kinds is not None:
+            kinds.append(is_quote_edit(old, new))
     if rss is not None:
         rss.append(peak_rss(client))
     await client.shutdown_async(None)
@@ -260,9 +274,10 @@ def side_by_side(questions: Path, n: int, against: Path, rounds: int, what: str,
         time.sleep(2.5)  # past the cache's racy-stat window: the servers trust the files' stats
         runs: dict[str, list[list[float]]] = {name: [] for name in codes}
         rss: dict[str, list[int]] = {name: [] for name in codes}
+        kinds: dict[str, list[bool]] = {name: [] for name in codes}
         for k in range(rounds):
             for name in ("before", "after") if k % 2 == 0 else ("after", "before"):
-                runs[name].append(asyncio.run(measure(questions, n, envs[name], rss[name])))
+                runs[name].append(asyncio.run(measure(questions, n, envs[name], rss[name], kinds[name])))
     finally:
         for cache in caches.values():
             shutil.rmtree(cache, ignore_errors=True)
@@ -276,6 +291,14 @@ def side_by_side(questions: Path, n: int, against: Path, rounds: int, what: str,
             f"max {lat[-1]:7.1f} ms   peak RSS {max(rss[name]) / 1e6:6.0f} MB"
         )
         print(f"         each round's p95: {', '.join(f'{_p95(run):.1f}' for run in runs[name])} ms")
+        every = [x for run in runs[name] for x in run]
+        for label, quote in (("typing into a query", False), ("breaking or restoring a quote", True)):
+            some = sorted(x for x, q in zip(every, kinds[name]) if q is quote)
+            if some:
+                print(
+                    f"         {label} ({len(some)}): p50 {statistics.median(some):7.1f} ms   "
+                    f"p95 {_p95(some):7.1f} ms   max {some[-1]:7.1f} ms"
+                )
     print(
         f"ratio after / before: p50 {p50['after'] / p50['before']:.3f}   p95 {p95['after'] / p95['before']:.3f}"
     )
