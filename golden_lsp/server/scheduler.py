@@ -170,9 +170,8 @@ class Scheduler:
         texts held (``held.HELD``): a document's indexes are let go with its text, so preparing one
         whose text is then let go again is work lost. The corpus's other documents are not read.
 
-        The work goes a step of a few ms per turn of the event loop, none while an edit's analysis
-        waits for its debounce, so a keystroke waits for one step at most; only reading a let-go
-        text back is one piece (~8 ms a MB), so it waits until
+        The work goes a step of a few ms per turn of the event loop, so a keystroke waits for one
+        step at most; only reading a let-go text back is one piece (~8 ms a MB), so it waits until
         the author paused (``IDLE_AFTER_EDIT``). A keystroke that needs a document before its
         steps are done computes its facts without them: the same facts, at a few ms more."""
         view = self.session.request_view(uri)
@@ -193,9 +192,6 @@ class Scheduler:
         current: list[tuple[CorpusDoc, str, Iterator[None]]] = []
 
         def step() -> None:
-            if any(isinstance(k, (str, Path)) for k in self._timers):  # an edit's analysis waits
-                self.later(key, HINTS_IDLE, step)  # for its debounce: it goes first
-                return
             if current:
                 doc, text, steps = current[0]
                 if golden.corpus.docs.get(doc.doc_id) is not doc or doc.held_text is not text:

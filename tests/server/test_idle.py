@@ -129,26 +129,3 @@ async def test_a_keystroke_while_a_document_is_prepared_gets_the_diagnostics_of_
     assert text in counts.values
     shown, cold = keystroke(3, {4: quotes[4].lower() + "~", 5: quotes[5].upper()})
     assert shown == cold
-
-
-async def test_no_step_runs_while_an_edits_analysis_waits_for_its_debounce(tmp_path, monkeypatch):
-    docs = {"d.md": "# D\n\nSome Text of the document.\n" * 50}
-    _session, scheduler, uri, golden = opened(tmp_path, docs, [qline("q", [loc("d.md", "Text of the")])])
-    steps: list[int] = []
-
-    def prepare(text: str):
-        for k in range(1000):
-            steps.append(k)
-            yield
-
-    monkeypatch.setattr(scheduler_module, "prepare_document_hints", prepare)
-    monkeypatch.setattr(facts, "PREPARE_FROM", 1)
-    scheduler._prepare_hints(golden, uri)
-    await until(lambda: len(steps) > 3)
-    analysed: list[int] = []
-    scheduler.later(uri, 0.1, lambda: analysed.append(len(steps)))  # a keystroke's debounce
-    before = len(steps)
-    await until(lambda: bool(analysed))
-    assert analysed == [before]  # no step ran in the meantime: the analysis went first
-    await until(lambda: len(steps) > before + 3)
-    assert len(steps) > before + 3  # and the steps go on after it
