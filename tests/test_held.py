@@ -50,11 +50,13 @@ def test_after_a_lean_load_no_document_holds_its_text_and_one_asked_for_is_held_
     guide, faq = lean.corpus.docs["guide.md"], lean.corpus.docs["faq.md"]
     assert guide.text == whole.docs["guide.md"].text  # read back for a request: held
     # counted by the memory its text takes (one object: its raw text is the canonical one)
-    assert guide.raw is guide.text and guide.held_bytes == sys.getsizeof(guide.text)
-    assert held(lean.corpus) == {"guide.md"} and HELD.used == guide.held_bytes
-    monkeypatch.setattr(HELD, "budget", guide.held_bytes + sys.getsizeof(whole.docs["faq.md"].text) - 1)
+    assert guide.raw is guide.text and HELD.holds(guide) and not HELD.holds(faq)
+    assert held(lean.corpus) == {"guide.md"} and HELD.used == sys.getsizeof(guide.text)
+    monkeypatch.setattr(
+        HELD, "budget", sys.getsizeof(guide.text) + sys.getsizeof(whole.docs["faq.md"].text) - 1
+    )
     assert faq.raw == whole.docs["faq.md"].raw  # the least recently used one goes
-    assert held(lean.corpus) == {"faq.md"} and HELD.used == faq.held_bytes
+    assert held(lean.corpus) == {"faq.md"} and HELD.used == sys.getsizeof(faq.text)
     assert guide.text == whole.docs["guide.md"].text  # and is read back when asked for again
     assert held(lean.corpus) == {"guide.md"}
 

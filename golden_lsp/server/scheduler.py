@@ -69,6 +69,11 @@ def config_error_diagnostic(message: str) -> types.Diagnostic:
     )
 
 
+def _holds(doc: CorpusDoc, text: str) -> bool:
+    """Whether ``doc`` holds ``text`` now (not let go of since, nor read back again)."""
+    return (doc.pinned or HELD.holds(doc)) and doc.text is text
+
+
 class Scheduler:
     """What goes to the client unasked, and when (see the module's docstring)."""
 
@@ -194,16 +199,16 @@ class Scheduler:
         def step() -> None:
             if current:
                 doc, text, steps = current[0]
-                if golden.corpus.docs.get(doc.doc_id) is not doc or doc.held_text is not text:
+                if golden.corpus.docs.get(doc.doc_id) is not doc or not _holds(doc, text):
                     current.clear()  # replaced by an edit or let go since: its work is lost
                 elif next(steps, StopIteration) is StopIteration:
                     current.clear()
             chosen[:] = [d for d in chosen if golden.corpus.docs.get(d.doc_id) is d]  # not replaced
             while not current and chosen:
                 # a held text first; reading one back is one piece of work: it waits for a pause
-                doc = next((d for d in chosen if d.held_text is not None), chosen[0])
+                doc = next((d for d in chosen if d.pinned or HELD.holds(d)), chosen[0])
                 wait = self._last_edit + IDLE_AFTER_EDIT - asyncio.get_running_loop().time()
-                if doc.held_text is None and wait > 0:
+                if not (doc.pinned or HELD.holds(doc)) and wait > 0:
                     self.later(key, wait, step)
                     return
                 chosen[:] = [d for d in chosen if d is not doc]

@@ -15,6 +15,7 @@ from lsprotocol import types
 from pygls.uris import from_fs_path
 
 from golden_lsp.core.engine import textcache
+from golden_lsp.core.engine.held import HELD
 from golden_lsp.core.labels import anycase, facts, quotepolicy
 from golden_lsp.server import scheduler as scheduler_module
 from golden_lsp.server.app import server
@@ -65,7 +66,7 @@ async def test_large_documents_are_prepared_in_steps_and_read_back_only_while_th
         await asyncio.sleep(0.02)
         scheduler.edited()
     assert steps == [(held, k) for k in range(3)]  # no text read back while the author types
-    assert large[0].held_text is None and large[2].held_text is None
+    assert not HELD.holds(large[0]) and not HELD.holds(large[2])
     monkeypatch.setattr(scheduler_module, "IDLE_AFTER_EDIT", 0.0)  # the author stopped
     await until(lambda: len(steps) == 9)
     # the largest first, each in its steps, one document after the other, each once
@@ -118,10 +119,7 @@ async def test_a_keystroke_while_a_document_is_prepared_gets_the_diagnostics_of_
         ]
 
     scheduler._prepare_hints(golden, uri)
-    await until(lambda: text in cases.values, 100)
-    print(
-        "held", golden.corpus.docs["large.md"].held_text is text, list(scheduler._timers)
-    )  # the case index is made, the word index not yet
+    await until(lambda: text in cases.values, 100)  # the case index is made, the word index not yet
     assert text in cases.values and text not in counts.values
     shown, cold = keystroke(2, {1: quotes[1].upper(), 2: quotes[2].replace(" ", "  ", 1), 3: quotes[3] + "~"})
     assert shown == cold

@@ -14,7 +14,6 @@ from __future__ import annotations
 import bisect
 import hashlib
 import re
-import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -142,40 +141,26 @@ class CorpusDoc:
             hooks.FORGET(self._text)
         self._raw = self._text = None
 
-    def pin(self) -> None:
-        """Hold the text for good: an editor has it open (as a buffer that is the file's text)."""
-        if self._text is None or self._raw is None:
+    def pin(self, raw: str | None = None) -> bool:
+        """Hold the text for good: an editor has it open. With ``raw``, the editor's text, only when
+        it is this document's text as on disk (False, nothing done, when not): a document that let
+        go of its text takes ``raw`` as its own when its bytes hash to the file's (the file is not
+        read back, and one copy of the text is held, not two), else its text is read back and
+        compared."""
+        if (
+            raw is not None
+            and self._raw is None
+            and self._data_sha is not None
+            and hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest() == self._data_sha
+        ):
+            self._raw, self._text = raw, raw if self._same else canonicalize(raw)
+        elif self._text is None or self._raw is None:
             self._reload()
-        hooks.HOLDER.discard(self)
-        self.pinned = True
-
-    def pin_as(self, raw: str) -> bool:
-        """Hold ``raw``, an editor's text, for good as this document's raw text when this one is let
-        go and ``raw`` is its file's text as read (its bytes hash to the file's): the file is not
-        read back, and one copy of the text is held, not two. False (nothing done) otherwise."""
-        if self._raw is not None or self._data_sha is None:
+        if raw is not None and self._raw != raw:
             return False
-        if hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest() != self._data_sha:
-            return False
-        self._raw = raw
-        self._text = raw if self._same else canonicalize(raw)
         hooks.HOLDER.discard(self)
         self.pinned = True
         return True
-
-    @property
-    def held_bytes(self) -> int:
-        """The memory its held texts take (the raw one and the canonical one, one object when the
-        same); Python stores a text at 1, 2 or 4 bytes a character, by its widest character."""
-        raw, text = self._raw, self._text
-        return (sys.getsizeof(raw) if raw is not None else 0) + (
-            sys.getsizeof(text) if text is not None and text is not raw else 0
-        )
-
-    @property
-    def held_text(self) -> str | None:
-        """The canonical text when it is held now, else None (never read back for this)."""
-        return self._text
 
     def passing_text(self) -> str:
         """The canonical text, read back without holding it when it is not held now (a pass over

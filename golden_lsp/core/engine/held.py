@@ -12,6 +12,7 @@ however large. An editor buffer's text is never here: it cannot be read back, so
 
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
 
 from ..corpus.hooks import Releasable
@@ -42,13 +43,18 @@ class HeldTexts:
         if key in self._held:
             self._held.move_to_end(key)
             return
-        size = doc.held_bytes
+        raw, text = doc.raw, doc.text  # (held now: not read back)
+        size = sys.getsizeof(text) + (sys.getsizeof(raw) if raw is not text else 0)
         self._held[key] = doc, size
         self.used += size
         while self.used > self.budget and len(self._held) > 1:
             _, (old, old_size) = self._held.popitem(last=False)
             self.used -= old_size
             old.release()  # which calls ``discard``: already gone
+
+    def holds(self, doc: Releasable) -> bool:
+        """Whether ``doc`` holds a text read back (asking for it reads nothing)."""
+        return id(doc) in self._held
 
     def touch(self, doc: Releasable) -> None:
         """``doc``'s text was used: it is the most recent."""
