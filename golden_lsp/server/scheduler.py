@@ -178,7 +178,8 @@ class Scheduler:
         The work goes a step of a few ms per turn of the event loop, so a keystroke waits for one
         step at most; only reading a let-go text back is one piece (~8 ms a MB), so it waits until
         the author paused (``IDLE_AFTER_EDIT``). A keystroke that needs a document before its
-        steps are done computes its facts without them: the same facts, at a few ms more."""
+        steps are done gets the same facts: it makes the case index itself (once, ending the steps
+        that would make it) and counts the words it needs one by one."""
         view = self.session.request_view(uri)
         records = view.analysis.records if view is not None else []
         quoted = {doc_id for rec in records for doc_id, _ in rec.result.deps}  # what each line read
