@@ -10,6 +10,19 @@ costs). Prints p50/p95/max and their ratio to the baseline; the target is p95 un
 
     python benchmarks/keystroke_latency.py [--edits 300] [--fixture DIR]
     python benchmarks/keystroke_latency.py --synthetic 50,10000 --edits 100 --cli-runs 2
+    python benchmarks/keystroke_latency.py --tier 50 --edits 50 --against /tmp/before --rounds 3
+
+``--tier SIZE`` runs on the realistic set ``corpora.py`` generates for the speed table (0.3, 5 or
+50 MB; ``--set DIR`` on one already generated). ``--against DIR`` times, instead of the CLI
+baseline, the server of another checkout of golden-lsp (``DIR`` holds its ``golden_lsp`` package,
+e.g. ``git worktree add /tmp/before <commit>``; ``--code DIR`` in place of this one) on the same
+workspace and the same edits: each
+code with a warm cache of its own (filled by its own ``check`` first), the two servers taking
+turns (``--rounds``, in the order before, after, after, before, ...), each round a fresh server
+timed from the moment the set opened. It prints p50/p95/max of each side, each round's p95 (the
+noise), the same for the edits that typed into a query (every line's rules run again) and those
+that broke or restored a quote (a quote not found: its hint and fix), and the ratio: a change's
+cost on the keystroke path, next to the code before it.
 """
 
 from __future__ import annotations
@@ -17,7 +30,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
+import shutil
 import statistics
 import subprocess
 import sys
@@ -30,6 +45,9 @@ from pygls.lsp.client import LanguageClient
 from pygls.uris import from_fs_path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpora import SIZES, generate  # noqa: E402
+
 FIXTURE = ROOT.parent / "shared" / "conformance" / "ai-rag-lab"
 
 
@@ -84,14 +102,19 @@ def synthetic_workspace(megabytes: int, n_questions: int, into: Path, seed: int 
     return questions
 
 
-def edits(text: str, n: int, seed: int = 7):
+def edits(text: str, n: int, seed: int = 7, doc: str | None = None):
     """n edits as an editor sends them: (line, old line text, new line text).
 
-    Typing into a query, or toggling one quote broken/fixed; each replaces one line.
+    Typing into a query, or toggling one quote broken/fixed; each replaces one line (``doc``: only
+    lines whose first locator quotes that document).
     """
     rng = random.Random(seed)
     lines = text.split("\n")
-    records = [i for i, line in enumerate(lines) if line.startswith("{")]
+    records = [
+        i
+        for i, line in enumerate(lines)
+        if line.startswith("{") and (doc is None or json.loads(line)["locators"][0]["doc"] == doc)
+    ]
     current = list(lines)
     for _ in range(n):
         i = rng.choice(records)
@@ -110,9 +133,18 @@ def utf16(text: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-async def started_server(root: Path) -> tuple[LanguageClient, dict[int, float], asyncio.Event]:
-    """A real golden-lsp over stdio, initialised on ``root``; the arrival time of each
-    publication by document version, and an event set at each arrival."""
+def code_env(code: Path, cache: Path) -> dict[str, str]:
+    """The environment that runs the golden-lsp of the checkout ``code`` with the warm cache ``cache``."""
+    return {**os.environ, "PYTHONPATH": str(code), "GOLDEN_LSP_CACHE_DIR": str(cache)}
+
+
+async def started_server(
+    root: Path, env: dict[str, str] | None = None
+) -> tuple[LanguageClient, dict[int, float], asyncio.Event]:
+    """A real golden-lsp over stdio (``env``: that of another checkout, ``code_env``), initialised
+    on ``root``; the arrival time of the answer to each document version — its publication, or
+    its status notification when its diagnostics did not change (nothing is published then) —
+    and an event set at each arrival."""
     client = LanguageClient("golden-lsp-bench", "1")
     published: dict[int, float] = {}
     arrived = asyncio.Event()
@@ -120,23 +152,52 @@ async def started_server(root: Path) -> tuple[LanguageClient, dict[int, float], 
     @client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
     def on_publish(params: types.PublishDiagnosticsParams) -> None:
         if params.version is not None:
-            published[params.version] = time.perf_counter()
+            published.setdefault(params.version, time.perf_counter())
             arrived.set()
 
     @client.feature("golden-lsp/status")
-    def on_status(params) -> None:  # the status-bar notification; not timed here
-        pass
+    def on_status(params) -> None:
+        version = (
+            params._asdict().get("version") if hasattr(params, "_asdict") else dict(params).get("version")
+        )
+        if version is not None:
+            published.setdefault(version, time.perf_counter())
+            arrived.set()
 
-    await client.start_io(sys.executable, "-m", "golden_lsp", "--stdio")
+    await client.start_io(sys.executable, "-m", "golden_lsp", "--stdio", cwd=str(root), env=env)
     await client.initialize_async(
-        types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=from_fs_path(str(root)))
+        types.InitializeParams(
+            capabilities=types.ClientCapabilities(),
+            root_uri=from_fs_path(str(root)),
+            initialization_options={"statusNotification": True},
+        )
     )
     client.initialized(types.InitializedParams())
     return client, published, arrived
 
 
-async def measure(questions: Path, n: int) -> list[float]:
-    client, published, arrived = await started_server(questions.parent)
+def peak_rss(client: LanguageClient) -> int:
+    """The server process's own peak resident memory (``VmHWM``), in bytes."""
+    status = Path(f"/proc/{client._server.pid}/status").read_text()  # type: ignore[union-attr]
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("VmHWM"))) * 1024
+
+
+def is_quote_edit(old: str, new: str) -> bool:
+    """Whether an edit of ``edits`` broke or restored a quote (else it typed into a query)."""
+    return json.loads(old)["locators"] != json.loads(new)["locators"]
+
+
+async def measure(
+    questions: Path,
+    n: int,
+    env: dict[str, str] | None = None,
+    rss: list | None = None,
+    kinds: list | None = None,
+) -> list[float]:
+    """Milliseconds from each of ``n`` edits' didChange to the server's answer, sent back to back
+    from the moment the set opened (its first publication); the server's peak RSS into ``rss``,
+    and into ``kinds`` whether each edit broke or restored a quote (``is_quote_edit``)."""
+    client, published, arrived = await started_server(questions.parent, env)
     uri = from_fs_path(str(questions))
     text = questions.read_text(encoding="utf-8")
     client.text_document_did_open(
@@ -155,6 +216,10 @@ async def measure(questions: Path, n: int) -> list[float]:
         )  # incremental, as editors send
         await wait_for(published, arrived, version)
         latencies.append((published[version] - sent) * 1000)
+        if kinds is not None:
+            kinds.append(is_quote_edit(old, new))
+    if rss is not None:
+        rss.append(peak_rss(client))
     await client.shutdown_async(None)
     client.exit(None)
     await client.stop()
@@ -174,15 +239,69 @@ async def wait_for(published: dict, arrived: asyncio.Event, version: int, timeou
             pass
 
 
-def cli_baseline(questions: Path, runs: int) -> list[float]:
+def cli_baseline(questions: Path, runs: int, env: dict[str, str] | None = None) -> list[float]:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
         subprocess.run(
-            [sys.executable, "-m", "golden_lsp", "--check", str(questions)], capture_output=True, check=False
+            [sys.executable, "-m", "golden_lsp", "--check", str(questions)],
+            capture_output=True,
+            check=False,
+            cwd=questions.parent,
+            env=env,
         )
         times.append((time.perf_counter() - start) * 1000)
     return times
+
+
+def _p95(values: list[float]) -> float:
+    values = sorted(values)
+    return values[int(0.95 * (len(values) - 1))]
+
+
+def side_by_side(questions: Path, n: int, against: Path, rounds: int, what: str, code: Path = ROOT) -> None:
+    """The server of the checkout ``code`` and ``against``'s on the same workspace and edits,
+    taking turns."""
+    codes = {"before": against.resolve(), "after": code.resolve()}
+    for where in codes.values():
+        if not (where / "golden_lsp" / "__init__.py").is_file():
+            raise SystemExit(f"{where}: no golden_lsp package there")
+    caches = {name: Path(tempfile.mkdtemp(prefix=f"golden-lsp-{name}-cache-")) for name in codes}
+    envs = {name: code_env(code, caches[name]) for name, code in codes.items()}
+    try:
+        for name in codes:  # each code's own warm cache, filled by its own check
+            cli_baseline(questions, 1, envs[name])
+        time.sleep(2.5)  # past the cache's racy-stat window: the servers trust the files' stats
+        runs: dict[str, list[list[float]]] = {name: [] for name in codes}
+        rss: dict[str, list[int]] = {name: [] for name in codes}
+        kinds: dict[str, list[bool]] = {name: [] for name in codes}
+        for k in range(rounds):
+            for name in ("before", "after") if k % 2 == 0 else ("after", "before"):
+                runs[name].append(asyncio.run(measure(questions, n, envs[name], rss[name], kinds[name])))
+    finally:
+        for cache in caches.values():
+            shutil.rmtree(cache, ignore_errors=True)
+    print(f"didChange → answer, from the open, {rounds} rounds × {n} edits each, taking turns ({what})")
+    p50, p95 = {}, {}
+    for name, code in codes.items():
+        lat = sorted(x for run in runs[name] for x in run)
+        p50[name], p95[name] = statistics.median(lat), _p95(lat)
+        print(
+            f"  {name:6} {code!s:<40} p50 {p50[name]:7.1f} ms   p95 {p95[name]:7.1f} ms   "
+            f"max {lat[-1]:7.1f} ms   peak RSS {max(rss[name]) / 1e6:6.0f} MB"
+        )
+        print(f"         each round's p95: {', '.join(f'{_p95(run):.1f}' for run in runs[name])} ms")
+        every = [x for run in runs[name] for x in run]
+        for label, quote in (("typing into a query", False), ("breaking or restoring a quote", True)):
+            some = sorted(x for x, q in zip(every, kinds[name]) if q is quote)
+            if some:
+                print(
+                    f"         {label} ({len(some)}): p50 {statistics.median(some):7.1f} ms   "
+                    f"p95 {_p95(some):7.1f} ms   max {some[-1]:7.1f} ms"
+                )
+    print(
+        f"ratio after / before: p50 {p50['after'] / p50['before']:.3f}   p95 {p95['after'] / p95['before']:.3f}"
+    )
 
 
 def main() -> int:
@@ -195,12 +314,36 @@ def main() -> int:
         metavar="MB,QUESTIONS",
         help="instead of the fixture, a generated corpus and set, e.g. 50,10000",
     )
+    parser.add_argument("--tier", choices=sorted(SIZES), help="instead of the fixture, the speed table's set")
+    parser.add_argument(
+        "--set", type=Path, metavar="DIR", help="instead of the fixture, this set (as corpora.py writes)"
+    )
+    parser.add_argument(
+        "--against", type=Path, metavar="DIR", help="time this checkout's server beside this one's"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="with --against: runs of each server, taking turns"
+    )
+    parser.add_argument(
+        "--code",
+        type=Path,
+        default=ROOT,
+        metavar="DIR",
+        help="with --against: the checkout timed as after (this one)",
+    )
     args = parser.parse_args()
-    if not args.synthetic and not (args.fixture / "questions.jsonl").is_file():
+    if not (args.synthetic or args.tier or args.set) and not (args.fixture / "questions.jsonl").is_file():
         print(f"fixture not found: {args.fixture}", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory() as tmp:
-        if args.synthetic:
+        if args.set or args.tier:
+            root = args.set.resolve() if args.set else Path(tmp).resolve() / f"set-{args.tier}"
+            if args.tier:
+                generate(root, *SIZES[args.tier])
+            questions = root / "questions.jsonl"
+            n_records = sum(1 for line in questions.open(encoding="utf-8") if line.startswith("{"))
+            what = f"{root.name}: {sum(p.stat().st_size for p in (root / 'corpus').rglob('*.md')) / 1e6:.1f} MB, {n_records} questions"
+        elif args.synthetic:
             mb, n = (int(x) for x in args.synthetic.split(","))
             questions, what = (
                 synthetic_workspace(mb, n, Path(tmp)),
@@ -208,6 +351,9 @@ def main() -> int:
             )
         else:
             questions, what = workspace(args.fixture, Path(tmp)), "conformance fixture, 60 questions"
+        if args.against:
+            side_by_side(questions, args.edits, args.against, args.rounds, what, args.code)
+            return 0
         lat = sorted(asyncio.run(measure(questions, args.edits)))
         cli = sorted(cli_baseline(questions, args.cli_runs))
     p50, p95 = statistics.median(lat), lat[int(0.95 * (len(lat) - 1))]

@@ -20,11 +20,18 @@ publication, or the status notification when the diagnostics did not change and 
 published), both after the server settled (its idle work done) and sent back to back from the
 moment the set opened, opening the set in the server (didOpen → first publish; without the warm
 cache, and with it), the first "Lengthen" code action, a corpus edit → republish (the most quoted
-document), and peak memory of CLI and server as a multiple of the corpus's bytes on disk. Times
-are medians; nothing here asserts a time.
+document), and peak memory of CLI and server as a multiple of the corpus's bytes on disk (the
+server's also before the corpus document is opened in the editor, and above the peak of a
+server that opened an empty set: what grows with the corpus). A second server times keystrokes
+sent back to back from the open on the records quoting the largest document only (its quotes
+broken and restored: the not-found hints of a 10 MB document). ``--against DIR`` runs the server
+rows also with the ``golden_lsp`` of another checkout (the code before a change, e.g. a ``git
+worktree``), each with a warm cache of its own, the two taking turns (``--server-rounds``), and
+prints them side by side. Times are medians; nothing here asserts a time.
 
     python benchmarks/scale.py [--sizes 0.3,5,50,many] [--rows all|cli|server] [--edits 200]
                                [--runs 3] [--docs 45000] [--data DIR]
+                               [--against DIR [--server-rounds 2]]
 """
 
 from __future__ import annotations
@@ -56,6 +63,7 @@ from keystroke_latency import edits, utf16
 from golden_lsp.core.text.chunker import chunk_document
 
 CLI = [sys.executable, "-m", "golden_lsp"]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 # --- baselines ------------------------------------------------------------------------------
@@ -154,13 +162,17 @@ def timed(fn, *args, runs: int = 1) -> float:
 # --- golden-lsp -------------------------------------------------------------------------------
 
 
-def cli_check(root: Path, *flags: str) -> tuple[float, int, float]:
+def cli_check(root: Path, *flags: str, env: dict | None = None) -> tuple[float, int, float]:
     """(ms, peak RSS in bytes, CPU ms) of one ``golden-lsp check`` subprocess. The peak is the
     process's own ``VmHWM``, polled while it runs (``ru_maxrss`` would report this benchmark's
     own size: Linux keeps it across the fork and exec of a child)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
-        [*CLI, "check", *flags, str(root)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root
+        [*CLI, "check", *flags, str(root)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=root,
+        env=env,
     )
     peak = 0
     while True:
@@ -310,20 +322,22 @@ async def _stop(s: _Session) -> None:
     await s.client.stop()
 
 
-async def open_without_cache(root: Path) -> tuple[float, int]:
+async def open_without_cache(root: Path, env: dict | None = None) -> tuple[float, int]:
     """(ms, peak RSS) of opening the set in a server that neither reads nor writes the warm cache."""
-    s, _, _, ms, _ = await _opened(root, {**os.environ, "GOLDEN_LSP_NO_CACHE": "1"})
+    s, _, _, ms, _ = await _opened(root, {**(env or os.environ), "GOLDEN_LSP_NO_CACHE": "1"})
     rss = s.peak_rss()
     await _stop(s)
     return ms, rss
 
 
-async def _keystrokes(s: _Session, uri: str, text: str, n_edits: int, first_version: int):
+async def _keystrokes(
+    s: _Session, uri: str, text: str, n_edits: int, first_version: int, doc: str | None = None
+):
     """Milliseconds from each edit's didChange to the server's answer for its version, and the
-    text the edits leave."""
+    text the edits leave (``doc``: edits of the records quoting that document only)."""
     latencies = []
     lines = text.split("\n")
-    for version, (line, old, new) in enumerate(edits(text, n_edits), start=first_version):
+    for version, (line, old, new) in enumerate(edits(text, n_edits, doc=doc), start=first_version):
         lines[line] = new
         whole_line = types.Range(types.Position(line, 0), types.Position(line, utf16(old)))
         since, sent = s.mark(), time.perf_counter()
@@ -346,8 +360,38 @@ def _most_quoted(root: Path) -> str:
     return statistics.mode(doc for doc, _ in _locators(root))
 
 
-async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
-    s, uri, text, ms, diagnostics = await _opened(root)
+async def empty_set_rss(env: dict | None = None) -> int:
+    """The peak RSS of a server that opened a set of one small document and no question: the
+    interpreter, the libraries and the server itself, what does not grow with a corpus."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp).resolve()
+        (root / "corpus").mkdir()
+        (root / "corpus" / "a.md").write_text("# A document\n\nOne paragraph of text.\n", encoding="utf-8")
+        (root / "golden-lsp.toml").write_text('corpus = "corpus"\n', encoding="utf-8")
+        (root / "questions.jsonl").write_text("", encoding="utf-8")
+        s, *_ = await _opened(root, env)
+        await s.settled()
+        rss = s.peak_rss()
+        await _stop(s)
+    return rss
+
+
+async def largest_document_keystrokes(root: Path, n_edits: int, env: dict | None = None) -> dict[str, float]:
+    """Keystrokes sent back to back from the moment the set opened, each on a record quoting the
+    largest document (its quotes broken and restored, its queries typed into): the not-found
+    hints of a 10 MB document before and while the server prepares them."""
+    s, uri, text, _, _ = await _opened(root, env)
+    largest = max(_paths(root), key=lambda p: p.stat().st_size).relative_to(root / "corpus").as_posix()
+    lat, _ = await _keystrokes(s, uri, text, n_edits, 2, doc=largest)
+    out = dict(zip(("p50_large", "p95_large"), _p50_p95(lat)))
+    out["max_large"] = max(lat)
+    out["server_large_rss"] = s.peak_rss()
+    await _stop(s)
+    return out
+
+
+async def server_rows(root: Path, n_edits: int, env: dict | None = None) -> dict[str, float]:
+    s, uri, text, ms, diagnostics = await _opened(root, env)
     client = s.client
     out = {"open": ms}
     # back to back from the moment the set opened (the idle work after the open competes)
@@ -368,6 +412,7 @@ async def server_rows(root: Path, n_edits: int) -> dict[str, float]:
             )
         )
         out["lengthen"] = (time.perf_counter() - sent) * 1000
+    out["server_questions_rss"] = s.peak_rss()  # before a corpus document is opened in the editor
     chapter = root / "corpus" / _most_quoted(root)
     chapter_uri = from_fs_path(str(chapter))
     raw = chapter.read_text(encoding="utf-8")
@@ -428,7 +473,24 @@ def _load() -> str:
     return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} on {os.cpu_count()} cores"
 
 
-def measure(root: Path, n_edits: int, rows: str, runs: int) -> dict:
+def server_part(root: Path, n_edits: int, env: dict | None) -> dict[str, float]:
+    """The server rows of one code (``env``: another checkout's, else this one's)."""
+    gc.collect()
+    r: dict[str, float] = {}
+    r["open_cold"], r["server_cold_rss"] = asyncio.run(open_without_cache(root, env))
+    r.update(asyncio.run(server_rows(root, n_edits, env)))
+    r.update(asyncio.run(largest_document_keystrokes(root, min(n_edits, 50), env)))
+    r["server_empty_rss"] = asyncio.run(empty_set_rss(env))
+    return r
+
+
+def _medians(rounds: list[dict]) -> dict[str, float]:
+    return {key: statistics.median(r[key] for r in rounds) for key in rounds[0]}
+
+
+def measure(
+    root: Path, n_edits: int, rows: str, runs: int, against: Path | None = None, server_rounds: int = 2
+) -> dict:
     corpus_bytes = sum(p.stat().st_size for p in _paths(root))
     n_records = sum(1 for line in (root / "questions.jsonl").open(encoding="utf-8") if line.startswith("{"))
     r: dict = {"bytes": corpus_bytes, "records": n_records, "docs": len(_paths(root)), "load": [_load()]}
@@ -457,9 +519,24 @@ def measure(root: Path, n_edits: int, rows: str, runs: int) -> dict:
     if rows in ("all", "server"):
         if rows == "server":
             cli_check(root)  # the warm cache the server opens with
-        gc.collect()
-        r["open_cold"], r["server_cold_rss"] = asyncio.run(open_without_cache(root))
-        r.update(asyncio.run(server_rows(root, n_edits)))
+        if against is None:
+            r.update(server_part(root, n_edits, None))
+        else:
+            # the code before, with a warm cache of its own filled by its own check; the two
+            # taking turns (before, after, after, before), each row the median of its rounds
+            before_cache = Path(tempfile.mkdtemp(prefix="golden-lsp-bench-before-cache-"))
+            env = {**os.environ, "PYTHONPATH": str(against), "GOLDEN_LSP_CACHE_DIR": str(before_cache)}
+            cli_check(root, env=env)
+            time.sleep(2.5)
+            mine = {**os.environ, "PYTHONPATH": str(ROOT)}
+            rounds: dict[str, list[dict]] = {"before": [], "after": []}
+            for k in range(server_rounds):
+                for name in ("before", "after") if k % 2 == 0 else ("after", "before"):
+                    rounds[name].append(server_part(root, n_edits, env if name == "before" else mine))
+            shutil.rmtree(before_cache, ignore_errors=True)
+            r.update(_medians(rounds["after"]))
+            r["before"] = _medians(rounds["before"])
+            r["rounds"] = rounds
         r["load"].append(_load())
     r["chunking"] = chunking_rows(root)
     shutil.rmtree(cache, ignore_errors=True)
@@ -492,6 +569,7 @@ TARGETS = {
         "open": ("< 1 s", lambda r: r["open"] < 1000),
         "p95": ("< 50 ms", lambda r: r["p95"] < 50),
         "p95_open": ("< 50 ms", lambda r: r["p95_open"] < 50),
+        "p95_large": ("< 50 ms", lambda r: r["p95_large"] < 50),
         "lengthen": ("< 50 ms", lambda r: r["lengthen"] < 50),
         "corpus_edit": ("< 150 ms", lambda r: r["corpus_edit"] < 150),
         "server_rss": ("< 5× the corpus", lambda r: r["server_rss"] < 5 * r["bytes"]),
@@ -547,6 +625,9 @@ def report(size: str, r: dict) -> str:
     row("keystroke → answer, from the open, p50", "p50_open", r["naive"], "naive")
     row("keystroke → answer, from the open, p95", "p95_open", r["naive"], "naive")
     row("keystroke → answer, from the open, max", "max_open", r["naive"], "naive")
+    row("the same, the largest document's records only, p50", "p50_large", r["naive"], "naive")
+    row("the same, the largest document's records only, p95", "p95_large", r["naive"], "naive")
+    row("the same, the largest document's records only, max", "max_large", r["naive"], "naive")
     row("open in the server, no cache (didOpen → publish)", "open_cold", r["naive"], "naive")
     row("open in the server, warm cache", "open", r["naive"], "naive")
     if "lengthen" in r:
@@ -557,10 +638,66 @@ def report(size: str, r: dict) -> str:
     memory("memory: CLI peak RSS / corpus bytes, warm", "cli_warm_rss")
     memory("memory: server peak RSS / corpus bytes, no cache", "server_cold_rss")
     memory("memory: server peak RSS / corpus bytes, warm", "server_rss")
+    memory("the same, before the most quoted document is opened", "server_questions_rss")
+    if "server_empty_rss" in r:
+        r["server_rss_above_empty"] = r["server_rss"] - r["server_empty_rss"]
+        memory("the same, above an empty set's server", "server_rss_above_empty")
+        lines.append(f"{'   (an empty set: server peak RSS)':<52} {r['server_empty_rss'] / 1e6:>8.0f} MB")
+    if "before" in r:
+        lines.append(_side_by_side(r))
     for name, doc_mb, chunk, base in r["chunking"]:
         lines.append(
             f"{'chunking ' + name + f' ({doc_mb:.2f} MB), per MB':<52} {_ms(chunk):>11} "
             f"{'floor ' + _ms(base):>22} {chunk / base:>7.3f}"
+        )
+    return "\n".join(lines)
+
+
+#: the server rows printed beside the code before (``--against``): key → name
+_SERVER_ROWS = {
+    "p50_open": "keystroke from the open, p50",
+    "p95_open": "keystroke from the open, p95",
+    "max_open": "keystroke from the open, max",
+    "p50_large": "the largest document's records, p50",
+    "p95_large": "the largest document's records, p95",
+    "max_large": "the largest document's records, max",
+    "p50": "keystroke, settled, p50",
+    "p95": "keystroke, settled, p95",
+    "max": "keystroke, settled, max",
+    "open": "open, warm cache",
+    "open_cold": "open, no cache",
+    "corpus_edit": "corpus edit → republish",
+    "server_rss": "server peak RSS, warm",
+    "server_questions_rss": "the same, before a document is opened",
+    "server_rss_above_empty": "the same, above an empty set's",
+    "server_cold_rss": "server peak RSS, no cache",
+}
+
+
+def _side_by_side(r: dict) -> str:
+    """The server rows of this code beside those of the code before (``--against``), each the
+    median of the rounds, with each round's figures."""
+    before = r["before"]
+    before["server_rss_above_empty"] = before["server_rss"] - before["server_empty_rss"]
+    for rounds in r["rounds"].values():
+        for one in rounds:
+            one["server_rss_above_empty"] = one["server_rss"] - one["server_empty_rss"]
+    lines = [
+        f"{'beside the code before (--against), median of rounds':<52} {'after':>11} {'before':>11} {'ratio':>7}  rounds after | before"
+    ]
+    for key, name in _SERVER_ROWS.items():
+        if key not in before or key not in r:
+            continue
+        rss = "rss" in key
+
+        def shown(v: float, rss: bool = rss) -> str:
+            return f"{v / r['bytes']:.2f}×" if rss else _ms(v)
+
+        each = " | ".join(
+            ", ".join(shown(one[key]) for one in r["rounds"][side]) for side in ("after", "before")
+        )
+        lines.append(
+            f"{name:<52} {shown(r[key]):>11} {shown(before[key]):>11} {r[key] / before[key]:>7.3f}  {each}"
         )
     return "\n".join(lines)
 
@@ -584,6 +721,14 @@ def main() -> int:
     parser.add_argument(
         "--data", type=Path, help="keep the generated sets here (default: a temporary folder)"
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="DIR",
+        help="also run the server rows with this checkout's golden_lsp (the code before a change), "
+        "taking turns, and print them side by side",
+    )
+    parser.add_argument("--server-rounds", type=int, default=2, help="with --against: rounds of each")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         data = args.data or Path(tmp)
@@ -602,7 +747,15 @@ def main() -> int:
                 else:
                     generate(root, *SIZES[size])
             # resolved: the server names documents by their real paths (a symlinked folder too)
-            print(report(size, measure(root.resolve(), args.edits, args.rows, args.runs)), flush=True)
+            measured = measure(
+                root.resolve(),
+                args.edits,
+                args.rows,
+                args.runs,
+                args.against and args.against.resolve(),
+                args.server_rounds,
+            )
+            print(report(size, measured), flush=True)
             print()
     print(
         "naive: one str.find scan per quote, in this process; floor: read, decode, NFC, sha256, one "

@@ -5,6 +5,8 @@ an index over the texts held in memory did; an edit of a released document chunk
 
 from __future__ import annotations
 
+import sys
+
 import bm25s
 import numpy
 import pytest
@@ -47,10 +49,14 @@ def test_after_a_lean_load_no_document_holds_its_text_and_one_asked_for_is_held_
         assert held(lean.corpus) == set() and len(HELD) == 0
     guide, faq = lean.corpus.docs["guide.md"], lean.corpus.docs["faq.md"]
     assert guide.text == whole.docs["guide.md"].text  # read back for a request: held
-    assert held(lean.corpus) == {"guide.md"} and HELD.chars == guide.chars
-    monkeypatch.setattr(HELD, "budget", guide.chars + faq.chars - 1)
+    # counted by the memory its text takes (one object: its raw text is the canonical one)
+    assert guide.raw is guide.text and HELD.holds(guide) and not HELD.holds(faq)
+    assert held(lean.corpus) == {"guide.md"} and HELD.used == sys.getsizeof(guide.text)
+    monkeypatch.setattr(
+        HELD, "budget", sys.getsizeof(guide.text) + sys.getsizeof(whole.docs["faq.md"].text) - 1
+    )
     assert faq.raw == whole.docs["faq.md"].raw  # the least recently used one goes
-    assert held(lean.corpus) == {"faq.md"} and HELD.chars == faq.chars
+    assert held(lean.corpus) == {"faq.md"} and HELD.used == sys.getsizeof(faq.text)
     assert guide.text == whole.docs["guide.md"].text  # and is read back when asked for again
     assert held(lean.corpus) == {"guide.md"}
 

@@ -9,8 +9,10 @@ with chunks and thresholds made tiny so that every boundary is crossed.
 
 from __future__ import annotations
 
+import random
 import re
 import unicodedata
+from collections import Counter
 from contextlib import contextmanager
 from itertools import islice
 from unittest import mock
@@ -20,11 +22,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from golden_lsp.core.engine import textcache
-from golden_lsp.core.labels import anycase, hints
+from golden_lsp.core.labels import anycase, facts, hints, quotepolicy
 from golden_lsp.core.labels.anycase import Search, _find_any_case
 from golden_lsp.core.labels.hints import longest_line, not_found_hint, not_found_hints
 from golden_lsp.core.labels.loose import loose_pattern
 from golden_lsp.core.labels.resolve import occurrences
+from golden_lsp.core.text.memo import finish
 
 
 def oracle(text: str, quote: str):
@@ -292,10 +295,96 @@ def test_cased_characters_beyond_the_bmp_lie_in_one_range():
 def test_a_prepared_document_hints_without_building_anything(monkeypatch):
     text = "# Doc\n\nThe Quick brown Fox jumps over the lazy dog.\n\n" * 50 + "Élan Vital is here.\n"
     expected = hints.not_found_hint(text, "élan vital is here")
-    textcache.reset()
-    hints.prepare_hints(text)
     memo = textcache.memo_of(anycase.case_index)
+    assert text not in memo.values  # a hint never makes the index: one pass costs less
+    finish(hints.prepare_hints(text))
     assert text in memo.values
     monkeypatch.setattr(memo, "fn", lambda t: pytest.fail("built again"))
     assert hints.not_found_hint(text, "élan vital is here") == expected
     assert expected is not None and expected.kind == "case"
+
+
+def _large_document(n_paragraphs: int) -> str:
+    """Past ``quotepolicy.LARGE``: paragraphs of words from a small vocabulary (so a word occurs
+    many times or a few), some capitalised or accented, each ending on a word of its own."""
+    rng = random.Random(5)
+    vocab = [f"{a}{b}" for a in ("ka", "lo", "mé", "Ru", "sa", "Tö") for b in ("ven", "dis", "par", "Ol")]
+    vocab += ["the", "of", "and", "a"]
+    paras = [
+        " ".join(rng.choice(vocab) for _ in range(rng.randint(12, 40))) + f" marker{i}."
+        for i in range(n_paragraphs)
+    ]
+    return "# Large\n\n" + "\n\n".join(paras) + "\n"
+
+
+def test_facts_prepared_a_step_at_a_time_are_the_facts_made_without(monkeypatch):
+    """What the server prepares in idle time (``facts.prepare``, in many small steps) changes the
+    cost of a not-found quote's facts, never the facts: hints of each kind and their fixes (quotes
+    picked by the words' counts in the whole document) are the same with and without it, and a
+    prepared document's facts use the indexes instead of building anything."""
+    monkeypatch.setattr(anycase, "STEP_CHARS", 5_000)
+    monkeypatch.setattr(quotepolicy, "STEP_CHARS", 5_000)
+    monkeypatch.setattr(facts, "PREPARE_FROM", quotepolicy.LARGE)
+    text = _large_document(2_200)
+    assert len(text) >= quotepolicy.LARGE
+    rng = random.Random(9)
+    broken = []
+    for m in islice(re.finditer(r"(?<=\n\n)[^\n]{60,}", text), 0, None, 140):
+        words = m.group().split()
+        phrase = " ".join(words[3:9])
+        broken += [phrase.upper(), phrase + "~", phrase.replace(" ", "  ", 1), rng.choice(words) * 3 + "q"]
+
+    def all_facts():
+        return [facts.quote_facts(text, lambda o: (0, o), q, 20) for q in broken]
+
+    without = all_facts()
+    kinds = {f.hint.kind for f in without if f.hint is not None}
+    assert {"case", "closest", "whitespace"} <= kinds and any(f.fix_texts for f in without)
+    cases, words = textcache.memo_of(anycase.case_index), textcache.memo_of(quotepolicy._word_index)
+    assert text not in cases.values and text not in words.values  # nothing was built for them
+    steps = sum(1 for _ in facts.prepare(text))
+    assert steps > 2 * len(text) // 5_000 - 4  # both indexes, a step of 5,000 characters at a time
+    assert text in cases.values and text in words.values
+    monkeypatch.setattr(cases, "fn", lambda t: pytest.fail("case index built again"))
+    monkeypatch.setattr(words, "fn", lambda t: pytest.fail("word index built again"))
+    assert all_facts() == without
+
+
+def test_a_large_documents_case_index_is_made_by_the_first_search_that_needs_it(monkeypatch):
+    """Past ``anycase.INDEX_FROM`` a document is searched through its case index, made when first
+    needed (a keystroke's next search is then cheap), and a preparation under way stops there."""
+    text = _large_document(300)
+    quote = re.search(r"(?<=\n\n)[^\n]{60,}", text).group().split()
+    broken = " ".join(quote[2:8]).upper()
+    expected = hints.not_found_hint(text, broken)
+    cases = textcache.memo_of(anycase.case_index)
+    assert text not in cases.values
+    steps = hints.prepare_hints(text)
+    next(steps)  # a preparation under way
+    monkeypatch.setattr(anycase, "INDEX_FROM", len(text))
+    assert hints.not_found_hint(text, broken) == expected and expected is not None
+    assert text in cases.values  # made by the search
+    assert list(steps) == []  # the preparation stops: nothing left to make
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.text(alphabet="ab_1 é\u0301.-AÉ\n", max_size=80),
+    st.text(alphabet="ab_1éA-", min_size=1, max_size=3),
+    st.integers(1, 6),
+)
+def test_whole_words_are_counted_as_the_word_index_counts_them(text, word, cap):
+    index = finish(quotepolicy._word_index_steps(text))
+    assert quotepolicy._whole_words(text, word, cap) == min(index[word], cap)
+    assert index == Counter(quotepolicy.WORD.findall(text))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab AÉé_\n.Σ", max_size=120), st.integers(1, 9))
+def test_indexes_made_in_steps_are_those_of_one_pass(text, step):
+    one_pass = anycase.case_index.fn(text), Counter(quotepolicy.WORD.findall(text))
+    with mock.patch.object(anycase, "STEP_CHARS", step), mock.patch.object(quotepolicy, "STEP_CHARS", step):
+        assert (
+            finish(anycase.case_index_steps(text)),
+            finish(quotepolicy._word_index_steps(text)),
+        ) == one_pass

@@ -8,6 +8,7 @@ from pathlib import Path
 from golden_lsp.core.corpus.index import load_corpus
 from golden_lsp.core.engine import textcache, wiring
 from golden_lsp.core.labels import anycase, hints, quotepick
+from golden_lsp.core.text.memo import finish
 
 #: short lines first, so the hint's search asks for the document's longest line
 TEXT = "# Doc\n\n" + "- a\n" * 70 + "\nThe Quick brown Fox jumps over the lazy dog.\n\nthe lazy dog sleeps.\n"
@@ -20,8 +21,10 @@ def cached_texts() -> list[set[str]]:
 
 
 def fill(text: str) -> None:
-    """What a broken quote and a "Lengthen" request in ``text`` leave cached."""
-    hints.not_found_hint(text, "the quick brown fox")  # a case hint: the case index is built
+    """What the server's idle preparation, a broken quote and a "Lengthen" request in ``text``
+    leave cached."""
+    finish(hints.prepare_hints(text))  # the case index
+    hints.not_found_hint(text, "the quick brown fox")  # a case hint: the longest line
     quotepick.lengthen(text, "the lazy dog", text.index("the lazy dog"))
 
 

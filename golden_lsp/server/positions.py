@@ -66,6 +66,13 @@ class Buffer:
         self._text: str | None = text
         self._starts: list[int] | None = None
 
+    def share(self, text: str) -> None:
+        """Hold ``text``, the same as the buffer's text, in place of it (one copy is held where
+        there were two)."""
+        if self._text is not None:
+            assert text == self._text
+        self._text = text
+
     @property
     def text(self) -> str:
         if self._text is None:

@@ -22,7 +22,7 @@ import asyncio
 import itertools
 import json
 import traceback
-from collections.abc import Callable, Coroutine
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,9 @@ from ..core.corpus.document import CorpusDoc, DocumentChanged
 from ..core.engine.held import HELD
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
+from ..core.labels import facts
+from ..core.labels.facts import PREPARED_TEXTS
 from ..core.labels.facts import prepare as prepare_document_hints
-from ..core.labels.hints import PREPARED_TEXTS
 from . import progress
 from .base import BaseServer
 from .convert import SOURCE, Converted, editor_counts, full_report
@@ -49,10 +50,10 @@ DEBOUNCE = 0.005
 #: republish runs on the loop, so keys typed while it runs are applied together afterwards and
 #: work never queues up); every millisecond of it is latency of the republish
 CORPUS_DEBOUNCE = 0.02
-#: the pause before each document ``prepare_hints`` prepares (requests go first)
-HINTS_IDLE = 0.005
-#: seconds without an edit before idle work takes its next step: keys typed one after another
-#: never wait behind it (one document's preparation is ~20 ms a MB, 240 ms for 10 MB)
+#: the pause before each step of ``_prepare_hints`` (a step takes a few ms; requests go first)
+HINTS_IDLE = 0.001
+#: seconds without an edit before idle work reads a let-go text back (one piece of work, ~8 ms a
+#: MB): keys typed one after another never wait behind it
 IDLE_AFTER_EDIT = 0.3
 STATUS_NOTIFICATION = "golden-lsp/status"
 
@@ -66,6 +67,11 @@ def config_error_diagnostic(message: str) -> types.Diagnostic:
         code="config-error",
         source=SOURCE,
     )
+
+
+def _holds(doc: CorpusDoc, text: str) -> bool:
+    """Whether ``doc`` holds ``text`` now (not let go of since, nor read back again)."""
+    return (doc.pinned or HELD.holds(doc)) and doc.text is text
 
 
 class Scheduler:
@@ -162,14 +168,18 @@ class Scheduler:
             self.server.log_error(f"indexing for {uri} failed:\n{traceback.format_exc()}")
 
     def _prepare_hints(self, golden: GoldenSet, uri: str) -> None:
-        """In idle time after a set's first analysis, one document per turn of the event loop (a
-        request waits for one document at most) and none until the author stopped typing
-        (``IDLE_AFTER_EDIT``), build what a keystroke's not-found hint needs
-        (``hints.prepare_hints``) for the documents a keystroke can break a quote in: the open
-        chapters and those the questions file ``uri`` quotes, the largest first, as many as are
-        kept — and no more than the read-back texts held (``held.HELD``): a hint is prepared from a
-        text, and is let go with it, so preparing a document whose text is then let go again is
-        work lost. The corpus's other documents are not read at all."""
+        """In idle time after a set's first analysis, build what makes a keystroke's not-found
+        hint in a large document cheaper (``facts.prepare``: its case and word indexes) for the
+        documents a keystroke can break a quote in — the open chapters and those the questions
+        file ``uri`` quotes, the largest first, as many as are kept, and no more than the read-back
+        texts held (``held.HELD``): a document's indexes are let go with its text, so preparing one
+        whose text is then let go again is work lost. The corpus's other documents are not read.
+
+        The work goes a step of a few ms per turn of the event loop, so a keystroke waits for one
+        step at most; only reading a let-go text back is one piece (~8 ms a MB), so it waits until
+        the author paused (``IDLE_AFTER_EDIT``). A keystroke that needs a document before its
+        steps are done gets the same facts: it makes the case index itself (once, ending the steps
+        that would make it) and counts the words it needs one by one."""
         view = self.session.request_view(uri)
         records = view.analysis.records if view is not None else []
         quoted = {doc_id for rec in records for doc_id, _ in rec.result.deps}  # what each line read
@@ -177,27 +187,39 @@ class Scheduler:
         wanted = [d for d in docs.values() if d.pinned] + [docs[d] for d in quoted if d in docs]
         chars = 0
         chosen: list[CorpusDoc] = []
-        for doc in sorted({id(d): d for d in wanted}.values(), key=lambda d: -d.chars)[:PREPARED_TEXTS]:
-            chars += doc.chars if not doc.pinned else 0
+        by_size = sorted({id(d): d for d in wanted}.values(), key=lambda d: -d.chars)
+        for doc in [d for d in by_size if d.chars >= facts.PREPARE_FROM][:PREPARED_TEXTS]:
+            chars += doc.chars if not doc.pinned else 0  # (at least a byte each)
             if chars > HELD.budget and chosen:
                 break
             chosen.append(doc)
         key = ("prepare", golden.questions_path)
+        #: the document being prepared, its text and its remaining steps
+        current: list[tuple[CorpusDoc, str, Iterator[None]]] = []
 
         def step() -> None:
-            wait = self._last_edit + IDLE_AFTER_EDIT - asyncio.get_running_loop().time()
-            if wait > 0:
-                self.later(key, wait, step)
-                return
-            while chosen:
-                doc = chosen.pop(0)
-                if golden.corpus.docs.get(doc.doc_id) is doc:  # not replaced by an edit since
-                    try:
-                        prepare_document_hints(doc.text)
-                    except DocumentChanged:  # changing under us (perhaps half written): left
-                        pass  # to the watcher's event, or to the next request that reads it
-                    break
-            if chosen:
+            if current:
+                doc, text, steps = current[0]
+                if golden.corpus.docs.get(doc.doc_id) is not doc or not _holds(doc, text):
+                    current.clear()  # replaced by an edit or let go since: its work is lost
+                elif next(steps, StopIteration) is StopIteration:
+                    current.clear()
+            chosen[:] = [d for d in chosen if golden.corpus.docs.get(d.doc_id) is d]  # not replaced
+            while not current and chosen:
+                # a held text first; reading one back is one piece of work: it waits for a pause
+                doc = next((d for d in chosen if d.pinned or HELD.holds(d)), chosen[0])
+                wait = self._last_edit + IDLE_AFTER_EDIT - asyncio.get_running_loop().time()
+                if not (doc.pinned or HELD.holds(doc)) and wait > 0:
+                    self.later(key, wait, step)
+                    return
+                chosen[:] = [d for d in chosen if d is not doc]
+                try:
+                    text = doc.text
+                except DocumentChanged:  # changing under us (perhaps half written): left
+                    continue  # to the watcher's event, or to the next request that reads it
+                current.append((doc, text, iter(prepare_document_hints(text))))
+                break
+            if current:
                 self.later(key, HINTS_IDLE, step)
 
         self.later(key, HINTS_IDLE, step)

@@ -88,10 +88,13 @@ class Session:
     def open(self, uri: str, text: str, version: int) -> None:
         """A document was opened; an open chapter's text wins over its file (an invalidation when
         any set reads it)."""
-        self.buffers[uri] = Buffer(text, version, self.encoding)
+        self.buffers[uri] = buf = Buffer(text, version, self.encoding)
         path = path_of(uri)
         if path is not None and path.suffix == ".md":
             self.corpus_changed(path, text)
+            held = self.sets.corpus_buffers.get(path)
+            if held is not None and held is not text:  # the same text, held once (``buffer_changed``)
+                buf.share(held)
 
     def edit(
         self, uri: str, version: int, changes: Sequence[types.TextDocumentContentChangeEvent]

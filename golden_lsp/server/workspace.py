@@ -139,8 +139,10 @@ class GoldenSets:
         def change(corpus):
             doc = corpus.docs.get(corpus.doc_id_for(path) or "")
             try:
-                if doc is not None and doc.raw == text:
-                    doc.pin()  # open: its text is held while it is
+                if doc is not None and doc.pin(text):  # open as on disk: its text is held while it is
+                    # one copy of the text, not the client's beside the document's (10 MB of
+                    # Markdown is 40 MB in memory with an emoji in it)
+                    self.corpus_buffers[path] = doc.raw
                     return corpus
             except DocumentChanged:  # the file changed behind our back: the buffer wins anyway
                 pass

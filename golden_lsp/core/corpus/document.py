@@ -141,12 +141,26 @@ class CorpusDoc:
             hooks.FORGET(self._text)
         self._raw = self._text = None
 
-    def pin(self) -> None:
-        """Hold the text for good: an editor has it open (as a buffer that is the file's text)."""
-        if self._text is None or self._raw is None:
+    def pin(self, raw: str | None = None) -> bool:
+        """Hold the text for good: an editor has it open. With ``raw``, the editor's text, only when
+        it is this document's text as on disk (False, nothing done, when not): a document that let
+        go of its text takes ``raw`` as its own when its bytes hash to the file's (the file is not
+        read back, and one copy of the text is held, not two), else its text is read back and
+        compared."""
+        if (
+            raw is not None
+            and self._raw is None
+            and self._data_sha is not None
+            and hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest() == self._data_sha
+        ):
+            self._raw, self._text = raw, raw if self._same else canonicalize(raw)
+        elif self._text is None or self._raw is None:
             self._reload()
+        if raw is not None and self._raw != raw:
+            return False
         hooks.HOLDER.discard(self)
         self.pinned = True
+        return True
 
     def passing_text(self) -> str:
         """The canonical text, read back without holding it when it is not held now (a pass over

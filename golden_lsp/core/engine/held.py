@@ -5,31 +5,33 @@ known, and reads it back when something asks for it again: a hover, a code actio
 a keystroke's new quote. Such a text is likely to be asked for again soon (the next keystroke on
 the same record), but holding every text ever read back would, over a day in the editor, bring
 the whole corpus back into memory. So every text read back goes into this one set, which holds
-the most recently used ones up to ``HELD_CHARS`` characters and releases the least recently used
-beyond (``CorpusDoc.release``: read back again when next asked for). The newest one always stays,
+the most recently used ones up to ``HELD_BYTES`` bytes of memory and releases the least recently
+used beyond (``CorpusDoc.release``: read back again when next asked for). The newest one always stays,
 however large. An editor buffer's text is never here: it cannot be read back, so it is never let go.
 """
 
 from __future__ import annotations
 
+import sys
 from collections import OrderedDict
 
 from ..corpus.hooks import Releasable
 
-#: the characters of read-back texts held at most (beyond the newest one): the documents a person
-#: works on, a small part of a large corpus, and room for a 10 MB one beside them (at 8 million,
-#: the keystrokes into a set quoting a 10 MB and a 2 MB document read one of them back each
-#: time in turn: p95 57 ms at 50 MB, 46 ms at 32 million)
-HELD_CHARS = 32_000_000
+#: the memory of read-back texts held at most (beyond the newest one), in bytes: the documents a
+#: person works on, a small part of a large corpus, and room for a 10 MB one beside them. Counted
+#: in memory, not characters: Python stores a text with one emoji at 4 bytes a character (at 32
+#: million characters, the generated 50 MB set's keystrokes held 128 MB of texts)
+HELD_BYTES = 64_000_000
 
 
 class HeldTexts:
-    """Documents holding a read-back text, least recently used first, within ``budget`` characters."""
+    """Documents holding a read-back text, least recently used first, within ``budget`` bytes."""
 
-    def __init__(self, budget: int = HELD_CHARS) -> None:
+    def __init__(self, budget: int = HELD_BYTES) -> None:
         self.budget = budget
-        self.chars = 0
-        self._held: OrderedDict[int, Releasable] = OrderedDict()
+        #: the bytes the held texts take
+        self.used = 0
+        self._held: OrderedDict[int, tuple[Releasable, int]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._held)
@@ -41,12 +43,18 @@ class HeldTexts:
         if key in self._held:
             self._held.move_to_end(key)
             return
-        self._held[key] = doc
-        self.chars += doc.chars
-        while self.chars > self.budget and len(self._held) > 1:
-            _, old = self._held.popitem(last=False)
-            self.chars -= old.chars
+        raw, text = doc.raw, doc.text  # (held now: not read back)
+        size = sys.getsizeof(text) + (sys.getsizeof(raw) if raw is not text else 0)
+        self._held[key] = doc, size
+        self.used += size
+        while self.used > self.budget and len(self._held) > 1:
+            _, (old, old_size) = self._held.popitem(last=False)
+            self.used -= old_size
             old.release()  # which calls ``discard``: already gone
+
+    def holds(self, doc: Releasable) -> bool:
+        """Whether ``doc`` holds a text read back (asking for it reads nothing)."""
+        return id(doc) in self._held
 
     def touch(self, doc: Releasable) -> None:
         """``doc``'s text was used: it is the most recent."""
@@ -56,14 +64,15 @@ class HeldTexts:
 
     def discard(self, doc: Releasable) -> None:
         """``doc`` let go of its text (or is no more of any corpus)."""
-        if self._held.pop(id(doc), None) is not None:
-            self.chars -= doc.chars
+        held = self._held.pop(id(doc), None)
+        if held is not None:
+            self.used -= held[1]
 
     def clear(self) -> None:
         """Release every held text (a test that starts from nothing)."""
         while self._held:
-            self._held.popitem(last=False)[1].release()
-        self.chars = 0
+            self._held.popitem(last=False)[1][0].release()
+        self.used = 0
 
 
 #: the one set of read-back texts of this process

@@ -30,17 +30,30 @@ class Memo(Generic[T]):
         self.hits = 0
 
     def __call__(self, text: str, *args: Any) -> T:
+        found, value = self.peek(text, args)
+        if not found:
+            value = self.fn(text, *args)
+            self.put(text, args, value)
+        return value  # type: ignore[return-value]  # (an answer may be None)
+
+    def peek(self, text: str, args: tuple) -> tuple[bool, T | None]:
+        """(True, the answer) when remembered (now the most recent), else (False, None)."""
+        memo = self.values.get(text)
+        if memo is None or args not in memo:
+            return False, None
+        self.values[text] = self.values.pop(text)
+        self.hits += 1
+        return True, memo[args]
+
+    def put(self, text: str, args: tuple, value: T) -> None:
+        """Remember ``value`` as the answer for ``text`` and ``args`` (made a step at a time)."""
         memo = self.values.pop(text, None)
         if memo is None:
             memo = {}
             while len(self.values) >= self.texts:
                 del self.values[next(iter(self.values))]
-        self.values[text] = memo  # now the most recent
-        if args in memo:
-            self.hits += 1
-            return memo[args]
-        value = memo[args] = self.fn(text, *args)
-        return value
+        self.values[text] = memo
+        memo[args] = value
 
     def forget(self, text: str) -> None:
         self.values.pop(text, None)

@@ -15,13 +15,13 @@ import functools
 import re
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from itertools import islice
 
 import ahocorasick
 
-from ..text.memo import per_text
+from ..text.memo import finish, per_text
 from .resolve import occurrences
 
 #: characters whose ``str.lower()`` is not one character chosen by the character alone: İ lowers
@@ -86,27 +86,39 @@ class _CaseIndex:
     starts: array
 
 
-@per_text(64)
-def case_index(text: str) -> _CaseIndex | None:
-    """The document's ``_CaseIndex`` (cached like ``longest_line``: small beside the text); None
-    when its lower case is not made character by character or it has cased letters beyond the BMP."""
+#: the characters a step of building a ``_CaseIndex`` reads (``case_index_steps``): a few ms
+STEP_CHARS = 1 << 16
+#: a document this long is searched in any case (a quote at a time) through its ``_CaseIndex``,
+#: made when first needed if not prepared before (~15 ms a million characters; a search without
+#: it costs ~5 ms a million characters, each time)
+INDEX_FROM = 1_000_000
+
+
+def case_index_steps(text: str) -> Generator[None, None, _CaseIndex | None]:
+    """Build the document's ``_CaseIndex`` a step of ``STEP_CHARS`` at a time (yielding between
+    steps; the index is the generator's return value): the same index as one pass, since a run
+    found in one step ends where the next step's search goes on."""
     if any(c in text for c in _LOWER_BY_CONTEXT):
         return None
+    yield
     starts: dict[str, list[int]] = {}
     end = 0
-    for m in _cased_pattern().finditer(text):
-        at = m.start()
-        if at < end:
-            continue  # in the run just indexed
-        if ord(text[at]) > 0xFFFF:
-            return None
-        start = at
-        while start > 0 and not text[start - 1].isspace():
-            start -= 1
-        rest = _NON_SPACE_RUN.match(text, at)
-        assert rest is not None  # \S* matches everywhere
-        end = rest.end()
-        starts.setdefault(text[start:end].lower(), []).append(start)
+    cased = _cased_pattern()
+    for lo in range(0, len(text), STEP_CHARS):
+        yield
+        for m in cased.finditer(text, lo, lo + STEP_CHARS):
+            at = m.start()
+            if at < end:
+                continue  # in the run just indexed
+            if ord(text[at]) > 0xFFFF:
+                return None
+            start = at
+            while start > 0 and not text[start - 1].isspace():
+                start -= 1
+            rest = _NON_SPACE_RUN.match(text, at)
+            assert rest is not None  # \S* matches everywhere
+            end = rest.end()
+            starts.setdefault(text[start:end].lower(), []).append(start)
     offsets, first, flat, pos = array("q"), array("q", [0]), array("q"), 0
     for run, places in starts.items():
         offsets.append(pos)
@@ -114,6 +126,15 @@ def case_index(text: str) -> _CaseIndex | None:
         flat.extend(places)
         first.append(len(flat))
     return _CaseIndex("\n".join(starts), offsets, first, flat)
+
+
+@per_text(64)
+def case_index(text: str) -> _CaseIndex | None:
+    """The document's ``_CaseIndex`` (cached like ``longest_line``: small beside the text); None
+    when its lower case is not made character by character or it has cased letters beyond the BMP.
+    Built by ``hints.prepare_hints`` (in the language server's idle time, a step at a time), or
+    by a search in a document of ``INDEX_FROM`` characters or more (``Search``)."""
+    return finish(case_index_steps(text))
 
 
 def _find_indexed(text: str, index: _CaseIndex, needle: str, limit: int) -> list[tuple[int, int]]:
@@ -170,12 +191,15 @@ class Search:
     the loose patterns' literals (each place checked in the document as it is) and the needles
     any case is allowed for. Many words share an Aho–Corasick automaton; a few are found by
     ``str.find``. For one quote (``indexed``), the needles in any case are found instead by
-    ``str.find`` of their lower case plus the document's cached ``_CaseIndex``. A document with
+    ``str.find`` of their lower case plus the document's cached ``_CaseIndex``: made when first
+    needed for a document of ``INDEX_FROM`` characters or more (unless ``hints.prepare_hints``
+    made it before), used when made already for a smaller one (else one pass). A document with
     İ or Σ, whose lower case is not made character by character, is lowered whole, as before."""
 
     def __init__(self, text: str, indexed: bool = False):
         self.text = text
-        #: search in any case through the document's cached ``_CaseIndex`` (a quote at a time)
+        #: search in any case through the document's cached ``_CaseIndex`` when there is one (a
+        #: quote at a time)
         self.indexed = indexed
         self.literal: dict[str, list[int] | None] = {}
         self.any_case: dict[str, list[tuple[int, int]]] = {}
@@ -184,9 +208,12 @@ class Search:
         text = self.text
         literals = [literal for literal in dict.fromkeys(literals) if literal not in self.literal]
         needles = {needle: limit for needle, limit in needles.items() if needle not in self.any_case}
-        index = (
-            case_index(text) if self.indexed and needles else None
-        )  # None: İ or Σ in the text, or no index
+        # the index (None: İ or Σ in the text, or no index), made now for a large document (it
+        # is searched again at the next keystroke), else only when made already: one pass over
+        # a smaller text in lower case, a chunk at a time, costs less than making its index
+        index = None
+        if self.indexed and needles:
+            index = case_index(text) if len(text) >= INDEX_FROM else case_index.known(text)[1]
         # one literal alone is found by str.find, with no lower case made
         lowered = (len(literals) > 1 or bool(needles)) and (
             index is not None or not any(c in text for c in _LOWER_BY_CONTEXT)

@@ -13,13 +13,16 @@ document's content (and, for positions, of its raw form): the same on every path
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
 from enum import Enum
 from typing import Final
 
+from .anycase import INDEX_FROM
+from .hints import PREPARED_TEXTS as _HINTS_PREPARED
 from .hints import Hint, not_found_hint, prepare_hints
 from .quotepick import passage_quote, quote_around
-from .quotepolicy import acceptable, prepare_quotes
+from .quotepolicy import INDEXED_TEXTS, acceptable, prepare_quotes
 from .resolve import enclosing_block, occurrences
 
 #: every ``hints.Hint.kind``
@@ -104,12 +107,21 @@ def quote_facts(
     )
 
 
-def prepare(text: str) -> None:
-    """Build now what the facts of a quote not found in ``text`` need — its hint's case index, its
-    fix's word index — so the first keystroke that breaks a quote there does not pay for them: the
-    language server calls this in idle time, a document at a time."""
-    prepare_hints(text)
-    prepare_quotes(text)
+#: a document shorter than this is not worth preparing: a quote not found there costs a few ms
+#: without its indexes (one pass in lower case, its words found one by one)
+PREPARE_FROM = INDEX_FROM
+#: how many documents ``prepare`` may keep prepared at once
+PREPARED_TEXTS = min(_HINTS_PREPARED, INDEXED_TEXTS)
+
+
+def prepare(text: str) -> Generator[None, None, None]:
+    """Build, a step of a few ms at a time (yielding between steps), what makes the facts of a quote
+    not found in a large ``text`` cheaper — its hint's case index, its fix's word index — so a
+    keystroke that breaks a quote there costs ms: the language server runs the steps in idle
+    time, and a keystroke waits for one step at most. The facts are the same without them."""
+    if len(text) >= PREPARE_FROM:
+        yield from prepare_hints(text)
+        yield from prepare_quotes(text)
 
 
 def fixes_for(text: str, quote: str, hint: Hint) -> tuple[tuple[int, int], ...]:

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Generator, Iterable
 from dataclasses import dataclass
 
 from ..text.memo import per_text
-from .anycase import Search, case_index
+from .anycase import Search, case_index, case_index_steps
 from .loose import Loose, first_two_loose, loose_pattern
 from .resolve import count_at_most, line_bounds
 
@@ -118,8 +118,8 @@ def not_found_hint(text: str, quote: str) -> Hint | None:
 
     The work is capped by the document (``_searchable``), and no lower-case copy of it is made:
     the loose pattern is tried only where its literal occurs, and a search in any case is
-    ``str.find`` of the lower case plus the document's cached ``_CaseIndex``, made only when the
-    quote gets that far.
+    ``str.find`` of the lower case plus the document's ``_CaseIndex`` when ``prepare_hints`` made
+    one, else one pass over the document in lower case, a chunk at a time.
     """
     if not _searchable(text, quote):
         return None
@@ -129,11 +129,18 @@ def not_found_hint(text: str, quote: str) -> Hint | None:
     return _hint(text, plan, search)
 
 
-def prepare_hints(text: str) -> None:
-    """Build now what a not-found hint in ``text`` needs (its case index, kept like
-    ``longest_line``), so the first keystroke that breaks a quote there does not pay for it: the
-    language server calls this in idle time, a document at a time."""
-    case_index(text)
+def prepare_hints(text: str) -> Generator[None, None, None]:
+    """Build, a step at a time (yielding between steps), what makes a not-found hint in ``text``
+    cheaper (its case index, kept like ``longest_line``): the language server runs the steps in
+    idle time. A hint is the same with or without it."""
+    steps = case_index_steps(text)
+    while not case_index.known(text)[0]:  # (a search may have made it meanwhile: no more steps)
+        try:
+            next(steps)
+        except StopIteration as done:
+            case_index.store(text, done.value)
+            return
+        yield
 
 
 #: how many documents ``prepare_hints`` may keep prepared at once

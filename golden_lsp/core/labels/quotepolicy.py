@@ -28,9 +28,9 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 
-from ..text.memo import per_text
+from ..text.memo import finish, per_text
 from .resolve import count_at_most, occurrences
 
 #: the fewest words (or characters) a quote has, unless its whole passage is shorter
@@ -63,30 +63,74 @@ _OPENING = re.compile(r"(?<![^\W_])([*_~]+)(?=[^\W_])")
 _CLOSING = re.compile(r"(?<=[^\W_])([*_~]+)(?![^\W_])")
 
 
-#: a document this long counts its words once, into an index (``prepare_quotes``), instead of
-#: being searched for each word a quote holds (a 10 MB document: a few ms a rare word)
+#: a document this long may count its words once, into an index (``prepare_quotes``, in the
+#: language server's idle time), instead of being searched for each word a quote holds (a 10 MB
+#: document: a few ms a rare word)
 LARGE = 256_000
+#: the characters a step of building the word index reads (``prepare_quotes``): a few ms
+STEP_CHARS = 1 << 16
+_NON_WORD = re.compile(r"[\W_]")
 
 
 def word_count(text: str, word: str, cap: int) -> int:
     """How many times ``word`` occurs in ``text``, up to ``cap``: as a substring, or, in a
-    ``LARGE`` document, as a word of its index."""
-    if len(text) >= LARGE:
-        return min(_word_index(text)[word], cap)
-    return count_at_most(text, word, cap)
+    ``LARGE`` document, as a whole word — from its index when one was made (``prepare_quotes``),
+    else by finding the word's occurrences that are whole words (the same count, never the cost
+    of making the index on a keystroke)."""
+    if len(text) < LARGE:
+        return count_at_most(text, word, cap)
+    known, index = _word_index.known(text)
+    if known:
+        assert index is not None
+        return min(index[word], cap)
+    return _whole_words(text, word, cap)
+
+
+def _whole_words(text: str, word: str, cap: int) -> int:
+    """How many of ``WORD.findall(text)`` are ``word``, up to ``cap``: its occurrences with no
+    word character on either side (each such one is a whole run of word characters)."""
+    if not WORD.fullmatch(word):
+        return 0
+    n, size, at = 0, len(word), text.find(word)
+    while at != -1 and n < cap:
+        end = at + size
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            n += 1
+        at = text.find(word, end)  # (one after a word character is no whole word: none is skipped)
+    return n
+
+
+def _word_index_steps(text: str) -> Generator[None, None, Counter[str]]:
+    """Each word of the document and how many times it occurs, counted a step of ``STEP_CHARS``
+    at a time (yielding between steps; each step ends before a character that is no word's)."""
+    counts: Counter[str] = Counter()
+    lo = 0
+    while lo < len(text):
+        cut = _NON_WORD.search(text, lo + STEP_CHARS)
+        hi = len(text) if cut is None else cut.start()
+        counts.update(WORD.findall(text, lo, hi))
+        lo = hi
+        if lo < len(text):
+            yield
+    return counts
 
 
 @per_text(8)
 def _word_index(text: str) -> Counter[str]:
     """Each word of a large document and how many times it occurs (remembered per text)."""
-    return Counter(WORD.findall(text))
+    return finish(_word_index_steps(text))
 
 
-def prepare_quotes(text: str) -> None:
-    """Build now what picking a quote in ``text`` needs (a large document's word index), so the
-    first keystroke that breaks a quote there — whose fix is a picked quote — does not pay for it."""
-    if len(text) >= LARGE:
-        _word_index(text)
+#: how many documents ``prepare_quotes`` may keep prepared at once
+INDEXED_TEXTS = _word_index.texts
+
+
+def prepare_quotes(text: str) -> Generator[None, None, None]:
+    """Build, a step at a time (yielding between steps), what makes picking a quote in ``text``
+    cheaper (a large document's word index): the language server runs the steps in idle time. A
+    picked quote is the same with or without it."""
+    if len(text) >= LARGE and not _word_index.known(text)[0]:
+        _word_index.store(text, (yield from _word_index_steps(text)))
 
 
 def is_word_char(c: str) -> bool:

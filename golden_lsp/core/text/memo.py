@@ -11,10 +11,22 @@ computes its answer: the cold reference.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any, Generic, TypeVar
+from collections.abc import Callable, Generator
+from typing import Any, Generic, Protocol, TypeVar
 
 T = TypeVar("T")
+
+
+class Remembered(Protocol):
+    """What the engine's memo of a declaration offers beside calling it."""
+
+    def __call__(self, text: str, *args: Any) -> Any: ...
+
+    def peek(self, text: str, args: tuple) -> tuple[bool, Any]:
+        """(True, the answer) when remembered, else (False, None); computes nothing."""
+
+    def put(self, text: str, args: tuple, value: Any) -> None:
+        """Remember ``value`` as the answer for ``text`` and ``args`` (computed elsewhere)."""
 
 
 class PerText(Generic[T]):
@@ -24,16 +36,28 @@ class PerText(Generic[T]):
         self.fn, self.texts = fn, texts
         #: what a call does: ``fn`` itself, or the engine's memo of it
         self.call: Callable[..., T] = fn
+        #: the engine's memo, or None: nothing is remembered (the cold reference)
+        self.memo: Remembered | None = None
         self.__doc__, self.__name__ = fn.__doc__, fn.__name__
 
     def __call__(self, text: str, *args: Any) -> T:
         return self.call(text, *args)
 
+    def known(self, text: str, *args: Any) -> tuple[bool, T | None]:
+        """(True, the answer) when it is remembered, else (False, None): nothing is computed —
+        the caller takes another way to the same answer when computing this one would cost more."""
+        return (False, None) if self.memo is None else self.memo.peek(text, args)
+
+    def store(self, text: str, value: T, *args: Any) -> None:
+        """Remember ``value``, computed elsewhere (a step at a time), as ``fn(text, *args)``."""
+        if self.memo is not None:
+            self.memo.put(text, args, value)
+
 
 #: every declaration made so far, in order
 DECLARED: list[PerText[Any]] = []
 #: what makes a declaration remember (the engine's), or None: nothing remembered
-_remember: Callable[[PerText[Any]], Callable[..., Any]] | None = None
+_remember: Callable[[PerText[Any]], Remembered] | None = None
 
 
 def per_text(texts: int) -> Callable[[Callable[..., T]], PerText[T]]:
@@ -43,16 +67,27 @@ def per_text(texts: int) -> Callable[[Callable[..., T]], PerText[T]]:
         declared = PerText(fn, texts)
         DECLARED.append(declared)
         if _remember is not None:
-            declared.call = _remember(declared)
+            declared.call = declared.memo = _remember(declared)
         return declared
 
     return declare
 
 
-def install(remember: Callable[[PerText[Any]], Callable[..., Any]] | None) -> None:
+def install(remember: Callable[[PerText[Any]], Remembered] | None) -> None:
     """Have every declaration, made or to come, remembered by ``remember(declaration)`` (None:
     each call computes its answer again)."""
     global _remember
     _remember = remember
     for declared in DECLARED:
-        declared.call = declared.fn if remember is None else remember(declared)
+        declared.memo = None if remember is None else remember(declared)
+        declared.call = declared.fn if declared.memo is None else declared.memo
+
+
+def finish(steps: Generator[None, None, T]) -> T:
+    """Run to its end a generator that makes an answer a step at a time (yielding between steps:
+    what the language server prepares in idle time), and return the answer: the answer of one call."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
