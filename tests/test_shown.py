@@ -2,12 +2,15 @@
 sequence setting the terminal title, an ANSI clear-screen, a carriage return, a line break forging
 a GitHub annotation, a bidi override) in a doc name, a corpus text, a query and a judge's reason
 comes out escaped (``core/io/shown.py``) in every text format of ``check``, in ``accept`` and in
-``judge --audit`` (the CLI as a subprocess), the JUnit XML still parses; the server's hover,
+``judge --audit`` (the CLI as a subprocess), the JUnit XML still parses; the JSON outputs
+(``check --format json|sarif``, ``stats``) write those characters as JSON escapes
+(``core/io/jsontext.py``), the same strings to a JSON reader; the server's hover,
 inlay hints and code-action titles are checked over JSON-RPC in tests/server/test_shown_server.py.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import xml.etree.ElementTree as ET
 
@@ -83,3 +86,30 @@ def test_accept_and_judge_audit_escape_the_judges_reason(cli, tmp_path):
     assert audit.returncode == 0, audit.stderr
     assert "Not \\x1b]0;pwned" in audit.stdout, audit.stdout
     clean(audit.stdout)
+
+
+@pytest.mark.parametrize("fmt", ["json", "sarif"])
+def test_json_outputs_carry_hostile_text_as_escapes(cli, tmp_path, fmt):
+    docs = {"a.md": f"# A\n\nThe kettle {HOSTILE} boils water quickly today.\n"}
+    lines = [qline("h1", [loc(f"evil{HOSTILE}.md", "boils water")], query=f"Why {HOSTILE}?")]
+    root = make_project(tmp_path / "set", docs, lines)
+    questions = root / f"x{HOSTILE}.questions.jsonl"  # a hostile file name, each finding's path
+    (root / "questions.jsonl").rename(questions)
+    proc = cli(["check", questions, "--format", fmt])
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
+    clean(proc.stdout)
+    if fmt == "json":  # the path kept whole (SARIF names files by percent-encoded URIs)
+        assert any(questions.name in text for text in _strings(json.loads(proc.stdout)))
+    assert any(shown(f"evil{HOSTILE}.md") in text for text in _strings(json.loads(proc.stdout)))
+    stats = cli(["stats", questions, "--format", "json"])
+    clean(stats.stdout)
+    json.loads(stats.stdout)
+
+
+def _strings(value) -> list[str]:
+    """Every string inside a parsed JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        value = list(value.values())
+    return [s for v in value for s in _strings(v)] if isinstance(value, list) else []

@@ -4,7 +4,6 @@ the labels marked as the judge's (``golden_lsp.keep.accept``)."""
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +11,7 @@ from typing import Any
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display
+from ..core.io.jsontext import dumps
 from ..core.io.shown import shown
 from ..core.text.canon import editor_text
 from ..keep.accept import Accepted, Chooser, accept_text
@@ -75,7 +75,7 @@ def _accept(args: argparse.Namespace) -> int:
         rewrite_file(questions, raw, text, "accept")
     result = _result(done, written, questions)
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(result, indent=2) + "\n")
     else:
         sys.stdout.write(_text(done, golden))
     verb = "would accept" if args.dry_run else "accepted"

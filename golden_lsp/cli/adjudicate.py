@@ -85,7 +85,7 @@ def _adjudicate(args: argparse.Namespace) -> int:
     if not undecided:
         _write_merged(golden, args.out, [dumps(r) + "\n" for r in merged.records], args.append)
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(result, indent=2) + "\n")
     elif undecided:
         sys.stdout.write(
             f"not merged: {plural(len(undecided), 'disagreement')} undecided — "
@@ -114,10 +114,7 @@ def _write_open(args: argparse.Namespace, files, disagreeing: list[str]) -> int:
     records = [open_record([(name, recs[rid]) for name, recs in files if rid in recs]) for rid in disagreeing]
     write_files({args.out: HEADER + "".join(dumps(r) + "\n" for r in records)}, "adjudicate")
     if args.format == "json":
-        sys.stdout.write(
-            json.dumps({"out": display(args.out), "disagreements": disagreeing}, ensure_ascii=False, indent=2)
-            + "\n"
-        )
+        sys.stdout.write(dumps({"out": display(args.out), "disagreements": disagreeing}, indent=2) + "\n")
     else:
         sys.stdout.write(
             f"{plural(len(disagreeing), 'disagreement')} to resolve in {display(args.out)}"

@@ -5,7 +5,6 @@ number), the headline figures kept beside the set (``practice.agreementfile``)."
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display
+from ..core.io.jsontext import dumps
 from ..core.io.shown import shown
 from ..practice.agreement import (
     ACCEPTABLE,
@@ -64,9 +64,7 @@ def _agree(args: argparse.Namespace) -> int:
         golden.refuse_outputs({"agreement": where}, dict.fromkeys(args.files, "annotator's file"))
         write_files({where: stored(result, args.files, str(golden.hit_rule))}, "agree")
     if args.format == "json":
-        sys.stdout.write(
-            json.dumps({**result, "hit_rule": str(golden.hit_rule)}, ensure_ascii=False, indent=2) + "\n"
-        )
+        sys.stdout.write(dumps({**result, "hit_rule": str(golden.hit_rule)}, indent=2) + "\n")
         return 0
     pair = len(analyses) == 2
     text = _text(result, analyses[0], analyses[1], golden) if pair else _many(result, golden)

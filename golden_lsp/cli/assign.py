@@ -4,7 +4,6 @@ annotator, with a stratified shared overlap for double annotation (``practice.as
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -77,7 +76,7 @@ def _assign(args: argparse.Namespace) -> int:
             "by": args.by,
             "strata": [{"stratum": s, "n_records": n, "n_overlap": k} for s, n, k in done.strata],
         }
-        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(result, indent=2) + "\n")
         return 0
     out = [
         f"overlap: {plural(len(done.overlap), 'record')} of {len(records)} for every annotator "

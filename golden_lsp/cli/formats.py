@@ -10,7 +10,6 @@ the findings (JUnit's one test case per record, SARIF's fingerprints from record
 from __future__ import annotations
 
 import hashlib
-import json
 import urllib.parse
 import xml.etree.ElementTree as ET
 from collections import Counter
@@ -22,6 +21,7 @@ from .. import __version__
 from ..core.check.model import Analysis, RecordLine
 from ..core.findings.diagnostics import FINDINGS, Diagnostic, Severity
 from ..core.io.files import display as _display
+from ..core.io.jsontext import dumps
 from ..core.io.shown import shown
 
 #: GitHub shows at most this many annotations of each kind per step (actions/toolkit,
@@ -65,7 +65,7 @@ def format_json(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ()) 
         elif "renamed_to" in d.data:
             item["fix"] = {"doc": d.data["renamed_to"]}
         out.append(item)
-    return json.dumps(out, ensure_ascii=False, indent=2) + "\n"
+    return dumps(out, indent=2) + "\n"
 
 
 def _gh_escape(value: str, prop: bool = False) -> str:
@@ -217,7 +217,7 @@ def format_sarif(diags: Sequence[Diagnostic], analyses: Sequence[Analysis] = ())
             }
         ],
     }
-    return json.dumps(log, ensure_ascii=False, indent=2) + "\n"
+    return dumps(log, indent=2) + "\n"
 
 
 # --- JUnit XML ----------------------------------------------------------------------------

@@ -9,7 +9,6 @@ generated (named on stderr), 2 a usage problem or a judge that cannot be called.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, write_atomically
+from ..core.io.jsontext import dumps
 from ..core.io.shown import shown
 from ..evaluate.evalspec import RUN_FORMATS
 from ..keep import grade as gr
@@ -112,7 +112,7 @@ def _timeout(args: argparse.Namespace, golden: Any) -> float:
 
 def _write_json(path: Path, value: dict[str, Any]) -> None:
     try:
-        write_atomically({path: json.dumps(value, ensure_ascii=False, indent=2) + "\n"})
+        write_atomically({path: dumps(value, indent=2) + "\n"})
     except OSError as exc:
         raise ConfigError(f"cannot write {display(path)}: {exc.strerror or exc}") from None
 
@@ -271,9 +271,7 @@ def _grade(args: argparse.Namespace) -> int:
 
         ident = {k: str(head[k]) for k in ("answers", "provider", "model", "prompt", "prompt_digest")}
         result["grade_run"] = store_grades(args.db, result["grades"], ident)
-    sys.stdout.write(
-        json.dumps(result, ensure_ascii=False, indent=2) + "\n" if args.format == "json" else _text(result)
-    )
+    sys.stdout.write(dumps(result, indent=2) + "\n" if args.format == "json" else _text(result))
     return _outcome(args, result, asked)
 
 
@@ -299,7 +297,7 @@ def _faithfulness(result: dict[str, Any]) -> dict[str, Any]:
 def _dry(args: argparse.Namespace, head: dict[str, Any], calls: dict[str, int]) -> int:
     result = {**head, **calls, "max_calls": args.max_calls}
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(result, indent=2) + "\n")
         return 0
     said = ", ".join(f"{k.replace('_', ' ')}: {v:,}" for k, v in calls.items())
     more = " (grader calls follow once the answers are generated)" if "generator_calls" in calls else ""

@@ -4,7 +4,6 @@ what production retrieved for them, for ``judge --run`` (``practice.incidents``)
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from datetime import date
 from pathlib import Path
@@ -108,7 +107,7 @@ def _incidents(args: argparse.Namespace) -> int:
             "skipped": [{"line": line, "asked_by": rid} for line, rid in done.skipped],
             "retrieved": sum(len(ids) for ids in done.run.values()),
         }
-        sys.stdout.write(json.dumps(summary, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(summary, indent=2) + "\n")
     judge = (
         f"; judge them: golden-lsp judge --run {display(args.run_out)} --records {','.join(done.run)}"
         if args.run_out is not None and done.run

@@ -9,7 +9,6 @@ called (a missing key or SDK, a refused key, an unknown model, a judge program t
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -20,6 +19,7 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display
+from ..core.io.jsontext import dumps
 from ..core.io.shown import shown
 from ..evaluate.evalspec import RUN_FORMATS
 from ..keep import judge as jd
@@ -173,11 +173,7 @@ def _judge(args: argparse.Namespace) -> int:
         write_proposals(out, jd.merged(existing, new, judged, order))
         result = _summary(outcome, new, out, {**head, **ident})
         text = _text(result)
-    sys.stdout.write(
-        json.dumps(result, ensure_ascii=False, indent=2) + "\n"
-        if args.format == "json"
-        else shown(text, lines=True)
-    )
+    sys.stdout.write(dumps(result, indent=2) + "\n" if args.format == "json" else shown(text, lines=True))
     return _tell(args, outcome, out)
 
 
@@ -224,7 +220,7 @@ def _dry_run(
         ],
     }
     if args.format == "json":
-        sys.stdout.write(json.dumps(result, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(result, indent=2) + "\n")
         return 0
     judge = (
         f"to {head['provider']} {head['model']}"

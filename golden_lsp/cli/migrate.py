@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -23,6 +22,7 @@ from ..core.findings.diagnostics import BROKEN_LABEL, Diagnostic, plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.io.files import display, read_regular
+from ..core.io.jsontext import dumps
 from ..core.io.shown import shown
 from ..core.text.canon import NotUtf8Error, decode_strict, editor_text
 from ..keep.migrate import Migrated, counts, migrate, parsed_records, rewritten
@@ -99,7 +99,7 @@ def _migrate(args: argparse.Namespace) -> int:
     path = golden.questions_path
     if args.format == "json":
         out = {"locators": [_as_json(m) for m in migrated], "counts": counts(migrated)}
-        sys.stdout.write(json.dumps(out, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(out, indent=2) + "\n")
     else:
         sys.stdout.write(
             "".join(
@@ -158,7 +158,7 @@ def _where(path: Path, m: Migrated) -> str:
 
 
 def _q(value: str | None) -> str:
-    return json.dumps(value, ensure_ascii=False)
+    return dumps(value)
 
 
 def describe(m: Migrated) -> str:

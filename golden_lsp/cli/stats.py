@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 from ..core.findings.diagnostics import plural
+from ..core.io.jsontext import dumps
 from ..practice import stats
 from .common import add_set_options, golden_set
 
@@ -25,7 +25,7 @@ def _stats(args: argparse.Namespace) -> int:
     analysis = golden.check()
     figures = stats.with_owner(stats.set_stats(analysis, golden.corpus), golden.config.owner)
     if args.format == "json":
-        sys.stdout.write(json.dumps(figures, ensure_ascii=False, indent=2) + "\n")
+        sys.stdout.write(dumps(figures, indent=2) + "\n")
     else:
         render = stats.format_text if args.format == "text" else stats.format_markdown
         sys.stdout.write(render(figures, golden.hit_rule, stats.shape_findings(analysis)))
