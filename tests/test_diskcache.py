@@ -12,12 +12,13 @@ import grimp
 import pytest
 from core_support import SAMPLE_DOCS, SAMPLE_LINES, cli_env, loc, make_project, qline, run_cli
 
-from golden_lsp.core.engine import cacherows, diskcache, quoteindex
+from golden_lsp.core.engine import cacherows, diskcache, docindex, quoteindex
 from golden_lsp.core.engine import packs as packstore
 from golden_lsp.core.goldenset.artifact import artifact_text
 from golden_lsp.core.goldenset.config import load_config
 from golden_lsp.core.goldenset.project import GoldenSet
 from golden_lsp.core.labels.facts import quote_facts
+from golden_lsp.core.text.chunker import chunk_document
 
 #: enough quotes into one document that a cold start batches them (and so caches them)
 LINES = SAMPLE_LINES + [
@@ -365,3 +366,27 @@ def test_only_the_generations_written_last_are_kept(tmp_path, monkeypatch):
     left = sorted(p.name for p in packs_dir.iterdir())
     assert left == sorted([packstore.GENERATION, "old3", "old2"])
     assert packs(packs_dir / packstore.GENERATION)
+
+
+@pytest.mark.parametrize("jobs", [1, 2], ids=["one process", "workers"])
+@pytest.mark.parametrize("cache", [False, True], ids=["no cache", "warm cache"])
+def test_a_document_nobody_quotes_keeps_its_chunks_as_the_cache_stores_them(
+    tmp_path, monkeypatch, jobs, cache
+):
+    """After a cold load, a document nobody quotes holds its chunks as the JSON bytes the warm
+    cache stores them as — the very bytes of its entry when the cache is on, not a copy — not as
+    Python lists (four times the memory): counted and made into the same chunks as chunking it."""
+    monkeypatch.setattr(packstore, "enabled", cache)  # max_chars 100: faq.md in several chunks
+    root = make_project(tmp_path / "p")
+    corpus, found = docindex.load_indexed(
+        root / "corpus", "*.md", 100, {"guide.md": {"Retrieval quality"}}, 20, jobs
+    )
+    assert found  # guide.md is quoted; faq.md is not
+    doc = corpus.docs["faq.md"]
+    stored = doc.__dict__["_handed"].payload
+    assert isinstance(stored, bytes) and "chunks" not in doc.__dict__
+    if cache:
+        assert stored is diskcache.chunk_rows("faq.md", doc.sha256, 100)
+    expected = chunk_document("faq.md", SAMPLE_DOCS["faq.md"], 100)
+    assert doc.n_chunks == len(expected) > 1
+    assert doc.chunks == expected

@@ -117,9 +117,16 @@ def _index_batch(root: Path, items: list[tuple[str, set[str]]], max_chars: int, 
     for doc_id, quotes in items:
         doc, facts = _read_and_index(root, doc_id, max_chars, quotes, limit)
         if isinstance(doc, CorpusDoc):
-            compact(doc)
+            _compact(doc, max_chars)
         out.append((doc, facts))
     return out, packs.take_pending()
+
+
+def _compact(doc: CorpusDoc, max_chars: int) -> None:
+    """``cacherows.compact``, sharing the bytes of the cache entry its chunks were just read from
+    or written to (none with ``--no-cache``: made then)."""
+    if doc.chunked:
+        compact(doc, diskcache.chunk_rows(doc.doc_id, doc.sha256, max_chars))
 
 
 def _from_cache(root: Path, doc_id: str, max_chars: int, quotes: set[str], limit: int, st=None, path=None):
@@ -209,7 +216,7 @@ def load_indexed(
                         root, doc.doc_id, st, doc.data_sha, identity(doc), max_chars, doc.n_chunks
                     )
                 if not facts:
-                    compact(doc)  # nobody quotes it: its chunks stay compact
+                    _compact(doc, max_chars)  # nobody quotes it: its chunks stay compact
             if doc is not None:
                 found.update(((doc.doc_id, q), f) for q, f in facts.items())
             yield doc

@@ -267,10 +267,15 @@ def write(key: str, payload: Any) -> None:
     put(key, payload)
 
 
+def body(payload: Any) -> bytes:
+    """The JSON bytes an entry stores ``payload`` as."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
 def put(key: str, payload: Any) -> None:
-    body = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    body_ = body(payload)
     k = key.encode("ascii")
-    entry = (_digest(k, body), body)
+    entry = (_digest(k, body_), body_)
     name = pack_of(key)
     if name in _packs:
         _packs[name][k] = entry
