@@ -21,7 +21,7 @@ from ..core.check.model import RecordLine
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, write_atomically
 from ..core.labels.scoring import HitRule, bearing_chunks
-from ..practice.agreement import Counts, band, bootstrap_interval, cohen_kappa, spans_of
+from ..practice.agreement import Counts, kappa_summary, spans_of
 from .judge import Judgment, Outcome, Passage
 from .prompt import Prompt
 from .proposals import CONFIDENCES, KEPT
@@ -84,12 +84,9 @@ def audit(
                 }
             )
         tables.append(table)
-    total = sum(tables, Counts())
-    kappa = cohen_kappa(total)
+    total, head = kappa_summary(tables)
     return {
-        "kappa": kappa,
-        "band": band(kappa),
-        "kappa_ci95": bootstrap_interval(tables),
+        **head,
         "n_records": len(tables),
         "n_items": total.n,
         "human_relevant": total.both + total.only_a,

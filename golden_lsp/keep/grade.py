@@ -31,7 +31,7 @@ from ..core.findings.diagnostics import short
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import display, read_regular
 from ..core.text.canon import NotUtf8Error, decode_strict
-from ..practice.agreement import Counts, band, bootstrap_interval, cohen_kappa
+from ..practice.agreement import Counts, kappa_summary
 from . import cache as judgment_cache
 from .cache import JudgmentCache
 from .judge import _FENCE, CHARS_PER_TOKEN
@@ -390,12 +390,9 @@ def audit(human: dict[str, str], machine: dict[str, Grade], ident: dict[str, Any
             items.append(
                 {"id": i, "human": human[i], "grader": machine[i].grade, "reason": machine[i].reason}
             )
-    total = sum(tables, Counts())
-    kappa = cohen_kappa(total)
+    total, head = kappa_summary(tables)
     return {
-        "kappa": kappa,
-        "band": band(kappa),
-        "kappa_ci95": bootstrap_interval(tables),
+        **head,
         "n_items": len(ids),
         "human_correct": total.both + total.only_a,
         "grader_correct": total.both + total.only_b,

@@ -163,13 +163,10 @@ def agreement(a: Analysis, b: Analysis, corpus: Corpus, seed: int = 0) -> dict[s
                 "disagree": ca != cb or f1 < SPAN_DISAGREE or not same_answerability,
             }
         )
-    total = sum(tables, Counts())
-    kappa = cohen_kappa(total)
+    total, head = kappa_summary(tables, seed)
     mean_f1, warnings = mean_span_f1(rows, "chunk kappa")
     return {
-        "kappa": kappa,
-        "band": band(kappa),
-        "kappa_ci95": bootstrap_interval(tables, seed),
+        **head,
         "n_records": len(rows),
         "n_items": total.n,
         "span_f1": mean_f1,
@@ -195,6 +192,14 @@ def mean_span_f1(rows: list[dict[str, Any]], measure: str) -> tuple[float | None
             f"than each other, whatever the {measure} says"
         )
     return mean_f1, warnings
+
+
+def kappa_summary(tables: list[Counts], seed: int = 0) -> tuple[Counts, dict]:
+    """The pooled counts of per-record tables, and their kappa, its band and its bootstrap interval
+    (the head of every agreement and audit result)."""
+    total = sum(tables, Counts())
+    kappa = cohen_kappa(total)
+    return total, {"kappa": kappa, "band": band(kappa), "kappa_ci95": bootstrap_interval(tables, seed)}
 
 
 def bootstrap_interval(tables: list[Counts], seed: int = 0) -> list[float] | None:
