@@ -29,7 +29,7 @@ def test_ceiling_gap_and_bimodal_at_the_shipped_k(crafted, project, cli):  # noq
     assert s["bimodal"]["mrr10"] == pytest.approx(recall["mrr", 10]) and s["bands"] is None
     text = cli(["eval", "--run", run, "--k", "1,3,10", "--shipped-k", "3"], cwd=project).stdout
     assert "ship k=3 and 28.6% of queries cannot be answered" in text
-    assert "under any_overlap; multi-hop: any span" in text and "starting bands: not printed" in text
+    assert "under any_overlap; multi-hop: any span" in text and "starting bands: none" in text
     assert cli(["eval", "--run", run, "--k", "1,3", "--shipped-k", "5"], cwd=project).returncode == 2
 
 
@@ -42,6 +42,36 @@ def test_shipped_k_from_the_config(crafted, project, cli):  # noqa: F811
     config.write_text(config.read_text().replace("shipped_k = 3", "shipped_k = 0"))
     bad = cli(["eval", "--run", run], cwd=project)
     assert bad.returncode == 2 and "shipped_k" in bad.stderr
+
+
+def test_starting_bands_from_the_config(crafted, project, cli):  # noqa: F811
+    """A team's own band tables ([eval.bands]) read at the shipped k: hit@3 = 5/7 = 0.714 falls in
+    the band from 0.7; a table for an unevaluated k is said so; bad tables are refused (exit 2)."""
+    run, _ = crafted
+    config = project / "golden-lsp.toml"
+    plain = config.read_text()
+    config.write_text(
+        plain
+        + '\n[eval]\nshipped_k = 3\n[eval.bands]\n"hit@3" = [[0.0, "poor"], [0.7, "fair"], [0.9, "good"]]\n'
+        + '"mrr@50" = [[0.0, "any"]]\n'
+    )
+    _, out = shipped(cli, project, "--run", run)
+    [band] = out["shipped"]["bands"]
+    assert (band["metric"], band["k"], band["band"], band["lower_bound"]) == ("hit", 3, "fair", 0.7)
+    assert band["value"] == pytest.approx(5 / 7)
+    text = cli(["eval", "--run", run, "--k", "1,3,10"], cwd=project).stdout
+    assert "hit@3 0.714 → fair (≥ 0.7)" in text and "mrr@50 not evaluated (add 50 to --k)" in text
+    assert "not acceptance criteria" in text
+    for table, said in (
+        ('"hit@3" = [[0.5, "a"], [0.2, "b"]]', "ascending"),
+        ('"hit@3" = [[1.5, "a"]]', "lower bound in 0..1"),
+        ('"hit3" = [[0.1, "a"]]', "METRIC@K"),
+        ('"nope@3" = [[0.1, "a"]]', "no metric 'nope'"),
+        ('"hit@3" = [[0.1, "a\\u001b[2J"]]', "printable"),
+    ):
+        config.write_text(plain + f"\n[eval]\nshipped_k = 3\n[eval.bands]\n{table}\n")
+        bad = cli(["eval", "--run", run, "--k", "1,3,10"], cwd=project)
+        assert bad.returncode == 2 and said in bad.stderr, bad.stderr
 
 
 def test_required_recall_and_its_verdict(crafted, project, cli, tmp_path):  # noqa: F811

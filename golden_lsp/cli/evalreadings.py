@@ -78,7 +78,7 @@ def readings(
         from ..evaluate.shipped import read_faithfulness, read_shipped
 
         faith = read_faithfulness(args.faithfulness) if args.faithfulness is not None else None
-        reading = read_shipped(ev, shipped_k, args.target_correctness, faith)
+        reading = read_shipped(ev, shipped_k, args.target_correctness, faith, config.eval.get("bands"))
         out.append(("shipped", reading.data, reading.lines, False))
     elif args.target_correctness is not None or args.faithfulness is not None:
         raise ConfigError("--target-correctness and --faithfulness need --shipped-k K (or [eval] shipped_k)")

@@ -76,7 +76,9 @@ class ShippedReading:
     data: dict
 
 
-def read_shipped(ev: Evaluation, k: int, target: float | None, faithfulness: dict | None) -> ShippedReading:
+def read_shipped(
+    ev: Evaluation, k: int, target: float | None, faithfulness: dict | None, bands: dict | None = None
+) -> ShippedReading:
     _check_k(ev, k, "--shipped-k")
     tg, st = ev.targets, ev.settings
     rules = f"hit rule {tg.hit_rule}, multi-hop rule {st.multi}, misses score 0, N={ev.n}"
@@ -90,8 +92,6 @@ def read_shipped(ev: Evaluation, k: int, target: float | None, faithfulness: dic
         f"bearing the answer (under {tg.hit_rule}; multi-hop: {st.multi} span{'s' if st.multi == 'all' else ''}) "
         f"is in the top {k} (1 − hit@{k} = {ceiling:.3f}, 95% [{1 - hi:.3f}, {1 - lo:.3f}]); "
         f"{1 - recall:.1%} of the answer-bearing chunks are outside it (1 − recall@{k})",
-        "  starting bands: not printed — the lab's tables of recall@k and MRR@10 bands are in its "
-        "evaluation chapter (08), which its material lists as planned; no band is invented here",
     ]
     data: dict = {
         "k": k,
@@ -99,7 +99,7 @@ def read_shipped(ev: Evaluation, k: int, target: float | None, faithfulness: dic
         "recall": recall,
         "ceiling": ceiling,
         "ceiling_ci": [1 - hi, 1 - lo],
-        "bands": None,
+        "bands": _bands(ev, bands, lines),
     }
     generous = max(st.ks)
     if generous > k:
@@ -115,6 +115,40 @@ def read_shipped(ev: Evaluation, k: int, target: float | None, faithfulness: dic
     data["bimodal"] = _bimodal(ev, lines)
     data["required"] = _required(hit, k, target, faithfulness, lines) if target is not None else None
     return ShippedReading(lines, data)
+
+
+def _bands(ev: Evaluation, bands: dict | None, lines: list[str]) -> list[dict] | None:
+    """Each evaluated METRIC@K of the config's ``[eval.bands]`` read against its band table: the
+    band whose lower bound is the highest at or below the value. golden-lsp ships no band: the
+    lab's tables are in an evaluation chapter its material lists as planned, so a team writes its
+    own (the lab's "recall@k" is golden-lsp's hit@k: its table goes under ``hit@K``)."""
+    if not bands:
+        lines.append(
+            "  starting bands: none — golden-lsp invents no band (the lab's tables are in its evaluation "
+            "chapter, listed as planned); write yours as [eval.bands] in the config"
+        )
+        return None
+    out, cells = [], []
+    for name, rows in bands.items():
+        metric, k = name.split("@")
+        if metric not in METRICS:
+            raise ConfigError(f"[eval.bands] {name!r}: no metric {metric!r} (known: {', '.join(METRICS)})")
+        if int(k) not in ev.settings.ks:
+            cells.append(f"{name} not evaluated (add {k} to --k)")
+            continue
+        value = ev.value(metric, int(k))
+        bound, label = max(((b, lab) for b, lab in rows if b <= value), default=(None, None))
+        out.append({"metric": metric, "k": int(k), "value": value, "band": label, "lower_bound": bound})
+        cells.append(
+            f"{name} {value:.3f} → {label} (≥ {bound:g})"
+            if label
+            else f"{name} {value:.3f} → below every band"
+        )
+    lines.append(
+        "  starting bands ([eval.bands] of the config: starting heuristics, not acceptance criteria): "
+        + "; ".join(cells)
+    )
+    return out
 
 
 def _bimodal(ev: Evaluation, lines: list[str]) -> dict | None:

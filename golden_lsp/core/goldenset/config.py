@@ -47,7 +47,9 @@ KEYS = PATH_KEYS + (
     "eval",
 )
 #: the keys of ``[eval]`` (``golden-lsp eval``'s defaults for this set)
-EVAL_KEYS = ("shipped_k",)
+EVAL_KEYS = ("shipped_k", "bands")
+#: a band table's key: METRIC@K
+_METRIC_AT = re.compile(r"[a-z]+@[1-9][0-9]*")
 #: the keys of ``[judge]`` (the LLM judge, ``golden-lsp judge``); the two paths resolve like the others
 JUDGE_KEYS = ("provider", "model", "command", "prompt", "proposals", "timeout")
 JUDGE_PATH_KEYS = ("prompt", "proposals")
@@ -90,7 +92,8 @@ class Config:
     retention_days: int | None = None
     #: ``[judge]``: provider, model, command (strings), prompt and proposals (resolved paths)
     judge: dict[str, Any] = field(default_factory=dict)
-    #: ``[eval]``: shipped_k (the k the product ships, read by ``eval --shipped-k``)
+    #: ``[eval]``: shipped_k (the k the product ships, read by ``eval --shipped-k``) and bands
+    #: (``[eval.bands]``: METRIC@K → [[lower bound, label], …] ascending, the team's starting bands)
     eval: dict[str, Any] = field(default_factory=dict)
     #: the config file these values came from, if any
     source: Path | None = None
@@ -198,9 +201,42 @@ def _eval_table(value: Any, where: str) -> dict[str, Any]:
     for key, v in value.items():
         if key not in EVAL_KEYS:
             raise ConfigError(f"{where}: [eval] unknown key {key!r} (known: {', '.join(EVAL_KEYS)})")
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        if key == "bands":
+            _bands_table(v, where)
+        elif isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ConfigError(f"{where}: [eval] {key!r} must be a positive integer, not {v!r}")
     return dict(value)
+
+
+def _bands_table(value: Any, where: str) -> None:
+    """``[eval.bands]``: each METRIC@K a list of [lower bound, label] pairs, bounds ascending in
+    [0, 1], labels short printable text."""
+    if not isinstance(value, dict):
+        raise ConfigError(f"{where}: [eval.bands] must be a table of METRIC@K = [[lower bound, label], ...]")
+    for name, rows in value.items():
+        at = f"{where}: [eval.bands] {name!r}"
+        if not _METRIC_AT.fullmatch(name):
+            raise ConfigError(f'{at}: a key is METRIC@K (e.g. "hit@5", "mrr@10")')
+        if not isinstance(rows, list) or not rows:
+            raise ConfigError(f"{at}: must be a list of [lower bound, label] pairs")
+        bounds = []
+        for row in rows:
+            if (
+                not isinstance(row, list)
+                or len(row) != 2
+                or isinstance(row[0], bool)
+                or not isinstance(row[0], (int, float))
+                or not 0 <= row[0] <= 1
+                or not isinstance(row[1], str)
+                or not 0 < len(row[1]) <= 40
+                or not row[1].isprintable()
+            ):
+                raise ConfigError(
+                    f"{at}: each band is [lower bound in 0..1, a label of 1-40 printable characters]"
+                )
+            bounds.append(row[0])
+        if bounds != sorted(set(bounds)):
+            raise ConfigError(f"{at}: the lower bounds must be ascending and distinct")
 
 
 def _judge_table(value: Any, base: Path, where: str) -> dict[str, Any]:
