@@ -17,15 +17,13 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import time
 from pathlib import Path
-from unittest import mock
 
-from golden_lsp.core.check import rules
+from linerules import seconds_per_line
+
 from golden_lsp.core.corpus.index import load_corpus
 from golden_lsp.core.engine.analysis import Analyzer
 from golden_lsp.core.labels.jsonline import is_skipped
-from golden_lsp.core.labels.questions import parse_record
 from golden_lsp.core.labels.scoring import parse_hit_rule
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -50,21 +48,6 @@ def rates(folder: Path, corpus) -> None:
             print(f"    line {d.range.line + 1}: {d.message[:160]}")
 
 
-def _time(corpus, lines: list[str], repeat: int, with_meaning: bool) -> float:
-    hit_rule = parse_hit_rule("any_overlap")
-    found = Analyzer(corpus, hit_rule)._found
-    off = mock.patch.object(rules, "record_meaning", lambda *a: None)
-    if with_meaning:
-        off = mock.patch.object(rules, "record_meaning", rules.record_meaning)
-    with off:
-        start = time.perf_counter()
-        for _ in range(repeat):
-            for line in lines:
-                record, diags = parse_record(line)
-                rules.line_result(corpus, hit_rule, record, diags, found)
-        return (time.perf_counter() - start) / (repeat * len(lines))
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", type=Path, action="append", default=[])
@@ -76,7 +59,10 @@ def main() -> None:
         rates(folder, corpus)
         lines = _lines(folder)
         rows = [
-            (_time(corpus, lines, args.repeat, False), _time(corpus, lines, args.repeat, True))
+            (
+                seconds_per_line(corpus, lines, args.repeat, "record_meaning"),
+                seconds_per_line(corpus, lines, args.repeat),
+            )
             for _ in range(3)
         ]
         base, new = statistics.median(r[0] for r in rows), statistics.median(r[1] for r in rows)

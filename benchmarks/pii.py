@@ -21,21 +21,16 @@ a fresh interpreter's ``find`` of a plain query (the imports of phonenumbers and
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import statistics
 import subprocess
 import sys
-import time
 from pathlib import Path
-from unittest import mock
 
-from golden_lsp.core import rules
+from linerules import seconds_per_line
+
 from golden_lsp.core.corpus.index import load_corpus
-from golden_lsp.core.engine.analysis import Analyzer
 from golden_lsp.core.labels.jsonline import is_skipped
-from golden_lsp.core.labels.questions import parse_record
-from golden_lsp.core.labels.scoring import parse_hit_rule
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT.parent / "shared" / "conformance" / "ai-rag-lab"
@@ -52,23 +47,6 @@ def _lines(fixture: Path, identifier: bool) -> list[str]:
             line = json.dumps(rec, ensure_ascii=False)
         out.append(line)
     return out
-
-
-def _time(corpus, lines: list[str], repeat: int, with_pii: bool) -> float:
-    """Seconds per line: parse and run one line's rules (what a keystroke re-runs)."""
-    hit_rule = parse_hit_rule("any_overlap")
-    analyzer = Analyzer(corpus, hit_rule)
-    found = analyzer._found
-    patch = (
-        mock.patch.object(rules, "record_pii", lambda *a: None) if not with_pii else contextlib.nullcontext()
-    )
-    with patch:
-        start = time.perf_counter()
-        for _ in range(repeat):
-            for line in lines:
-                record, diags = parse_record(line)
-                rules.line_result(corpus, hit_rule, record, diags, found)
-        return (time.perf_counter() - start) / (repeat * len(lines))
 
 
 def _fresh(text: str) -> float:
@@ -91,7 +69,12 @@ def main() -> None:
         lines = _lines(args.fixture, identifier)
         rows = []
         for _ in range(3):  # interleaved, so both see the same machine
-            rows.append((_time(corpus, lines, args.repeat, False), _time(corpus, lines, args.repeat, True)))
+            rows.append(
+                (
+                    seconds_per_line(corpus, lines, args.repeat, "record_pii"),
+                    seconds_per_line(corpus, lines, args.repeat),
+                )
+            )
         base = statistics.median(r[0] for r in rows)
         with_pii = statistics.median(r[1] for r in rows)
         print(
