@@ -21,7 +21,6 @@ from golden_lsp.core.labels.resolve import Span
 from golden_lsp.core.labels.scoring import parse_hit_rule
 from golden_lsp.core.text.chunker import Chunk
 from golden_lsp.evaluate.chunkings import Chunking
-from golden_lsp.evaluate.evaluation import Settings, Target, Targets
 from golden_lsp.evaluate.judging import _first_satisfied, judge
 from golden_lsp.evaluate.metrics import bootstrap, iou, randomization_p
 from golden_lsp.evaluate.runs import (
@@ -32,6 +31,7 @@ from golden_lsp.evaluate.runs import (
     ranked_of,
     read_run,
 )
+from golden_lsp.evaluate.targets import Settings, Target, Targets
 
 RULES = ("any_overlap", "span_containment", "coverage>=0.5", "union_coverage>=0.6")
 KS = (1, 2, 5, 10, 40)

@@ -11,7 +11,7 @@ from ..evaluate.chunkings import load_chunking
 from .common import golden_set, write_files
 
 if TYPE_CHECKING:
-    from ..evaluate.evaluation import Targets
+    from ..evaluate.targets import Targets
 
 
 def add_chunks_option(p: argparse.ArgumentParser) -> None:

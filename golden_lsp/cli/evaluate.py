@@ -37,8 +37,9 @@ from .retrieve import add_retriever_option
 from .subsets import add_by_option, add_subset_options, subset_of
 
 if TYPE_CHECKING:  # numpy and the evaluation core load only when eval runs
-    from ..evaluate.evaluation import Comparison, Evaluation, Scored, Settings
+    from ..evaluate.evaluation import Comparison, Evaluation, Scored
     from ..evaluate.slices import SliceGate
+    from ..evaluate.targets import Settings
 
 BAR = 24
 

@@ -49,8 +49,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _power(args: argparse.Namespace) -> int:
     from ..evaluate import detect
-    from ..evaluate.evaluation import Settings, compare, evaluate
+    from ..evaluate.evaluation import compare, evaluate
     from ..evaluate.runs import read_run
+    from ..evaluate.targets import Settings
 
     settings = Settings(_ks(args.k), args.multi, _resamples(args.bootstrap), args.seed)
     if args.baseline is not None and args.run_file is None:

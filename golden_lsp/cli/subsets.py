@@ -11,7 +11,7 @@ from ..core.goldenset.config import ConfigError
 
 if TYPE_CHECKING:
     from ..core.goldenset.project import GoldenSet
-    from ..evaluate.evaluation import Targets
+    from ..evaluate.targets import Targets
 
 #: the split that only release decisions may touch when the guard is on
 TEST_SPLIT = "test"

@@ -13,7 +13,6 @@ paired comparison with its gate. Every value carries its k, rules, N and interva
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
@@ -23,58 +22,17 @@ from ..core.findings.diagnostics import Severity, plural
 from ..core.goldenset.config import ConfigError
 from ..core.goldenset.project import GoldenSet
 from ..core.labels.recordmeta import flat_metadata
-from ..core.labels.resolve import Span
-from ..core.labels.scoring import HitRule
 from .chunkings import Chunking, corpus_chunking
 from .evalspec import METRICS, MIN_INTERVAL_N, MISSES, MULTI_RULES
 from .judging import judge
 from .metrics import bootstrap, per_query, randomization_p
 from .runs import Run
+from .targets import Settings, Target, Targets
 
 #: record findings that do not stop a record from being scored (bearing chunks are re-derived)
 _SCORABLE = {"no-bearing-chunk"}
 #: the absolute difference under which hit@50 and hit@10 count as equal (depth exhausted)
 DEPTH_EPSILON = 0.02
-
-
-@dataclass(frozen=True)
-class Target:
-    """One record as evaluation sees it: its query, facets and (if answerable) spans and bearing chunks."""
-
-    query_id: str
-    query: str
-    hop: str
-    query_type: str | None
-    split: str | None
-    docs: tuple[str, ...]
-    spans: tuple[Span, ...] = ()
-    bearing: tuple[frozenset[str], ...] = ()
-    tags: tuple[str, ...] = ()
-    #: the record's metadata to slice or select by (``recordmeta.flat_metadata``)
-    meta: dict = field(default_factory=dict, compare=False, hash=False)
-
-    @cached_property
-    def relevant(self) -> frozenset[str]:
-        return frozenset().union(*self.bearing)
-
-
-@dataclass
-class Targets:
-    answerable: list[Target]
-    unanswerable: list[Target]
-    #: records left out because a finding other than no-bearing-chunk is an error on their line
-    excluded: int
-    chunking: Chunking
-    hit_rule: HitRule
-    fingerprint_parts: dict
-
-    @cached_property
-    def fingerprint(self) -> str:
-        text = json.dumps(self.fingerprint_parts, sort_keys=True, ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
-
-    def all(self) -> list[Target]:
-        return self.answerable + self.unanswerable
 
 
 def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
@@ -128,17 +86,6 @@ def targets(golden: GoldenSet, chunking: Chunking | None = None) -> Targets:
         "hit_rule": str(golden.hit_rule),
     }
     return Targets(answerable, unanswerable, excluded, chunking, golden.hit_rule, parts)
-
-
-@dataclass(frozen=True)
-class Settings:
-    ks: tuple[int, ...]
-    multi: str
-    resamples: int
-    seed: int
-
-    def as_dict(self) -> dict:
-        return {"k": list(self.ks), "multi": self.multi, "bootstrap": self.resamples, "seed": self.seed}
 
 
 @dataclass

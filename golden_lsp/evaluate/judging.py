@@ -12,8 +12,6 @@ this replaced, as the oracle.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
 from ..core.labels.resolve import Span
@@ -22,9 +20,7 @@ from ..core.text.chunker import Chunk
 from .chunkings import Chunking
 from .metrics import Judged, interval_union, iou, ranked_iou
 from .runs import Run, ranked_of
-
-if TYPE_CHECKING:  # evaluation.py imports this module
-    from .evaluation import Settings, Target, Targets
+from .targets import Settings, Target, Targets
 
 
 def _first_satisfied(

@@ -32,7 +32,8 @@ from ..core.findings.diagnostics import plural
 from ..core.goldenset.config import ConfigError
 from ..core.io.files import kind as file_kind
 from .evalspec import METRICS
-from .evaluation import Evaluation, Scored, Settings
+from .evaluation import Evaluation, Scored
+from .targets import Settings
 from .traces import Trace
 
 #: the layout this golden-lsp writes (1: the first, without a version table; 2: the version

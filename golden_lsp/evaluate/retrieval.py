@@ -19,8 +19,8 @@ from ..core.corpus.search import Bm25, SearchUnavailable
 from ..core.goldenset.config import ConfigError
 from .chunkings import Chunking
 from .evalspec import MAX_K
-from .evaluation import Target, Targets
 from .runs import Run, in_memory_run, read_run
+from .targets import Target, Targets
 
 Rankings = tuple[dict[str, list[str]], dict[str, list[float]]]
 

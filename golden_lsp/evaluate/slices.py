@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .evalspec import MIN_INTERVAL_N
-from .evaluation import Comparison, Evaluation, Group, Scored, Target, compare, gate_failed
+from .evaluation import Comparison, Evaluation, Group, Scored, compare, gate_failed
 from .subsets import field_values
+from .targets import Target
 
 #: the breakdowns every evaluation has (``evaluation._groups``)
 FIXED = ("hop", "query_type", "split", "document")

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, replace
 
 from ..core.goldenset.config import ConfigError
-from .evaluation import Target, Targets
+from .targets import Target, Targets
 
 
 @dataclass(frozen=True)

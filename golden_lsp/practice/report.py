@@ -469,9 +469,10 @@ def evaluation(
     if run_file is None and retriever is None:
         return None
     from ..evaluate.evalspec import DEFAULT_KS, METRICS, MIN_INTERVAL_N
-    from ..evaluate.evaluation import Settings, evaluate, sanity, signals, targets
+    from ..evaluate.evaluation import evaluate, sanity, signals, targets
     from ..evaluate.retrieval import run_of
     from ..evaluate.slices import slice_groups
+    from ..evaluate.targets import Settings
 
     settings = Settings(DEFAULT_KS, "any", 2000, 0)
     tg = targets(golden)
