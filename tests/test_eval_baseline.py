@@ -26,9 +26,10 @@ def test_baseline_file_round_trip(crafted, project, cli, tmp_path):  # noqa: F81
         for k in (1, 3)
     }
 
-    same = cli(
-        ["eval", "--run", run, "--k", "1,3", "--baseline-file", base, "--max-drop", "0.02"], cwd=project
-    )
+    def against_base(*extra):
+        return cli(["eval", *extra, "--run", run, "--k", "1,3", "--baseline-file", base], cwd=project)
+
+    same = against_base("--max-drop", "0.02")
     assert same.returncode == 0, same.stdout + same.stderr
     assert (
         "16 metric values checked against a fixed maximum drop of 0.02" in same.stdout
@@ -37,56 +38,20 @@ def test_baseline_file_round_trip(crafted, project, cli, tmp_path):  # noqa: F81
 
     planted = dict(data, metrics=dict(data["metrics"], **{"hit@3": data["metrics"]["hit@3"] + 0.03}))
     base.write_text(json.dumps(planted))
-    failed = cli(
-        ["eval", "--run", run, "--k", "1,3", "--baseline-file", base, "--max-drop", "0.02"], cwd=project
-    )
+    failed = against_base("--max-drop", "0.02")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     new = data["metrics"]["hit@3"]
     assert f"hit@3: {new + 0.03:.4f} → {new:.4f} (drop: 0.0300)" in failed.stdout
     assert "FAIL: 1 dropped more than allowed" in failed.stdout
-    as_json = cli(
-        ["eval", "--format", "json", "--run", run, "--k", "1,3", "--baseline-file", base], cwd=project
-    )
+    as_json = against_base("--format", "json")
     assert as_json.returncode == 1 and json.loads(as_json.stdout)["baseline_file"]["drops"] == ["hit@3"]
-    per_metric = cli(
-        [
-            "eval",
-            "--run",
-            run,
-            "--k",
-            "1,3",
-            "--baseline-file",
-            base,
-            "--max-drop",
-            "0.02",
-            "--max-drop",
-            "hit@3=0.04",
-        ],
-        cwd=project,
-    )
+    per_metric = against_base("--max-drop", "0.02", "--max-drop", "hit@3=0.04")
     assert per_metric.returncode == 0, per_metric.stdout
 
-    other = cli(
-        ["eval", "--run", run, "--k", "1,3", "--baseline-file", base, "--hit-rule", "span_containment"],
-        cwd=project,
-    )
+    other = against_base("--hit-rule", "span_containment")
     assert other.returncode == 2 and "refusing the baseline file" in other.stderr
     assert "--allow-other-baseline" in other.stderr
-    allowed = cli(
-        [
-            "eval",
-            "--run",
-            run,
-            "--k",
-            "1,3",
-            "--baseline-file",
-            base,
-            "--hit-rule",
-            "span_containment",
-            "--allow-other-baseline",
-        ],
-        cwd=project,
-    )
+    allowed = against_base("--hit-rule", "span_containment", "--allow-other-baseline")
     assert allowed.returncode in (0, 1) and "another set or rule allowed" in allowed.stdout
 
 
